@@ -1,0 +1,34 @@
+// Collective operations and the per-dimension algorithms that implement them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "workloads/collective-kind.h"
+
+namespace hfsim {
+
+// CollectiveKind and its size convention: workloads/collective-kind.h.
+
+enum class CollectiveAlgorithm {
+  kRing,              ///< bidirectional ring: half the data each way round the logical ring
+  kDirect,            ///< every peer to every peer in one step per phase
+  kHalvingDoubling,   ///< recursive halving (reduce) / doubling (gather); power-of-two sizes
+  kDoubleBinaryTree,  ///< two complementary binary trees, half the data each; all-reduce only
+};
+
+/// Scenario spellings: "all_reduce", "reduce_scatter", "all_gather", "all_to_all".
+std::string_view ToString(CollectiveKind kind);
+std::optional<CollectiveKind> ParseCollectiveKind(std::string_view text);
+/// Scenario spellings: "ring", "direct", "halving_doubling", "double_binary_tree".
+std::string_view ToString(CollectiveAlgorithm algorithm);
+std::optional<CollectiveAlgorithm> ParseCollectiveAlgorithm(std::string_view text);
+
+/// Why `algorithm` cannot run `kind` on `peers` NPUs (e.g. halving-doubling on 6 peers), or
+/// nullopt when it can. The scenario loader turns this into an error naming the JSON path.
+std::optional<std::string> UnsupportedReason(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                             uint32_t peers);
+
+}  // namespace hfsim

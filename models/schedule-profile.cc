@@ -1,0 +1,158 @@
+#include "models/schedule-profile.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <tuple>
+#include <vector>
+
+#include "topologies/dimension-links.h"
+
+namespace hfsim {
+namespace {
+
+// Per-step link loads, counted in whole blocks so that sums are exact.
+class LinkLoads {
+ public:
+  explicit LinkLoads(const DimensionLinks& links)
+      : m_links(links),
+        m_use_arcs(links.Kind() == DimensionKind::kRing && links.Size() >= 3),
+        m_load(m_use_arcs ? 0 : links.LinkIdCount(), 0),
+        m_clockwise(m_use_arcs ? links.Size() + 1 : 0, 0),
+        m_counter(m_use_arcs ? links.Size() + 1 : 0, 0) {}
+
+  void Add(uint32_t src, uint32_t dst, uint64_t blocks) {
+    if (m_use_arcs) {
+      // An arc adds the same load to consecutive links: two difference-array updates instead of
+      // one per hop, so a direct all-to-all on a large ring costs O(transfers + n) per step.
+      const DimensionLinks::RingArc arc = m_links.RingRoute(src, dst);
+      const uint32_t n = m_links.Size();
+      if (arc.clockwise) {
+        AddRange(m_clockwise, arc.start_peer, arc.hops, blocks);  // links src, src+1, ...
+      } else {
+        // Counter-clockwise link n+i leaves peer i: the arc covers peers src-hops+1 .. src.
+        AddRange(m_counter, (arc.start_peer + n - arc.hops + 1) % n, arc.hops, blocks);
+      }
+      return;
+    }
+    m_links.ForEachLinkOnRoute(src, dst, [&](uint32_t link) {
+      if (m_load[link] == 0) m_touched.push_back(link);
+      m_load[link] += blocks;
+    });
+  }
+
+  /// The busiest link's load since the last call, in blocks; resets the loads.
+  uint64_t TakeMax() {
+    uint64_t busiest = 0;
+    if (m_use_arcs) {
+      for (std::vector<int64_t>* diff : {&m_clockwise, &m_counter}) {
+        int64_t load = 0;
+        for (int64_t& delta : *diff) {
+          load += delta;
+          busiest = std::max(busiest, static_cast<uint64_t>(load));
+          delta = 0;
+        }
+      }
+      return busiest;
+    }
+    for (uint32_t link : m_touched) {
+      busiest = std::max(busiest, m_load[link]);
+      m_load[link] = 0;
+    }
+    m_touched.clear();
+    return busiest;
+  }
+
+ private:
+  // Adds `value` to the circular index range [first, first + count) of a ring of size n.
+  void AddRange(std::vector<int64_t>& diff, uint32_t first, uint32_t count, uint64_t value) {
+    const uint32_t n = m_links.Size();
+    const auto v = static_cast<int64_t>(value);
+    diff[first] += v;
+    if (first + count <= n) {
+      diff[first + count] -= v;
+    } else {
+      diff[n] -= v;
+      diff[0] += v;
+      diff[first + count - n] -= v;
+    }
+  }
+
+  const DimensionLinks& m_links;
+  bool m_use_arcs;
+  std::vector<uint64_t> m_load;
+  std::vector<uint32_t> m_touched;
+  std::vector<int64_t> m_clockwise;  // difference arrays over link ids [0,n) and [n,2n)
+  std::vector<int64_t> m_counter;
+};
+
+}  // namespace
+
+double ScheduleProfile::TimeNs(double buffer_bytes, double bandwidth_Bpns, double latency_ns,
+                               double endpoint_delay_ns, double reduction_Bpns) const {
+  double time = steps * endpoint_delay_ns + latency_hops * latency_ns +
+                bandwidth_coefficient * buffer_bytes / bandwidth_Bpns;
+  if (reduction_Bpns > 0.0) time += reduction_coefficient * buffer_bytes / reduction_Bpns;
+  return time;
+}
+
+ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimension_kind) {
+  const DimensionLinks links(dimension_kind, schedule.peers);
+  const double blocks = static_cast<double>(schedule.block_count);
+  LinkLoads loads(links);
+  std::vector<uint64_t> reduced(schedule.peers, 0);  // blocks reduced at each NPU in a step
+  std::vector<uint32_t> reducers;
+  uint64_t sent_blocks = 0;
+  uint64_t link_blocks = 0;
+
+  ScheduleProfile profile;
+  profile.steps = static_cast<uint32_t>(schedule.steps.size());
+  for (const Step& step : schedule.steps) {
+    uint32_t longest = 0;
+    for (const Transfer& t : step.transfers) {
+      const uint32_t hops = links.Hops(t.src, t.dst);
+      longest = std::max(longest, hops);
+      loads.Add(t.src, t.dst, t.block_count);
+      sent_blocks += t.block_count;
+      link_blocks += static_cast<uint64_t>(t.block_count) * hops;
+      if (t.reduce) {
+        if (reduced[t.dst] == 0) reducers.push_back(t.dst);
+        reduced[t.dst] += t.block_count;
+      }
+    }
+    uint64_t most_reduced = 0;
+    for (uint32_t npu : reducers) {
+      most_reduced = std::max(most_reduced, reduced[npu]);
+      reduced[npu] = 0;
+    }
+    reducers.clear();
+    profile.latency_hops += longest;
+    profile.bandwidth_coefficient +=
+        static_cast<double>(loads.TakeMax()) / blocks / links.LinkBandwidthFraction();
+    profile.reduction_coefficient += static_cast<double>(most_reduced) / blocks;
+  }
+  profile.traffic_coefficient = static_cast<double>(sent_blocks) / blocks / schedule.peers;
+  profile.link_bytes_coefficient = static_cast<double>(link_blocks) / blocks;
+  return profile;
+}
+
+const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                     uint32_t peers, DimensionKind dimension_kind) {
+  using Key = std::tuple<CollectiveKind, CollectiveAlgorithm, uint32_t, DimensionKind>;
+  // std::map nodes never move, so references handed out stay valid as the cache grows.
+  static std::shared_mutex mutex;
+  static std::map<Key, ScheduleProfile> cache;
+  const Key key{kind, algorithm, peers, dimension_kind};
+  {
+    std::shared_lock lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  // Computed outside the lock so that other lookups are not held up; two threads racing on the
+  // same key compute the same value and the first insert wins.
+  ScheduleProfile profile = ProfileSchedule(BuildSchedule(kind, algorithm, peers), dimension_kind);
+  std::unique_lock lock(mutex);
+  return cache.try_emplace(key, profile).first->second;
+}
+
+}  // namespace hfsim

@@ -1,0 +1,51 @@
+// The closed-form cost of a schedule on one dimension, linear in the buffer size.
+//
+// For a buffer of S bytes on a dimension with per-NPU bandwidth B (bytes/ns), hop latency a (ns),
+// per-step endpoint delay e (ns) and reduction memory bandwidth R (bytes/ns, 0 = free):
+//
+//   time(S) = steps * e + latency_hops * a + bandwidth_coefficient * S / B
+//             + reduction_coefficient * S / R
+//
+// Each step costs its longest route's hops times a, plus the busiest link's bytes divided by
+// that link's share of B (links per kind: topologies/dimension-links.h), plus the most bytes any
+// one NPU reduces in it divided by R. A step's transfers share links; nothing else is modelled
+// (no queueing across steps: that is the packet engine's job).
+#pragma once
+
+#include <cstdint>
+
+#include "models/collective.h"
+#include "models/schedule.h"
+#include "topologies/dimension.h"
+
+namespace hfsim {
+
+struct ScheduleProfile {
+  uint32_t steps = 0;
+  /// Sum over steps of the longest route (in hops) in that step.
+  double latency_hops = 0.0;
+  /// Sum over steps of (busiest link's bytes / S) / (that link's fraction of B).
+  double bandwidth_coefficient = 0.0;
+  /// Sum over steps of (most bytes reduced at one NPU / S).
+  double reduction_coefficient = 0.0;
+  /// Bytes one NPU sends into the dimension, divided by S (mean over the group's NPUs; the
+  /// algorithms here are symmetric so mean = max except for trees).
+  double traffic_coefficient = 0.0;
+  /// Bytes crossing links (sum over links of bytes / S), i.e. traffic counted once per hop.
+  double link_bytes_coefficient = 0.0;
+
+  /// time(S) as in the header comment. reduction_Bpns <= 0 means reductions are free.
+  double TimeNs(double buffer_bytes, double bandwidth_Bpns, double latency_ns,
+                double endpoint_delay_ns, double reduction_Bpns) const;
+};
+
+/// Derives the profile by walking the schedule's transfers over the dimension's links.
+ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimension_kind);
+
+/// ProfileSchedule(BuildSchedule(kind, algorithm, peers), dimension_kind), computed once per
+/// argument tuple and then served from a process-wide, thread-safe cache (profiles are pure
+/// functions of their arguments, so sharing them between simulations is safe).
+const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                     uint32_t peers, DimensionKind dimension_kind);
+
+}  // namespace hfsim

@@ -1,0 +1,43 @@
+#include "sim/analytical/collective-pricing.h"
+
+#include <algorithm>
+
+#include "models/schedule-profile.h"
+
+namespace hfsim {
+
+CollectivePricer::CollectivePricer(const std::vector<Dimension>& dimensions,
+                                   const CommunicationSpec& communication)
+    : m_topology(dimensions), m_communication(communication) {}
+
+CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes,
+                                        const std::vector<uint32_t>& dimensions) const {
+  const uint32_t dimension_count = m_topology.DimensionCount();
+  CollectivePrice price;
+  price.dimension_busy_ns.assign(dimension_count, 0.0);
+  price.dimension_traffic_bytes.assign(dimension_count, 0.0);
+  const auto stages = ComposeStages(kind, m_communication.scheme, dimensions, m_topology,
+                                    m_communication.AlgorithmsFor(kind));
+  const double chunks = m_communication.chunks;
+  const double size = static_cast<double>(size_bytes);
+  double fill_ns = 0.0;
+  for (const CollectiveStage& stage : stages) {
+    const Dimension& dim = m_topology.Dim(stage.dimension);
+    const ScheduleProfile& profile =
+        CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind);
+    const double stage_ns =
+        profile.TimeNs(stage.buffer_fraction * size / chunks, dim.bandwidth_Bpns, dim.latency_ns,
+                       m_communication.endpoint_delay_ns, m_communication.reduction_Bpns);
+    fill_ns += stage_ns;
+    price.dimension_busy_ns[stage.dimension] += stage_ns;  // per chunk, scaled below
+    price.dimension_traffic_bytes[stage.dimension] +=
+        profile.traffic_coefficient * stage.buffer_fraction * size;
+  }
+  const double bottleneck_ns =
+      *std::max_element(price.dimension_busy_ns.begin(), price.dimension_busy_ns.end());
+  price.time_ns = fill_ns + (chunks - 1.0) * bottleneck_ns;
+  for (double& busy : price.dimension_busy_ns) busy *= chunks;
+  return price;
+}
+
+}  // namespace hfsim

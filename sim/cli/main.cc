@@ -1,0 +1,32 @@
+// The hfsim command line: a thin shell over the libraries. Subcommands parse their options,
+// call an engine, and turn UserErrors into a message and exit code 2.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/cli/run-command.h"
+#include "sim/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app(
+      "hfsim: a simulator of hierarchical multi-dimensional training fabrics.\n\n"
+      "Examples:\n"
+      "  hfsim run configs/quickstart.json                 print one iteration's breakdown\n"
+      "  hfsim run configs/gpt3-4d-4096.json -o out/gpt3   also write out/gpt3/report.json\n"
+      "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
+      "run options; docs/scenario.md documents the scenario file.",
+      "hfsim");
+  app.set_version_flag("--version", std::string("hfsim ") + hfsim::kHfsimVersion);
+  app.require_subcommand(1);
+  hfsim::RunCommand run;
+  run.Register(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    // Help and version are successes; every other parse problem is bad input: exit 2.
+    return code == 0 ? 0 : 2;
+  }
+  if (app.got_subcommand("run")) return run.Execute();
+  return 2;
+}

@@ -1,0 +1,42 @@
+#include "sim/cli/output-files.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace hfsim {
+
+std::optional<std::string> OutputFiles::Commit() const {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::create_directories(m_directory, error);
+  if (error) return fmt::format("{}: cannot create the output directory: {}", m_directory, error.message());
+  for (const auto& [name, contents] : m_files) {
+    const fs::path target = fs::path(m_directory) / name;
+    const fs::path temporary = fs::path(m_directory) / ("." + name + ".partial");
+    {
+      std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+      file << contents;
+      file.close();
+      if (!file) {
+        fs::remove(temporary, error);
+        return fmt::format("{}: cannot write the file", target.string());
+      }
+    }
+    fs::rename(temporary, target, error);
+    if (error) return fmt::format("{}: cannot replace the file: {}", target.string(), error.message());
+  }
+  return std::nullopt;
+}
+
+std::string OutputFiles::Describe() const {
+  std::string out;
+  for (const auto& [name, contents] : m_files) {
+    if (!out.empty()) out += ", ";
+    out += (std::filesystem::path(m_directory) / name).string();
+  }
+  return out;
+}
+
+}  // namespace hfsim

@@ -1,0 +1,22 @@
+// `hfsim run`: simulate one scenario and write its report.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace hfsim {
+
+/// Adds the subcommand to `app`; the returned flag-holder runs it when selected.
+struct RunCommand {
+  std::string scenario_path;
+  std::string out_dir;
+  std::string format = "json";
+  std::string engine;
+  int64_t seed = -1;
+  bool quiet = false;
+
+  void Register(CLI::App& app);
+  /// Exit code: 0 success, 2 bad input, 1 could not write output.
+  int Execute() const;
+};
+
+}  // namespace hfsim

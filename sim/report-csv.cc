@@ -1,0 +1,57 @@
+#include "sim/report-csv.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace hfsim {
+
+namespace {
+
+// CSV-quotes a text field when it holds a separator, quote or line break.
+std::string Field(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::string SummaryCsv(const Report& report, const Scenario& scenario) {
+  const IterationTimeline& it = report.iteration;
+  std::string out =
+      "scenario,engine,npus,iteration_time_ns,compute_ns,exposed_communication_ns,"
+      "communication_ns,total_traffic_bytes\n";
+  out += fmt::format("{},{},{},{},{},{},{},{}\n", Field(scenario.name), report.engine, report.npus,
+                     it.total_ns, it.ComputeNs(), it.ExposedCommNs(), report.communication_ns,
+                     report.total_traffic_bytes);
+  return out;
+}
+
+std::string DimensionsCsv(const Report& report) {
+  std::string out =
+      "dimension,kind,size,bandwidth_GBps,latency_ns,traffic_bytes_per_npu,busy_ns,utilisation\n";
+  for (const DimensionReport& d : report.dimensions) {
+    out += fmt::format("{},{},{},{},{},{},{},{}\n", d.index, d.kind, d.size, d.bandwidth_GBps,
+                       d.latency_ns, d.traffic_bytes_per_npu, d.busy_ns, d.utilisation);
+  }
+  return out;
+}
+
+std::string CollectivesCsv(const Report& report) {
+  std::string out =
+      "phase,group,kind,dimensions,size_bytes,occurrences,first_layer,last_layer,time_ns,"
+      "total_time_ns\n";
+  for (const CollectiveReport& c : report.collectives) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", c.phase, c.group, ToString(c.kind),
+                       Field(fmt::format("{}", fmt::join(c.dimensions, " "))), c.size_bytes,
+                       c.occurrences, Field(c.first_layer), Field(c.last_layer), c.time_ns,
+                       c.time_ns * static_cast<double>(c.occurrences));
+  }
+  return out;
+}
+
+}  // namespace hfsim

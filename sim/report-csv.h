@@ -1,0 +1,19 @@
+// The report as CSV tables, for spreadsheets and for appending runs of a sweep together:
+//   summary.csv      one row: the scenario's name and the iteration's totals
+//   dimensions.csv   one row per topology dimension
+//   collectives.csv  one row per distinct collective
+// Columns are documented in docs/report.md; numbers are written in full precision.
+#pragma once
+
+#include <string>
+
+#include "sim/report.h"
+#include "sim/scenario.h"
+
+namespace hfsim {
+
+std::string SummaryCsv(const Report& report, const Scenario& scenario);
+std::string DimensionsCsv(const Report& report);
+std::string CollectivesCsv(const Report& report);
+
+}  // namespace hfsim

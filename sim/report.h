@@ -1,0 +1,62 @@
+// What a simulation produces, engine-independent. Writers (report-json, report-csv,
+// summary-table) turn it into files and text; docs/report.md documents every field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/collective.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+/// One distinct collective of the iteration; identical ones (same phase, kind, group, size) are
+/// merged and counted.
+struct CollectiveReport {
+  std::string phase;  ///< "forward", "input_grad", "weight_grad" or "collective"
+  std::string group;  ///< "data", "tensor" or "all" (a collective workload)
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  std::vector<uint32_t> dimensions;
+  uint64_t size_bytes = 0;
+  /// How many times per iteration it runs (layers x collectives per layer).
+  uint64_t occurrences = 0;
+  /// Layers it belongs to (first and last in model order; equal for one layer).
+  std::string first_layer;
+  std::string last_layer;
+  /// Time of one occurrence, ns.
+  double time_ns = 0.0;
+  /// Per topology dimension, for one occurrence: busy time (ns) and bytes sent per NPU.
+  std::vector<double> dimension_busy_ns;
+  std::vector<double> dimension_traffic_bytes;
+};
+
+struct DimensionReport {
+  uint32_t index = 0;
+  std::string kind;
+  uint32_t size = 0;
+  double bandwidth_GBps = 0.0;
+  double latency_ns = 0.0;
+  /// Bytes one NPU sends into this dimension per iteration.
+  double traffic_bytes_per_npu = 0.0;
+  /// Time this dimension spends moving data per iteration, ns.
+  double busy_ns = 0.0;
+  /// traffic / (bandwidth x iteration time): the share of the dimension's capacity used.
+  double utilisation = 0.0;
+};
+
+struct Report {
+  std::string hfsim_version;
+  std::string engine;
+  uint64_t npus = 0;
+  IterationTimeline iteration;
+  /// Sum over collectives of occurrences x time: how long the fabric spends communicating,
+  /// whether or not it is hidden behind compute.
+  double communication_ns = 0.0;
+  std::vector<CollectiveReport> collectives;
+  std::vector<DimensionReport> dimensions;
+  /// Bytes sent by all NPUs together per iteration.
+  double total_traffic_bytes = 0.0;
+};
+
+}  // namespace hfsim

@@ -1,0 +1,234 @@
+// The scenario loader: top level, topology and communication sections, and the cross-checks
+// that need several sections at once. The workload section is in workload-section.cc.
+#include "sim/scenario-parser.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "models/multi-dim-collective.h"
+#include "sim/json-cursor.h"
+#include "sim/workload-section.h"
+#include "topologies/topology.h"
+
+namespace hfsim {
+
+namespace {
+
+constexpr std::array<CollectiveKind, 4> kAllKinds = {
+    CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
+    CollectiveKind::kAllToAll};
+
+std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
+  topology.ExpectObject({"dimensions"});
+  const JsonCursor list = topology.At("dimensions", "an array of dimension objects");
+  std::vector<Dimension> dimensions;
+  uint64_t npus = 1;
+  for (const JsonCursor& entry : list.Elements(1, ScenarioLimits::kMaxDimensions)) {
+    entry.ExpectObject({"kind", "size", "bandwidth_GBps", "latency_ns"});
+    Dimension dim;
+    const JsonCursor kind = entry.At("kind", "\"Ring\", \"FullyConnected\" or \"Switch\"");
+    dim.kind = static_cast<DimensionKind>(kind.Choice({"Ring", "FullyConnected", "Switch"}));
+    const JsonCursor size = entry.At("size", "an integer number of NPUs, at least 2");
+    const uint64_t max_size = dim.kind == DimensionKind::kFullyConnected
+                                  ? ScenarioLimits::kMaxFullyConnectedSize
+                                  : ScenarioLimits::kMaxDimensionSize;
+    dim.size = static_cast<uint32_t>(size.Integer(2, max_size));
+    // GB/s with 1 GB = 1e9 B is numerically bytes per ns.
+    dim.bandwidth_Bpns = entry.At("bandwidth_GBps", "a positive number (GB/s per NPU)")
+                             .Number(0.0, ScenarioLimits::kMaxBandwidthGBps, true);
+    dim.latency_ns = entry.At("latency_ns", "a number of ns, 0 or more")
+                         .Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+    if (npus * dim.size > ScenarioLimits::kMaxNpus) {
+      size.Fail(fmt::format("the fabric would have more than {} NPUs (product of sizes up to here: "
+                            "{} x {}); accepted: a total of at most {} NPUs",
+                            ScenarioLimits::kMaxNpus, npus, dim.size, ScenarioLimits::kMaxNpus));
+    }
+    npus *= dim.size;
+    dimensions.push_back(dim);
+  }
+  return dimensions;
+}
+
+// Algorithms a dimension gets unless the scenario says otherwise: direct on FullyConnected
+// dimensions (a ring there would use one of n-1 links), ring elsewhere. Both run every kind.
+CollectiveAlgorithm DefaultAlgorithm(const Dimension& dim) {
+  return dim.kind == DimensionKind::kFullyConnected ? CollectiveAlgorithm::kDirect
+                                                    : CollectiveAlgorithm::kRing;
+}
+
+CollectiveAlgorithm ReadAlgorithm(const JsonCursor& cursor) {
+  return static_cast<CollectiveAlgorithm>(
+      cursor.Choice({"ring", "direct", "halving_doubling", "double_binary_tree"}));
+}
+
+CommunicationSpec ReadCommunication(const JsonCursor* section,
+                                    const std::vector<Dimension>& dimensions) {
+  CommunicationSpec spec;
+  for (CollectiveKind kind : kAllKinds) {
+    auto& list = spec.algorithms[static_cast<size_t>(kind)];
+    for (const Dimension& dim : dimensions) list.push_back(DefaultAlgorithm(dim));
+  }
+  if (section == nullptr) return spec;
+  section->ExpectObject(
+      {"scheme", "chunks", "algorithms", "endpoint_delay_ns", "reduction_memory_bandwidth_GBps"});
+  if (auto scheme = section->Find("scheme")) {
+    spec.scheme = static_cast<MultiDimScheme>(scheme->Choice({"hierarchical", "naive"}));
+  }
+  if (auto chunks = section->Find("chunks")) {
+    spec.chunks = static_cast<uint32_t>(chunks->Integer(1, ScenarioLimits::kMaxChunks));
+  }
+  if (auto delay = section->Find("endpoint_delay_ns")) {
+    spec.endpoint_delay_ns = delay->Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+  }
+  if (auto reduction = section->Find("reduction_memory_bandwidth_GBps")) {
+    spec.reduction_Bpns = reduction->Number(0.0, ScenarioLimits::kMaxBandwidthGBps, false);
+  }
+  if (auto algorithms = section->Find("algorithms")) {
+    algorithms->ExpectObject({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"});
+    for (CollectiveKind kind : kAllKinds) {
+      auto entry = algorithms->Find(ToString(kind));
+      if (!entry) continue;
+      auto& list = spec.algorithms[static_cast<size_t>(kind)];
+      if (entry->Node().is_string()) {
+        // One name for every dimension.
+        const CollectiveAlgorithm algorithm = ReadAlgorithm(*entry);
+        for (auto& slot : list) slot = algorithm;
+      } else {
+        const auto elements = entry->Elements(dimensions.size(), dimensions.size());
+        for (size_t d = 0; d < elements.size(); ++d) list[d] = ReadAlgorithm(elements[d]);
+      }
+    }
+  }
+  return spec;
+}
+
+// Checks that every stage of (kind over dims) can run with the chosen algorithms; the error
+// names the algorithm's JSON path and the stage that cannot run.
+void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, CollectiveKind kind,
+                        const std::vector<uint32_t>& dims, std::string_view purpose) {
+  const Topology topology(scenario.dimensions);
+  const auto& algorithms = scenario.communication.AlgorithmsFor(kind);
+  for (const CollectiveStage& stage :
+       ComposeStages(kind, scenario.communication.scheme, dims, topology, algorithms)) {
+    const uint32_t peers = scenario.dimensions[stage.dimension].size;
+    if (auto reason = UnsupportedReason(stage.kind, stage.algorithm, peers)) {
+      const std::string path = fmt::format("communication.algorithms.{}[{}]", ToString(kind),
+                                           stage.dimension);
+      const bool explicit_choice = root.Has("communication") &&
+                                   root.Child("communication").Has("algorithms") &&
+                                   root.Child("communication").Child("algorithms").Has(ToString(kind));
+      throw JsonPathError(
+          explicit_choice ? path : "communication.algorithms",
+          fmt::format("\"{}\" cannot run the {} stage of the {} on dimension {} ({}): {}",
+                      ToString(stage.algorithm), ToString(stage.kind), purpose, stage.dimension,
+                      ToString(scenario.dimensions[stage.dimension].kind), *reason));
+    }
+  }
+}
+
+void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
+  if (scenario.workload_kind == WorkloadKind::kCollective) {
+    CheckAlgorithmsFit(root, scenario, scenario.collective.kind, scenario.collective.dimensions,
+                       fmt::format("{} workload", ToString(scenario.collective.kind)));
+    return;
+  }
+  const TrainingWorkload& training = scenario.training;
+  if (training.config.data_parallel > 1) {
+    CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, training.data_dimensions,
+                       "data-parallel gradient all-reduce");
+  }
+  if (training.config.tensor_parallel > 1) {
+    CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, training.tensor_dimensions,
+                       "tensor-parallel activation all-reduce");
+  }
+}
+
+Scenario ReadScenario(const JsonCursor& root) {
+  root.ExpectObject(
+      {"name", "description", "seed", "engine", "topology", "workload", "npu", "communication"});
+  Scenario scenario;
+  scenario.name = root.Has("name") ? root.Child("name").String() : "scenario";
+  if (root.Has("description")) scenario.description = root.Child("description").String();
+  if (root.Has("seed")) scenario.seed = root.Child("seed").Integer(0, uint64_t{1} << 53);
+  if (root.Has("engine")) scenario.engine = static_cast<EngineKind>(root.Child("engine").Choice({"analytical"}));
+  scenario.dimensions = ReadTopology(root.At("topology", "an object with \"dimensions\""));
+  const auto communication = root.Find("communication");
+  scenario.communication = ReadCommunication(communication ? &*communication : nullptr,
+                                             scenario.dimensions);
+  const auto npu = root.Find("npu");
+  ReadNpuSection(npu ? &*npu : nullptr, scenario);
+  ReadWorkloadSection(root.At("workload", "an object with \"training\" or \"collective\""),
+                      scenario);
+  CheckCollectivesFit(root, scenario);
+  return scenario;
+}
+
+}  // namespace
+
+Expected<Scenario> ParseScenario(const nlohmann::json& document) {
+  try {
+    return ReadScenario(JsonCursor(document, ""));
+  } catch (const JsonPathError& error) {
+    return UserError{error.Path().empty() ? "(top level)" : error.Path(), error.Message()};
+  }
+}
+
+Expected<Scenario> ParseScenarioText(std::string_view text, std::string_view source_name) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    return UserError{std::string(source_name),
+                     fmt::format("not valid JSON (at byte {}): {}", error.byte, error.what())};
+  }
+  return ParseScenario(document);
+}
+
+Expected<Scenario> LoadScenarioFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return UserError{path, "cannot open the scenario file"};
+  std::ostringstream text;
+  text << file.rdbuf();
+  auto scenario = ParseScenarioText(text.str(), path);
+  if (!scenario) {
+    UserError error = scenario.Error();
+    if (error.where != path) error.where = path + ": " + error.where;
+    return error;
+  }
+  return scenario;
+}
+
+nlohmann::json ScenarioToJson(const Scenario& scenario) {
+  nlohmann::json out;
+  out["name"] = scenario.name;
+  if (!scenario.description.empty()) out["description"] = scenario.description;
+  out["seed"] = scenario.seed;
+  out["engine"] = ToString(scenario.engine);
+  nlohmann::json dims = nlohmann::json::array();
+  for (const Dimension& dim : scenario.dimensions) {
+    dims.push_back({{"kind", ToString(dim.kind)},
+                    {"size", dim.size},
+                    {"bandwidth_GBps", dim.bandwidth_Bpns},
+                    {"latency_ns", dim.latency_ns}});
+  }
+  out["topology"] = {{"dimensions", dims}};
+  out["npu"] = NpuSectionToJson(scenario);
+  out["workload"] = WorkloadSectionToJson(scenario);
+  const CommunicationSpec& comm = scenario.communication;
+  nlohmann::json algorithms;
+  for (CollectiveKind kind : kAllKinds) {
+    nlohmann::json list = nlohmann::json::array();
+    for (CollectiveAlgorithm algorithm : comm.AlgorithmsFor(kind)) list.push_back(ToString(algorithm));
+    algorithms[std::string(ToString(kind))] = list;
+  }
+  out["communication"] = {{"scheme", ToString(comm.scheme)},
+                          {"chunks", comm.chunks},
+                          {"algorithms", algorithms},
+                          {"endpoint_delay_ns", comm.endpoint_delay_ns},
+                          {"reduction_memory_bandwidth_GBps", comm.reduction_Bpns}};
+  return out;
+}
+
+}  // namespace hfsim

@@ -1,0 +1,40 @@
+// Builds a Scenario from its JSON form, checking everything a user can get wrong, and writes a
+// Scenario back out as JSON with every default filled in (the "echo" a report carries, from
+// which the run can be reproduced).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/expected.h"
+#include "sim/scenario.h"
+
+namespace hfsim {
+
+/// Limits the loader enforces before anything is allocated, so a small file cannot ask for a
+/// huge simulation by accident.
+struct ScenarioLimits {
+  static constexpr uint64_t kMaxDimensions = 8;
+  static constexpr uint64_t kMaxDimensionSize = 65536;
+  static constexpr uint64_t kMaxNpus = uint64_t{1} << 20;
+  static constexpr uint64_t kMaxFullyConnectedSize = 1024;
+  static constexpr double kMaxBandwidthGBps = 1e6;
+  static constexpr double kMaxLatencyNs = 1e9;
+  static constexpr uint64_t kMaxCollectiveBytes = uint64_t{1} << 50;
+  static constexpr uint64_t kMaxChunks = 4096;
+  static constexpr uint64_t kMaxLayers = 100000;
+};
+
+/// The scenario described by `document`, or the first problem found (JSON path + message).
+Expected<Scenario> ParseScenario(const nlohmann::json& document);
+/// Parses JSON text first; a syntax error names `source_name` and the byte offset.
+Expected<Scenario> ParseScenarioText(std::string_view text, std::string_view source_name);
+/// Reads and parses a scenario file.
+Expected<Scenario> LoadScenarioFile(const std::string& path);
+
+/// The scenario as JSON with all defaults explicit; ParseScenario(ScenarioToJson(s)) gives s back.
+nlohmann::json ScenarioToJson(const Scenario& scenario);
+
+}  // namespace hfsim

@@ -1,0 +1,21 @@
+#include "sim/scenario.h"
+
+namespace hfsim {
+
+std::string_view ToString(EngineKind engine) {
+  switch (engine) {
+    case EngineKind::kAnalytical:
+      return "analytical";
+  }
+  return "?";
+}
+
+std::string_view ToString(OverlapMode overlap) {
+  return overlap == OverlapMode::kNone ? "none" : "backward";
+}
+
+std::string_view ToString(MultiDimScheme scheme) {
+  return scheme == MultiDimScheme::kHierarchical ? "hierarchical" : "naive";
+}
+
+}  // namespace hfsim

@@ -1,0 +1,79 @@
+// A scenario: everything one simulation needs, as plain validated data with units normalised
+// (ns, bytes, bytes/ns). Built once from JSON by scenario-parser.h and never re-read from JSON.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/collective.h"
+#include "models/multi-dim-collective.h"
+#include "topologies/dimension.h"
+#include "workloads/layer.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+enum class EngineKind { kAnalytical };
+enum class WorkloadKind { kTraining, kCollective };
+
+/// A single collective as the whole workload (for studying one operation).
+struct CollectiveWorkload {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  uint64_t size_bytes = 0;
+  /// Dimensions the collective spans, in the order its stages visit them.
+  std::vector<uint32_t> dimensions;
+};
+
+struct TrainingWorkload {
+  /// Zoo name, or the user's own name for a model given layer by layer.
+  std::string model_name;
+  /// True when the layers came from the scenario rather than the zoo (echoed back in full).
+  bool custom_model = false;
+  Model model;
+  /// Tokens per sample for transformers (0 for CNNs).
+  uint32_t sequence_length_tokens = 0;
+  /// Dimensions carrying each kind of parallelism (each dimension used by exactly one).
+  std::vector<uint32_t> data_dimensions;
+  std::vector<uint32_t> tensor_dimensions;
+  /// Batch, degrees, precisions, compute rate and overlap.
+  TrainingConfig config;
+  /// The device's peak in TFLOP/s and the fraction achieved, as the user wrote them.
+  double peak_TFLOPS = 0.0;
+};
+
+struct CommunicationSpec {
+  MultiDimScheme scheme = MultiDimScheme::kHierarchical;
+  /// algorithms[kind][d]: the algorithm for collective kind on topology dimension d.
+  std::array<std::vector<CollectiveAlgorithm>, 4> algorithms;
+  /// Pipeline chunks each collective is split into (>= 1).
+  uint32_t chunks = 1;
+  /// Fixed cost per schedule step at the endpoints, ns.
+  double endpoint_delay_ns = 0.0;
+  /// Memory bandwidth for reductions, bytes/ns; 0 = reductions are free.
+  double reduction_Bpns = 0.0;
+
+  const std::vector<CollectiveAlgorithm>& AlgorithmsFor(CollectiveKind kind) const {
+    return algorithms[static_cast<size_t>(kind)];
+  }
+};
+
+struct Scenario {
+  std::string name;
+  /// Free text for people; echoed, never interpreted.
+  std::string description;
+  uint64_t seed = 1;
+  EngineKind engine = EngineKind::kAnalytical;
+  std::vector<Dimension> dimensions;
+  WorkloadKind workload_kind = WorkloadKind::kCollective;
+  CollectiveWorkload collective;
+  TrainingWorkload training;
+  CommunicationSpec communication;
+};
+
+std::string_view ToString(EngineKind engine);
+std::string_view ToString(OverlapMode overlap);
+std::string_view ToString(MultiDimScheme scheme);
+
+}  // namespace hfsim

@@ -1,0 +1,40 @@
+// Helpers shared by the scenario and engine tests: small scenarios written inline.
+#pragma once
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario-parser.h"
+
+namespace hfsim::test {
+
+/// A valid 2-D training scenario to mutate in bad-input tests.
+inline nlohmann::json BaseTrainingScenario() {
+  return nlohmann::json::parse(R"({
+    "name": "base",
+    "topology": {"dimensions": [
+      {"kind": "Ring", "size": 4, "bandwidth_GBps": 100, "latency_ns": 50},
+      {"kind": "Switch", "size": 8, "bandwidth_GBps": 25, "latency_ns": 500}]},
+    "workload": {"training": {
+      "model": "gpt2_small", "global_batch_samples": 64,
+      "parallelism": {"data": 8, "tensor": 4}}}
+  })");
+}
+
+/// A one-collective scenario on the given dimensions (JSON array of dimension objects).
+inline nlohmann::json CollectiveScenario(const nlohmann::json& dimensions, const std::string& kind,
+                                         uint64_t size_bytes, uint32_t chunks = 1) {
+  return {{"topology", {{"dimensions", dimensions}}},
+          {"workload", {{"collective", {{"kind", kind}, {"size_bytes", size_bytes}}}}},
+          {"communication", {{"chunks", chunks}}}};
+}
+
+inline Scenario ParseOrDie(const nlohmann::json& document) {
+  auto result = ParseScenario(document);
+  if (!result) ADD_FAILURE() << result.Error().ToString();
+  return std::move(result).Value();
+}
+
+}  // namespace hfsim::test

@@ -1,0 +1,13 @@
+// The collective operations a workload can ask the fabric for. The algorithms that carry them
+// out live in models/ (models/collective.h); the workload only says what it needs.
+#pragma once
+
+namespace hfsim {
+
+/// Size convention for every collective: `size_bytes` is the size of the whole (unsharded)
+/// per-NPU buffer. Reduce-scatter takes S in and leaves S/n on each NPU; all-gather starts from
+/// S/n on each NPU and leaves S everywhere; all-reduce keeps S; all-to-all sends S/n to each of
+/// the n-1 peers (and keeps S/n). (REFERENCE.md's ring all-gather with shard S' is S = n*S' here.)
+enum class CollectiveKind { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
+
+}  // namespace hfsim

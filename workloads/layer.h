@@ -1,0 +1,42 @@
+// One layer of a neural network as the simulator sees it: how many parameters it trains, how
+// much arithmetic its forward pass does, and what tensor parallelism has to exchange for it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hfsim {
+
+struct Layer {
+  std::string name;
+  /// Trainable parameters (weights + biases + norm scales), exact.
+  uint64_t params = 0;
+  /// Floating-point operations of the forward pass for one sample (a multiply-add counts as 2).
+  /// Backward costs the same again for input gradients and again for weight gradients.
+  double forward_flops_per_sample = 0.0;
+  /// Elements of the layer's output activation for one sample (e.g. seq_len * d_model).
+  uint64_t output_elements_per_sample = 0;
+  /// All-reduces of the output activation that Megatron-style tensor parallelism needs in the
+  /// forward pass (2 per transformer block: attention and MLP; 1 for a vocab-parallel
+  /// embedding; 0 for layers that are replicated). The backward pass needs as many.
+  uint32_t tensor_parallel_all_reduces = 0;
+  /// Measured compute times for one NPU's share of one iteration (ns), when the user gives them
+  /// instead of FLOPs (custom models, imported traces). When set they override the FLOP model.
+  std::optional<double> forward_ns;
+  std::optional<double> input_grad_ns;
+  std::optional<double> weight_grad_ns;
+
+  bool operator==(const Layer&) const = default;
+};
+
+struct Model {
+  std::string name;
+  std::vector<Layer> layers;
+
+  uint64_t TotalParams() const;
+  double TotalForwardFlopsPerSample() const;
+};
+
+}  // namespace hfsim

@@ -1,0 +1,81 @@
+#include "workloads/model-zoo.h"
+
+#include <algorithm>
+
+#include "workloads/zoo-cnns.h"
+#include "workloads/zoo-transformers.h"
+
+namespace hfsim {
+namespace {
+
+enum class Family { kResNet50, kVgg16, kBert, kGpt };
+
+struct ZooEntry {
+  Family family;
+  /// The name for every family; the hyper-parameters only for transformers.
+  TransformerConfig config;
+};
+
+// Hyper-parameters as published (BERT: Devlin et al. 2019; GPT-2: the released checkpoints'
+// configs; GPT-3: Brown et al. 2020, Table 2.1). Every MLP is 4 * d_model wide.
+const std::vector<ZooEntry>& Entries() {
+  constexpr uint64_t kBertVocab = 30522;
+  constexpr uint64_t kGptVocab = 50257;
+  static const std::vector<ZooEntry> entries = {
+      {Family::kResNet50, {.name = "resnet50"}},
+      {Family::kVgg16, {.name = "vgg16"}},
+      {Family::kBert, {"bert_base", 12, 768, 3072, kBertVocab, 512, 2}},
+      {Family::kBert, {"bert_large", 24, 1024, 4096, kBertVocab, 512, 2}},
+      {Family::kGpt, {"gpt2_small", 12, 768, 3072, kGptVocab, 1024, 0}},
+      {Family::kGpt, {"gpt2_medium", 24, 1024, 4096, kGptVocab, 1024, 0}},
+      {Family::kGpt, {"gpt2_large", 36, 1280, 5120, kGptVocab, 1024, 0}},
+      {Family::kGpt, {"gpt2_xl", 48, 1600, 6400, kGptVocab, 1024, 0}},
+      {Family::kGpt, {"gpt3_175b", 96, 12288, 49152, kGptVocab, 2048, 0}},
+  };
+  return entries;
+}
+
+const ZooEntry* Find(std::string_view name) {
+  const auto& entries = Entries();
+  auto it = std::find_if(entries.begin(), entries.end(),
+                         [name](const ZooEntry& e) { return e.config.name == name; });
+  return it == entries.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+const std::vector<std::string>& ModelZooNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> result;
+    for (const ZooEntry& e : Entries()) result.push_back(e.config.name);
+    return result;
+  }();
+  return names;
+}
+
+// A transformer's default is the context it was trained with, i.e. its position-table length.
+uint32_t ZooDefaultSequenceLength(std::string_view name) {
+  const ZooEntry* entry = Find(name);
+  return entry == nullptr ? 0 : static_cast<uint32_t>(entry->config.max_positions);
+}
+
+// A sequence longer than the position table is still built (parameters stay those of the
+// published model) so that scenarios can explore long-context variants.
+std::optional<Model> BuildZooModel(std::string_view name, uint32_t sequence_length) {
+  const ZooEntry* entry = Find(name);
+  if (entry == nullptr) return std::nullopt;
+  const uint32_t seq = sequence_length == 0 ? ZooDefaultSequenceLength(name) : sequence_length;
+  switch (entry->family) {
+    case Family::kResNet50:
+      return BuildResNet50();
+    case Family::kVgg16:
+      return BuildVgg16();
+    case Family::kBert:
+      return BuildBert(entry->config, seq);
+    case Family::kGpt:
+      return BuildGpt(entry->config, seq);
+  }
+  return std::nullopt;
+}
+
+}  // namespace hfsim

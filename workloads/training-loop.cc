@@ -1,0 +1,97 @@
+#include "workloads/training-loop.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hfsim {
+
+namespace {
+
+double ComputeNs(double flops, const TrainingConfig& config) {
+  return flops / (config.peak_flops_per_ns * config.compute_efficiency);
+}
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfig& config) {
+  if (config.data_parallel == 0 || config.tensor_parallel == 0 ||
+      config.global_batch_samples % config.data_parallel != 0) {
+    throw std::invalid_argument("BuildTrainingIteration: batch does not split over replicas");
+  }
+  const uint64_t samples = config.global_batch_samples / config.data_parallel;
+  const double tensor = config.tensor_parallel;
+  TrainingIteration iteration;
+  iteration.overlap = config.overlap;
+  iteration.layers.reserve(model.layers.size());
+  for (const Layer& layer : model.layers) {
+    LayerWork work;
+    work.name = layer.name;
+    // Tensor parallelism splits every layer's arithmetic T ways (Megatron shards the matrices;
+    // the replicated norms are negligible). Backward = input gradients + weight gradients,
+    // each as costly as the forward pass.
+    const double forward_flops = layer.forward_flops_per_sample * samples / tensor;
+    work.forward_ns = layer.forward_ns.value_or(ComputeNs(forward_flops, config));
+    work.input_grad_ns = layer.input_grad_ns.value_or(ComputeNs(forward_flops, config));
+    work.weight_grad_ns = layer.params == 0
+                              ? layer.weight_grad_ns.value_or(0.0)
+                              : layer.weight_grad_ns.value_or(ComputeNs(forward_flops, config));
+    if (config.tensor_parallel > 1 && layer.tensor_parallel_all_reduces > 0) {
+      const CommRequest activation{
+          CollectiveKind::kAllReduce, ParallelGroup::kTensor,
+          samples * layer.output_elements_per_sample * config.activation_bytes_per_element,
+          layer.tensor_parallel_all_reduces};
+      work.forward_comm = activation;
+      work.input_grad_comm = activation;
+    }
+    if (config.data_parallel > 1 && layer.params > 0) {
+      work.weight_grad_comm =
+          CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kData,
+                      CeilDiv(layer.params, config.tensor_parallel) *
+                          config.gradient_bytes_per_param,
+                      1};
+    }
+    iteration.layers.push_back(std::move(work));
+  }
+  return iteration;
+}
+
+IterationTimeline PlayIteration(const TrainingIteration& iteration,
+                                const std::vector<LayerCommTimes>& comm_times) {
+  if (comm_times.size() != iteration.layers.size()) {
+    throw std::invalid_argument("PlayIteration: one LayerCommTimes per layer expected");
+  }
+  IterationTimeline timeline;
+  double now = 0.0;
+  for (size_t i = 0; i < iteration.layers.size(); ++i) {
+    const LayerWork& layer = iteration.layers[i];
+    now += layer.forward_ns + comm_times[i].forward_ns;
+    timeline.forward_compute_ns += layer.forward_ns;
+    timeline.forward_comm_ns += comm_times[i].forward_ns;
+  }
+  double network_free = now;  // when the background gradient channel is next idle
+  for (size_t i = iteration.layers.size(); i-- > 0;) {
+    const LayerWork& layer = iteration.layers[i];
+    const LayerCommTimes& comm = comm_times[i];
+    now += layer.input_grad_ns + comm.input_grad_ns + layer.weight_grad_ns;
+    timeline.input_grad_compute_ns += layer.input_grad_ns;
+    timeline.input_grad_comm_ns += comm.input_grad_ns;
+    timeline.weight_grad_compute_ns += layer.weight_grad_ns;
+    timeline.weight_grad_comm_ns += comm.weight_grad_ns;
+    if (iteration.overlap == OverlapMode::kNone) {
+      now += comm.weight_grad_ns;
+    } else {
+      network_free = std::max(network_free, now) + comm.weight_grad_ns;
+    }
+  }
+  timeline.total_ns = std::max(now, network_free);
+  // Without overlap every gradient collective is exposed; with it, only the tail that runs on
+  // after the last backward compute.
+  timeline.weight_grad_comm_exposed_ns = iteration.overlap == OverlapMode::kNone
+                                             ? timeline.weight_grad_comm_ns
+                                             : timeline.total_ns - now;
+  return timeline;
+}
+
+}  // namespace hfsim

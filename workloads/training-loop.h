@@ -1,0 +1,98 @@
+// One training iteration as a sequence of per-layer compute and the communication it needs.
+//
+// Per NPU, with data parallelism D and tensor parallelism T (Megatron-style):
+//   forward, layer by layer:   compute F_l, then the layer's tensor-parallel all-reduces of its
+//                              output activation (blocking: the next layer needs them);
+//   backward, in reverse:      input-gradient compute G_l, the matching tensor-parallel
+//                              all-reduces of the activation gradient (blocking), weight-gradient
+//                              compute W_l, then the data-parallel all-reduce of the layer's
+//                              gradients (params/T elements).
+// LIBRA's loop (OverlapMode::kNone) waits for every collective. With kBackward the gradient
+// all-reduces run in the background, one at a time in the order their gradients become ready,
+// while backward compute goes on; the iteration ends when both are done.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/collective-kind.h"
+#include "workloads/layer.h"
+
+namespace hfsim {
+
+enum class OverlapMode { kNone, kBackward };
+enum class ParallelGroup { kData, kTensor };
+
+struct TrainingConfig {
+  /// Samples per iteration over all data-parallel replicas; each replica gets global / data.
+  uint64_t global_batch_samples = 1;
+  uint32_t data_parallel = 1;
+  uint32_t tensor_parallel = 1;
+  uint32_t gradient_bytes_per_param = 2;
+  uint32_t activation_bytes_per_element = 2;
+  /// Peak arithmetic of one NPU in FLOP per ns (1 TFLOP/s = 1000 FLOP/ns).
+  double peak_flops_per_ns = 0.0;
+  /// Fraction of peak achieved, in (0, 1].
+  double compute_efficiency = 1.0;
+  OverlapMode overlap = OverlapMode::kNone;
+};
+
+/// `count` back-to-back collectives of `size_bytes` each over the NPUs of `group`.
+struct CommRequest {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  ParallelGroup group = ParallelGroup::kData;
+  uint64_t size_bytes = 0;
+  uint32_t count = 1;
+
+  bool operator==(const CommRequest&) const = default;
+};
+
+struct LayerWork {
+  std::string name;
+  double forward_ns = 0.0;
+  double input_grad_ns = 0.0;
+  double weight_grad_ns = 0.0;
+  std::optional<CommRequest> forward_comm;
+  std::optional<CommRequest> input_grad_comm;
+  std::optional<CommRequest> weight_grad_comm;
+};
+
+struct TrainingIteration {
+  std::vector<LayerWork> layers;
+  OverlapMode overlap = OverlapMode::kNone;
+};
+
+/// The work of one iteration for one NPU (all NPUs do the same under data x tensor parallelism).
+/// Preconditions (checked by the scenario loader): data_parallel divides global_batch_samples.
+TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfig& config);
+
+/// How long each layer's communication takes (all `count` collectives together), from an engine.
+struct LayerCommTimes {
+  double forward_ns = 0.0;
+  double input_grad_ns = 0.0;
+  double weight_grad_ns = 0.0;
+};
+
+struct IterationTimeline {
+  double total_ns = 0.0;
+  double forward_compute_ns = 0.0;
+  double input_grad_compute_ns = 0.0;
+  double weight_grad_compute_ns = 0.0;
+  double forward_comm_ns = 0.0;      ///< blocking, so all exposed
+  double input_grad_comm_ns = 0.0;   ///< blocking, so all exposed
+  double weight_grad_comm_ns = 0.0;  ///< busy time of the gradient collectives
+  double weight_grad_comm_exposed_ns = 0.0;
+
+  double ComputeNs() const {
+    return forward_compute_ns + input_grad_compute_ns + weight_grad_compute_ns;
+  }
+  double ExposedCommNs() const { return total_ns - ComputeNs(); }
+};
+
+/// Plays the iteration forward in time. comm_times[i] belongs to iteration.layers[i].
+IterationTimeline PlayIteration(const TrainingIteration& iteration,
+                                const std::vector<LayerCommTimes>& comm_times);
+
+}  // namespace hfsim

@@ -1,0 +1,108 @@
+#include "workloads/zoo-transformers.h"
+
+namespace hfsim {
+namespace {
+
+uint64_t LinearParams(uint64_t in, uint64_t out) { return in * out + out; }
+
+// Scale and shift.
+uint64_t LayerNormParams(uint64_t d) { return 2 * d; }
+
+// BERT and GPT-2 blocks hold the same tensors under different names: Q, K, V and output
+// projections (GPT-2 fuses Q, K, V into one d x 3d c_attn, which has the same count), two layer
+// norms and the two MLP matrices. E.g. d = 768, ffn = 3072: 4 * 590,592 + 2 * 1,536 + 2,362,368 +
+// 2,360,064 = 7,087,872 (12 d^2 + 13 d).
+uint64_t BlockParams(const TransformerConfig& c) {
+  const uint64_t d = c.d_model;
+  return 4 * LinearParams(d, d) + 2 * LayerNormParams(d) + LinearParams(d, c.d_ffn) +
+         LinearParams(c.d_ffn, d);
+}
+
+// Forward FLOPs of one block for one sequence of L tokens, a multiply-add counting 2:
+//   matrices:  2 * L * (4 d^2 + 2 d ffn)   every token goes through Q, K, V, O and the MLP
+//   attention: 2 * 2 * L^2 * d             scores Q K^T (L x L x d MACs) and their weighted sum
+//                                          of V (another L x L x d), summed over all heads
+// Biases, norms, softmax and GELU are elementwise and left out (< 1% at these widths). The
+// causal mask of GPT is not exploited: like Megatron's estimate we count the full L x L.
+// Worked example, GPT-2 small (d = 768, ffn = 3072) at L = 1024:
+//   2 * 1024 * (4 * 589,824 + 2 * 2,359,296) = 2 * 1024 * 7,077,888 = 14,495,514,624
+//   4 * 1024^2 * 768                                                 =  3,221,225,472
+//   per block                                                        = 17,716,740,096
+// Computed in integers (exact: the largest, GPT-3 at L = 2048, is ~7.4e12 < 2^53).
+uint64_t BlockForwardFlops(const TransformerConfig& c, uint64_t seq) {
+  const uint64_t d = c.d_model;
+  const uint64_t matrix_macs_per_token = 4 * d * d + 2 * d * c.d_ffn;
+  return 2 * seq * matrix_macs_per_token + 2 * 2 * seq * seq * d;
+}
+
+// Rows shared by both families: the block stack, each block all-reducing twice under tensor
+// parallelism (after the attention output projection and after the MLP's second matrix).
+void AddBlocks(const TransformerConfig& c, uint64_t seq, const std::string& prefix, Model& model) {
+  for (uint32_t i = 0; i < c.num_layers; ++i) {
+    Layer block;
+    block.name = prefix + std::to_string(i);
+    block.params = BlockParams(c);
+    block.forward_flops_per_sample = static_cast<double>(BlockForwardFlops(c, seq));
+    block.output_elements_per_sample = seq * c.d_model;
+    block.tensor_parallel_all_reduces = 2;
+    model.layers.push_back(block);
+  }
+}
+
+// Embeddings are a table lookup, so 0 FLOPs; a vocab-parallel table needs one all-reduce to
+// assemble each token's vector.
+Layer EmbeddingRow(std::string name, uint64_t params, uint64_t seq, uint64_t d) {
+  Layer row;
+  row.name = std::move(name);
+  row.params = params;
+  row.output_elements_per_sample = seq * d;
+  row.tensor_parallel_all_reduces = 1;
+  return row;
+}
+
+}  // namespace
+
+Model BuildBert(const TransformerConfig& c, uint32_t sequence_length) {
+  const uint64_t d = c.d_model;
+  const uint64_t seq = sequence_length;
+  Model model;
+  model.name = c.name;
+  // Word, position and token-type tables, then the embedding layer norm.
+  const uint64_t embedding_params =
+      (c.vocab_size + c.max_positions + c.token_types) * d + LayerNormParams(d);
+  model.layers.push_back(EmbeddingRow("embeddings(word+pos+type+LN)", embedding_params, seq, d));
+  AddBlocks(c, seq, "encoder.layer.", model);
+  // The pooler is a d x d dense layer applied to the [CLS] token only, so its output and its
+  // FLOPs are those of one token, not L.
+  Layer pooler;
+  pooler.name = "pooler";
+  pooler.params = LinearParams(d, d);
+  pooler.forward_flops_per_sample = static_cast<double>(2 * d * d);
+  pooler.output_elements_per_sample = d;
+  model.layers.push_back(pooler);
+  return model;
+}
+
+Model BuildGpt(const TransformerConfig& c, uint32_t sequence_length) {
+  const uint64_t d = c.d_model;
+  const uint64_t seq = sequence_length;
+  Model model;
+  model.name = c.name;
+  model.layers.push_back(EmbeddingRow("wte+wpe", (c.vocab_size + c.max_positions) * d, seq, d));
+  AddBlocks(c, seq, "h.", model);
+  // The LM head reuses wte (tied), so it adds no parameters, but its logits matmul
+  // (L x d times d x vocab) is the single largest matmul of the small models. We book it on ln_f
+  // rather than on a separate zero-parameter row so the rows stay one-to-one with the published
+  // parameter list. GPT-2 small at L = 1024: 2 * 1024 * 768 * 50,257 = 79,047,426,048 FLOPs.
+  // The output stays L x d like every transformer row: the logits are consumed by the loss on
+  // the same device and never cross the fabric.
+  Layer ln_f;
+  ln_f.name = "ln_f";
+  ln_f.params = LayerNormParams(d);
+  ln_f.forward_flops_per_sample = static_cast<double>(2 * seq * d * c.vocab_size);
+  ln_f.output_elements_per_sample = seq * d;
+  model.layers.push_back(ln_f);
+  return model;
+}
+
+}  // namespace hfsim

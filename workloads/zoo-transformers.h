@@ -1,0 +1,34 @@
+// Transformer models of the zoo (BERT encoders, GPT decoders), built from their hyper-parameters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "workloads/layer.h"
+
+namespace hfsim {
+
+/// Hyper-parameters of a BERT- or GPT-2-style transformer. Pre- versus post-norm placement does
+/// not change any count, so one description serves both families.
+struct TransformerConfig {
+  std::string name;
+  uint32_t num_layers = 0;
+  uint64_t d_model = 0;
+  /// Hidden width of the MLP (4 * d_model in every zoo model).
+  uint64_t d_ffn = 0;
+  uint64_t vocab_size = 0;
+  /// Rows of the learned position embedding, i.e. the context length the model was trained with.
+  uint64_t max_positions = 0;
+  /// Rows of the segment embedding (BERT: 2; GPT: none).
+  uint64_t token_types = 0;
+};
+
+/// BERT encoder as Hugging Face's BertModel (no pre-training heads): rows
+/// "embeddings(word+pos+type+LN)", "encoder.layer.<i>", "pooler". `sequence_length` > 0 tokens.
+Model BuildBert(const TransformerConfig& config, uint32_t sequence_length);
+
+/// GPT-2-style decoder with the LM head tied to the token embedding: rows "wte+wpe", "h.<i>",
+/// "ln_f" (which also carries the LM head's logits FLOPs). `sequence_length` > 0 tokens.
+Model BuildGpt(const TransformerConfig& config, uint32_t sequence_length);
+
+}  // namespace hfsim
