@@ -30,8 +30,12 @@ std::vector<CollectiveStage> ComposeStages(CollectiveKind kind, MultiDimScheme s
   }
 
   std::vector<CollectiveStage> stages;
-  // The naive scheme and all-to-all never shard: the whole buffer on every dimension in turn.
-  if (scheme == MultiDimScheme::kNaive || kind == CollectiveKind::kAllToAll) {
+  // All-to-all never shards, and the naive all-reduce does not either: the whole buffer on every
+  // dimension in turn. Reduce-scatter and all-gather have no naive form (a reduce-scatter of the
+  // whole buffer on each dimension would not compute the collective), so they always shard.
+  const bool naive_all_reduce =
+      scheme == MultiDimScheme::kNaive && kind == CollectiveKind::kAllReduce;
+  if (naive_all_reduce || kind == CollectiveKind::kAllToAll) {
     for (uint32_t d : dimensions) stages.push_back(Stage(d, kind, algorithms, 1.0));
     return stages;
   }

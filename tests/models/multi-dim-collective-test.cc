@@ -119,8 +119,9 @@ TEST(MultiDimCollectiveTest, ReduceScatterAllGatherAndAllToAll) {
       {{2, kAG, kRingAlg, 1.0 / 32}, {1, kAG, kRingAlg, 1.0 / 4}, {0, kAG, kRingAlg, 1.0}});
   ExpectStages(ComposeStages(kA2A, MultiDimScheme::kHierarchical, {1, 3}, topology, algorithms),
                {{1, kA2A, kRingAlg, 1.0}, {3, kA2A, kRingAlg, 1.0}});
+  // Reduce-scatter has no naive form: the naive scheme shards it like the hierarchical one.
   ExpectStages(ComposeStages(kRS, MultiDimScheme::kNaive, {0, 1}, topology, algorithms),
-               {{0, kRS, kRingAlg, 1.0}, {1, kRS, kRingAlg, 1.0}});
+               {{0, kRS, kRingAlg, 1.0}, {1, kRS, kRingAlg, 1.0 / 4}});
 }
 
 TEST(MultiDimCollectiveTest, SingleDimensionIsTheCollectiveItself) {
