@@ -9,68 +9,69 @@ namespace hfsim {
 
 namespace {
 
-// Adds `count` occurrences of a priced collective to the report, merging it with an identical
-// earlier one (GPT-3's 96 identical blocks become one entry with 96 occurrences).
-void Record(Report& report, std::string_view phase, std::string_view group,
-            const CommRequest& request, const std::vector<uint32_t>& dims,
-            const CollectivePrice& price, const std::string& layer) {
-  for (CollectiveReport& entry : report.collectives) {
-    if (entry.phase == phase && entry.group == group && entry.kind == request.kind &&
-        entry.size_bytes == request.size_bytes) {
-      entry.occurrences += request.count;
-      entry.last_layer = layer;
-      return;
-    }
-  }
+CollectiveReport NewEntry(std::string_view phase, std::string_view group, const CommRequest& request,
+                          const std::vector<uint32_t>& dims, const CollectivePrice& price,
+                          const std::string& layer) {
   CollectiveReport entry;
   entry.phase = phase;
   entry.group = group;
   entry.kind = request.kind;
   entry.dimensions = dims;
   entry.size_bytes = request.size_bytes;
-  entry.occurrences = request.count;
+  entry.occurrences = 0;
   entry.first_layer = layer;
-  entry.last_layer = layer;
   entry.time_ns = price.time_ns;
   entry.dimension_busy_ns = price.dimension_busy_ns;
   entry.dimension_traffic_bytes = price.dimension_traffic_bytes;
-  report.collectives.push_back(std::move(entry));
+  return entry;
 }
 
+// Prices the communication of a training iteration. Identical collectives (same phase, group,
+// kind and size) are priced once and merged into one report entry with a count: GPT-3's 96
+// identical blocks become one entry with 96 occurrences per phase.
 class TrainingPricer {
  public:
   TrainingPricer(const Scenario& scenario, Report& report)
       : m_pricer(scenario.dimensions, scenario.communication), m_scenario(scenario), m_report(report) {}
 
-  // Time of the request's `count` collectives; records them in the report.
-  double Price(const std::optional<CommRequest>& request, std::string_view phase,
-               const std::string& layer) {
+  // Time of the request's `count` collectives; adds them to the report.
+  double Price(const std::optional<CommRequest>& request, int phase, const LayerWork& layer) {
     if (!request) return 0.0;
-    const bool data = request->group == ParallelGroup::kData;
-    const auto& dims = data ? m_scenario.training.data_dimensions
-                            : m_scenario.training.tensor_dimensions;
-    const CollectivePrice& price = Lookup(*request, dims);
-    Record(m_report, phase, data ? "data" : "tensor", *request, dims, price, layer);
-    return price.time_ns * request->count;
+    CollectiveReport& entry = m_report.collectives[EntryIndex(*request, phase, layer)];
+    entry.occurrences += request->count;
+    entry.last_layer = layer.name;
+    return entry.time_ns * request->count;
   }
 
  private:
-  // Layers repeat, so the same request recurs: price each distinct one once.
-  const CollectivePrice& Lookup(const CommRequest& request, const std::vector<uint32_t>& dims) {
-    for (const auto& [known, price] : m_memo) {
-      if (known.kind == request.kind && known.group == request.group &&
-          known.size_bytes == request.size_bytes) {
-        return price;
+  static constexpr std::string_view kPhaseNames[] = {"forward", "input_grad", "weight_grad"};
+
+  size_t EntryIndex(const CommRequest& request, int phase, const LayerWork& layer) {
+    for (const Known& known : m_known) {
+      if (known.phase == phase && known.request.kind == request.kind &&
+          known.request.group == request.group && known.request.size_bytes == request.size_bytes) {
+        return known.entry;
       }
     }
-    m_memo.emplace_back(request, m_pricer.Price(request.kind, request.size_bytes, dims));
-    return m_memo.back().second;
+    const bool data = request.group == ParallelGroup::kData;
+    const auto& dims = data ? m_scenario.training.data_dimensions
+                            : m_scenario.training.tensor_dimensions;
+    const CollectivePrice price = m_pricer.Price(request.kind, request.size_bytes, dims);
+    m_report.collectives.push_back(
+        NewEntry(kPhaseNames[phase], data ? "data" : "tensor", request, dims, price, layer.name));
+    m_known.push_back(Known{phase, request, m_report.collectives.size() - 1});
+    return m_known.back().entry;
   }
 
+  struct Known {
+    int phase;
+    CommRequest request;
+    size_t entry;
+  };
   CollectivePricer m_pricer;
   const Scenario& m_scenario;
   Report& m_report;
-  std::vector<std::pair<CommRequest, CollectivePrice>> m_memo;
+  std::vector<Known> m_known;
 };
 
 void RunTraining(const Scenario& scenario, Report& report) {
@@ -80,9 +81,9 @@ void RunTraining(const Scenario& scenario, Report& report) {
   std::vector<LayerCommTimes> comm_times(iteration.layers.size());
   for (size_t i = 0; i < iteration.layers.size(); ++i) {
     const LayerWork& layer = iteration.layers[i];
-    comm_times[i].forward_ns = pricer.Price(layer.forward_comm, "forward", layer.name);
-    comm_times[i].input_grad_ns = pricer.Price(layer.input_grad_comm, "input_grad", layer.name);
-    comm_times[i].weight_grad_ns = pricer.Price(layer.weight_grad_comm, "weight_grad", layer.name);
+    comm_times[i].forward_ns = pricer.Price(layer.forward_comm, 0, layer);
+    comm_times[i].input_grad_ns = pricer.Price(layer.input_grad_comm, 1, layer);
+    comm_times[i].weight_grad_ns = pricer.Price(layer.weight_grad_comm, 2, layer);
   }
   report.iteration = PlayIteration(iteration, comm_times);
 }
@@ -92,9 +93,12 @@ void RunCollective(const Scenario& scenario, Report& report) {
   const CollectivePricer pricer(scenario.dimensions, scenario.communication);
   const CollectivePrice price =
       pricer.Price(collective.kind, collective.size_bytes, collective.dimensions);
-  Record(report, "collective", "all", CommRequest{collective.kind, ParallelGroup::kData,
-                                                  collective.size_bytes, 1},
-         collective.dimensions, price, "");
+  CollectiveReport entry = NewEntry("collective", "all",
+                                    CommRequest{collective.kind, ParallelGroup::kData,
+                                                collective.size_bytes, 1},
+                                    collective.dimensions, price, "");
+  entry.occurrences = 1;
+  report.collectives.push_back(std::move(entry));
   report.iteration.total_ns = price.time_ns;
 }
 

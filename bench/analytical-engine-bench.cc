@@ -1,0 +1,72 @@
+// How fast the analytical engine evaluates scenarios: the optimiser and sweeps call it millions
+// of times, so one evaluation of GPT-3 on the 4-D 4096-NPU fabric must take microseconds.
+#include <cstdlib>
+#include <iostream>
+
+#include <benchmark/benchmark.h>
+
+#include "sim/analytical/analytical-engine.h"
+#include "sim/analytical/collective-pricing.h"
+#include "sim/scenario-parser.h"
+
+namespace hfsim {
+namespace {
+
+Scenario Load(const char* name) {
+  auto scenario = LoadScenarioFile(std::string(HFSIM_SOURCE_DIR "/configs/") + name);
+  if (!scenario) {
+    std::cerr << scenario.Error().ToString() << "\n";
+    std::abort();
+  }
+  return std::move(scenario).Value();
+}
+
+// One full evaluation: the training loop built from the model, every collective priced, the
+// timeline played and the report assembled. The bandwidths change every iteration, as in a sweep,
+// so nothing can be carried over between evaluations.
+void RunScenario(benchmark::State& state, const char* config) {
+  Scenario scenario = Load(config);
+  const AnalyticalEngine engine;
+  double sink = 0.0;
+  uint64_t i = 0;
+  for (auto _ : state) {
+    scenario.dimensions[0].bandwidth_Bpns = 100.0 + static_cast<double>(i++ % 200);
+    const Report report = engine.Run(scenario);
+    sink += report.iteration.total_ns;
+  }
+  benchmark::DoNotOptimize(sink);
+  state.counters["evaluations_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_Gpt3FourDim(benchmark::State& state) { RunScenario(state, "gpt3-4d-4096.json"); }
+void BM_Gpt3ThreeDim(benchmark::State& state) { RunScenario(state, "gpt3-3d-4096.json"); }
+void BM_ResNet50DataParallel(benchmark::State& state) {
+  RunScenario(state, "resnet50-data-parallel.json");
+}
+
+// One hierarchical all-reduce priced on the 4-D fabric (schedule profiles already cached).
+void BM_PriceAllReduceFourDim(benchmark::State& state) {
+  const Scenario scenario = Load("allreduce-4d-64MiB.json");
+  const CollectivePricer pricer(scenario.dimensions, scenario.communication);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        pricer.Price(CollectiveKind::kAllReduce, uint64_t{64} << 20, {0, 1, 2, 3}));
+  }
+}
+
+// Loading (parse + validate) a scenario file, for scale: done once per run, not per evaluation.
+void BM_LoadGpt3FourDim(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(Load("gpt3-4d-4096.json"));
+}
+
+BENCHMARK(BM_Gpt3FourDim);
+BENCHMARK(BM_Gpt3ThreeDim);
+BENCHMARK(BM_ResNet50DataParallel);
+BENCHMARK(BM_PriceAllReduceFourDim);
+BENCHMARK(BM_LoadGpt3FourDim);
+
+}  // namespace
+}  // namespace hfsim
+
+BENCHMARK_MAIN();

@@ -1,0 +1,128 @@
+// End-to-end: the hfsim binary as a user runs it. Exit codes, files written, determinism.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result Hfsim(const std::string& arguments) {
+  // ctest runs tests as parallel processes: one log per process.
+  const fs::path log =
+      fs::temp_directory_path() / ("hfsim-cli-test-" + std::to_string(::getpid()) + ".log");
+  const std::string command =
+      std::string(HFSIM_BINARY) + " " + arguments + " > " + log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream file(log);
+  std::stringstream text;
+  text << file.rdbuf();
+  file.close();
+  fs::remove(log);
+  return {WEXITSTATUS(status), text.str()};
+}
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() /
+            ("hfsim-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+  fs::path m_dir;
+};
+
+const std::string kQuickstart = HFSIM_SOURCE_DIR "/configs/quickstart.json";
+
+TEST_F(CliTest, RunPrintsTheSummaryAndWritesTheReport) {
+  const Result result = Hfsim("run " + kQuickstart + " -o " + m_dir.string());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("exposed communication"), std::string::npos) << result.output;
+  const nlohmann::json report = nlohmann::json::parse(Slurp(m_dir / "report.json"));
+  EXPECT_EQ(report["engine"], "analytical");
+  EXPECT_EQ(report["npus"], 32);
+  EXPECT_GT(report["iteration"]["time_ns"].get<double>(), 0.0);
+  EXPECT_EQ(report["scenario"]["name"], "quickstart");
+  EXPECT_FALSE(fs::exists(m_dir / "summary.csv"));  // json only by default
+}
+
+TEST_F(CliTest, CsvFormatWritesTheThreeTables) {
+  const Result result = Hfsim("run " + kQuickstart + " --out " + m_dir.string() + " --format csv -q");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_TRUE(result.output.empty()) << result.output;  // --quiet
+  const std::string summary = Slurp(m_dir / "summary.csv");
+  EXPECT_EQ(summary.rfind("scenario,engine,npus,iteration_time_ns", 0), 0u) << summary;
+  EXPECT_NE(Slurp(m_dir / "dimensions.csv").find("\n1,Switch,4,25,"), std::string::npos);
+  EXPECT_NE(Slurp(m_dir / "collectives.csv").find("forward,tensor,all_reduce"), std::string::npos);
+  EXPECT_FALSE(fs::exists(m_dir / "report.json"));
+}
+
+TEST_F(CliTest, SameScenarioGivesByteIdenticalFiles) {
+  ASSERT_EQ(Hfsim("run " + kQuickstart + " -q -f all -o " + (m_dir / "a").string()).exit_code, 0);
+  ASSERT_EQ(Hfsim("run " + kQuickstart + " -q -f all -o " + (m_dir / "b").string()).exit_code, 0);
+  for (const char* name : {"report.json", "summary.csv", "dimensions.csv", "collectives.csv"}) {
+    EXPECT_EQ(Slurp(m_dir / "a" / name), Slurp(m_dir / "b" / name)) << name;
+  }
+}
+
+TEST_F(CliTest, TheReportReproducesItsRun) {
+  // The echoed scenario, run again, gives the same report.
+  ASSERT_EQ(Hfsim("run " + kQuickstart + " -q -o " + (m_dir / "a").string()).exit_code, 0);
+  const nlohmann::json first = nlohmann::json::parse(Slurp(m_dir / "a" / "report.json"));
+  std::ofstream(m_dir / "echo.json") << first["scenario"].dump(2);
+  ASSERT_EQ(Hfsim("run " + (m_dir / "echo.json").string() + " -q -o " + (m_dir / "b").string()).exit_code, 0);
+  EXPECT_EQ(Slurp(m_dir / "a" / "report.json"), Slurp(m_dir / "b" / "report.json"));
+}
+
+TEST_F(CliTest, BadScenarioExitsTwoNamingThePathAndKeepsEarlierOutput) {
+  ASSERT_EQ(Hfsim("run " + kQuickstart + " -q -o " + m_dir.string()).exit_code, 0);
+  const std::string before = Slurp(m_dir / "report.json");
+  nlohmann::json bad = nlohmann::json::parse(Slurp(kQuickstart));
+  bad["topology"]["dimensions"][1]["bandwidth_GBps"] = -25;
+  std::ofstream(m_dir / "bad.json") << bad.dump();
+  const Result result = Hfsim("run " + (m_dir / "bad.json").string() + " -o " + m_dir.string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("topology.dimensions[1].bandwidth_GBps: got -25"), std::string::npos)
+      << result.output;
+  EXPECT_EQ(Slurp(m_dir / "report.json"), before);  // nothing already written is touched
+}
+
+TEST_F(CliTest, BadCommandLineExitsTwo) {
+  EXPECT_EQ(Hfsim("run " + kQuickstart + " --format xml").exit_code, 2);
+  EXPECT_EQ(Hfsim("run /nonexistent.json").exit_code, 2);
+  EXPECT_EQ(Hfsim("fly").exit_code, 2);
+  EXPECT_EQ(Hfsim("run " + kQuickstart + " --seed -3").exit_code, 2);
+}
+
+TEST_F(CliTest, HelpExplainsEveryOptionWithAnExample) {
+  const Result top = Hfsim("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_NE(top.output.find("Examples:"), std::string::npos);
+  const Result run = Hfsim("run --help");
+  EXPECT_EQ(run.exit_code, 0);
+  for (const char* option : {"--out", "--format", "--engine", "--seed", "--quiet", "Example:"}) {
+    EXPECT_NE(run.output.find(option), std::string::npos) << option;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,105 @@
+// The training loop: what each layer computes and communicates per NPU, and the timeline that
+// plays it forward, against hand-worked numbers.
+#include <gtest/gtest.h>
+
+#include "workloads/model-zoo.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+namespace {
+
+TrainingConfig Config(uint64_t batch, uint32_t data, uint32_t tensor, OverlapMode overlap) {
+  TrainingConfig config;
+  config.global_batch_samples = batch;
+  config.data_parallel = data;
+  config.tensor_parallel = tensor;
+  config.gradient_bytes_per_param = 2;
+  config.activation_bytes_per_element = 2;
+  config.peak_flops_per_ns = 100e3;  // 100 TFLOP/s
+  config.compute_efficiency = 0.5;
+  config.overlap = overlap;
+  return config;
+}
+
+TEST(TrainingLoop, GptBlockWorkUnderDataAndTensorParallelism) {
+  // GPT-2 small (L = 1024), batch 16 over data 4 => 4 samples per replica, tensor 2.
+  const Model model = *BuildZooModel("gpt2_small");
+  const TrainingIteration it = BuildTrainingIteration(model, Config(16, 4, 2, OverlapMode::kNone));
+  ASSERT_EQ(it.layers.size(), model.layers.size());
+  const Layer& block = model.layers[1];  // h.0
+  const LayerWork& work = it.layers[1];
+  // Compute: flops x 4 samples / 2 (tensor) / (100e3 FLOP/ns x 0.5).
+  const double forward_ns = block.forward_flops_per_sample * 4 / 2 / 50e3;
+  EXPECT_DOUBLE_EQ(work.forward_ns, forward_ns);
+  EXPECT_DOUBLE_EQ(work.input_grad_ns, forward_ns);
+  EXPECT_DOUBLE_EQ(work.weight_grad_ns, forward_ns);
+  // Tensor parallelism: 2 all-reduces of 4 x 1024 x 768 x 2 bytes each way.
+  ASSERT_TRUE(work.forward_comm.has_value());
+  EXPECT_EQ(*work.forward_comm, (CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kTensor,
+                                             4u * 1024 * 768 * 2, 2}));
+  EXPECT_EQ(work.input_grad_comm, work.forward_comm);
+  // Data parallelism: this NPU's half of the block's 7,087,872 gradients, 2 bytes each.
+  ASSERT_TRUE(work.weight_grad_comm.has_value());
+  EXPECT_EQ(*work.weight_grad_comm,
+            (CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kData, 7087872u / 2 * 2, 1}));
+}
+
+TEST(TrainingLoop, NoCommunicationWithoutParallelism) {
+  const TrainingIteration it =
+      BuildTrainingIteration(*BuildZooModel("resnet50"), Config(32, 1, 1, OverlapMode::kNone));
+  for (const LayerWork& work : it.layers) {
+    EXPECT_FALSE(work.forward_comm || work.input_grad_comm || work.weight_grad_comm) << work.name;
+  }
+}
+
+TEST(TrainingLoop, GivenTimesOverrideFlopsAndParameterFreeLayersHaveNoGradients) {
+  Model model;
+  model.layers.push_back(Layer{.name = "timed", .params = 10, .forward_flops_per_sample = 1e9,
+                               .forward_ns = 5.0, .weight_grad_ns = 7.0});
+  model.layers.push_back(Layer{.name = "pool", .params = 0, .forward_flops_per_sample = 1e6});
+  const TrainingIteration it = BuildTrainingIteration(model, Config(2, 2, 1, OverlapMode::kNone));
+  EXPECT_EQ(it.layers[0].forward_ns, 5.0);
+  EXPECT_DOUBLE_EQ(it.layers[0].input_grad_ns, 1e9 / 50e3);  // not given: from FLOPs
+  EXPECT_EQ(it.layers[0].weight_grad_ns, 7.0);
+  EXPECT_EQ(it.layers[1].weight_grad_ns, 0.0);
+  EXPECT_FALSE(it.layers[1].weight_grad_comm.has_value());
+  // 10 params x 2 bytes, odd counts round up per tensor shard.
+  EXPECT_EQ(it.layers[0].weight_grad_comm->size_bytes, 20u);
+}
+
+TEST(TrainingLoop, OverlapHidesGradientsThatFitUnderBackwardCompute) {
+  // Three layers, forward 1 each, input-grad 1, weight-grad 1, gradient all-reduce 1 each.
+  // Backward order: layer 2 finishes at 3+2 = 5, all-reduce 5..6; layer 1 at 7, 7..8;
+  // layer 0 at 9, 9..10. Only the last all-reduce (1 ns) is exposed.
+  TrainingIteration it;
+  it.overlap = OverlapMode::kBackward;
+  for (int i = 0; i < 3; ++i) {
+    it.layers.push_back(LayerWork{.name = "l", .forward_ns = 1, .input_grad_ns = 1, .weight_grad_ns = 1});
+  }
+  const std::vector<LayerCommTimes> comm(3, LayerCommTimes{0, 0, 1});
+  const IterationTimeline overlapped = PlayIteration(it, comm);
+  EXPECT_DOUBLE_EQ(overlapped.total_ns, 10);
+  EXPECT_DOUBLE_EQ(overlapped.ComputeNs(), 9);
+  EXPECT_DOUBLE_EQ(overlapped.weight_grad_comm_exposed_ns, 1);
+  EXPECT_DOUBLE_EQ(overlapped.weight_grad_comm_ns, 3);
+  it.overlap = OverlapMode::kNone;
+  const IterationTimeline serial = PlayIteration(it, comm);
+  EXPECT_DOUBLE_EQ(serial.total_ns, 12);
+  EXPECT_DOUBLE_EQ(serial.ExposedCommNs(), 3);
+}
+
+TEST(TrainingLoop, OverlapQueuesGradientsWhenTheNetworkIsTheBottleneck) {
+  // Gradient all-reduces of 5 ns each behind 2 ns of backward compute per layer: the channel
+  // is busy from 2 (first gradient ready) for 3 x 5 ns, so the iteration ends at 17.
+  TrainingIteration it;
+  it.overlap = OverlapMode::kBackward;
+  for (int i = 0; i < 3; ++i) {
+    it.layers.push_back(LayerWork{.name = "l", .forward_ns = 0, .input_grad_ns = 1, .weight_grad_ns = 1});
+  }
+  const IterationTimeline timeline = PlayIteration(it, std::vector<LayerCommTimes>(3, {0, 0, 5}));
+  EXPECT_DOUBLE_EQ(timeline.total_ns, 2 + 15);
+  EXPECT_DOUBLE_EQ(timeline.ExposedCommNs(), 17 - 6);
+}
+
+}  // namespace
+}  // namespace hfsim
