@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/run-command.h"
+#include "sim/cli/topology-command.h"
 #include "sim/version.h"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  hfsim run configs/quickstart.json                 print one iteration's breakdown\n"
       "  hfsim run configs/gpt3-4d-4096.json -o out/gpt3   also write out/gpt3/report.json\n"
+      "  hfsim topology configs/gpt3-4d-4096.json --route 0 4095   inspect the fabric\n"
       "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
       "run options; docs/scenario.md documents the scenario file.",
       "hfsim");
@@ -20,6 +22,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   hfsim::RunCommand run;
   run.Register(app);
+  hfsim::TopologyCommand topology;
+  topology.Register(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -28,5 +32,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (app.got_subcommand("run")) return run.Execute();
+  if (app.got_subcommand("topology")) return topology.Execute();
   return 2;
 }

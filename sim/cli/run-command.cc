@@ -1,5 +1,6 @@
 #include "sim/cli/run-command.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "sim/cli/output-files.h"
 #include "sim/report-csv.h"
 #include "sim/report-json.h"
+#include "sim/report-plot.h"
 #include "sim/scenario-parser.h"
 #include "sim/summary-table.h"
 
@@ -40,6 +42,9 @@ void RunCommand::Register(CLI::App& app) {
   run->add_option("--seed", seed, "Override the scenario's random seed (an integer >= 0)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 53));
   run->add_flag("-q,--quiet", quiet, "Do not print the summary table");
+  run->add_flag("-p,--plot", plot,
+                "Also write breakdown.png (iteration breakdown and dimension utilisation, drawn "
+                "by gnuplot) and the breakdown.gp script that draws it; needs --out");
 }
 
 int RunCommand::Execute() const {
@@ -56,7 +61,13 @@ int RunCommand::Execute() const {
   const Report report = analytical.Run(scenario);
   if (!quiet) std::cout << SummaryTable(report, scenario);
 
-  if (out_dir.empty()) return 0;
+  if (out_dir.empty()) {
+    if (plot) {
+      std::cerr << "hfsim: error: --plot needs --out DIR for the picture\n";
+      return 2;
+    }
+    return 0;
+  }
   OutputFiles files(out_dir);
   if (format == "json" || format == "all") {
     files.Add("report.json", ReportToJson(report, scenario).dump(2) + "\n");
@@ -66,11 +77,24 @@ int RunCommand::Execute() const {
     files.Add("dimensions.csv", DimensionsCsv(report));
     files.Add("collectives.csv", CollectivesCsv(report));
   }
+  if (plot) files.Add("breakdown.gp", BreakdownPlotScript(report, scenario, "breakdown.png"));
   if (auto error = files.Commit()) {
     std::cerr << "hfsim: error: " << *error << "\n";
     return 1;
   }
-  if (!quiet) std::cout << fmt::format("\nwrote {}\n", files.Describe());
+  if (plot) {
+    // gnuplot runs in the output directory so the script stays relocatable.
+    const std::string command = fmt::format("cd '{}' && gnuplot breakdown.gp", out_dir);
+    if (std::system(command.c_str()) != 0) {
+      std::cerr << "hfsim: error: gnuplot failed to draw " << out_dir
+                << "/breakdown.png (is gnuplot installed? scripts/setup installs it)\n";
+      return 1;
+    }
+  }
+  if (!quiet) {
+    std::cout << fmt::format("\nwrote {}{}\n", files.Describe(),
+                             plot ? fmt::format(", {}/breakdown.png", out_dir) : "");
+  }
   return 0;
 }
 

@@ -13,6 +13,7 @@ struct RunCommand {
   std::string engine;
   int64_t seed = -1;
   bool quiet = false;
+  bool plot = false;
 
   void Register(CLI::App& app);
   /// Exit code: 0 success, 2 bad input, 1 could not write output.

@@ -1,4 +1,5 @@
 // End-to-end: the hfsim binary as a user runs it. Exit codes, files written, determinism.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -123,6 +124,31 @@ TEST_F(CliTest, HelpExplainsEveryOptionWithAnExample) {
   for (const char* option : {"--out", "--format", "--engine", "--seed", "--quiet", "Example:"}) {
     EXPECT_NE(run.output.find(option), std::string::npos) << option;
   }
+}
+
+TEST_F(CliTest, PlotWritesThePictureAndItsScript) {
+  const Result result = Hfsim("run " + kQuickstart + " -q --plot -o " + m_dir.string());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(Slurp(m_dir / "breakdown.gp").find("dimension utilisation"), std::string::npos);
+  const std::string png = Slurp(m_dir / "breakdown.png");
+  ASSERT_GT(png.size(), 8u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  EXPECT_EQ(Hfsim("run " + kQuickstart + " -q --plot").exit_code, 2);  // no --out
+}
+
+TEST_F(CliTest, TopologyChecksReachabilityAndPrintsRoutes) {
+  const Result result = Hfsim(std::string("topology ") + HFSIM_SOURCE_DIR +
+                              "/configs/gpt3-4d-4096.json --route 0 4095 -o " + m_dir.string());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  // 4096 NPUs, 128 switches (one per Switch-32 group), 13 directed links per NPU, and a
+  // diameter of 2 + 1 + 2 + 2 hops (Ring 4, FullyConnected, Ring 4, Switch).
+  EXPECT_NE(result.output.find("4096 NPUs, 128 switches, 53248 directed links, diameter 7 hops"),
+            std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("every NPU reaches every other NPU"), std::string::npos);
+  EXPECT_NE(result.output.find("route 0 -> 4095: 5 hops"), std::string::npos) << result.output;
+  const std::string links = Slurp(m_dir / "links.csv");
+  EXPECT_EQ(std::count(links.begin(), links.end(), '\n'), 53248 + 1);
+  EXPECT_EQ(Hfsim("topology " + kQuickstart + " --route 0 32").exit_code, 2);  // NPU 32 of 32
 }
 
 }  // namespace
