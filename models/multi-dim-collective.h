@@ -6,10 +6,9 @@
 //   all-gather on d(k-1), ..., d0 (buffers growing back to S).
 // Reduce-scatter: reduce-scatter on d0..dk with shrinking buffers. All-gather: the mirror, from dk
 // down to d0 with growing buffers. All-to-all: an all-to-all of the whole buffer on every
-// dimension. The naive scheme instead runs the full collective on every dimension in turn
-// (all-reduce of S on d0, then d1, ...), which moves more data but needs no sharding.
-// For reduce-scatter and all-gather the naive stages (the same kind on S on every dimension) are a
-// cost baseline that ignores sharding, not a decomposition that computes the collective.
+// dimension. The naive scheme changes only the all-reduce: the full all-reduce of S on every
+// dimension in turn (d0, then d1, ...), which moves more data but needs no sharding.
+// Reduce-scatter and all-gather have no naive form and are sharded as above under either scheme.
 #pragma once
 
 #include <cstdint>

@@ -26,7 +26,8 @@ struct CollectiveReport {
   std::string last_layer;
   /// Time of one occurrence, ns.
   double time_ns = 0.0;
-  /// Per topology dimension, for one occurrence: busy time (ns) and bytes sent per NPU.
+  /// Per topology dimension, for one occurrence: occupied time (ns; see DimensionReport::busy_ns)
+  /// and bytes sent per NPU.
   std::vector<double> dimension_busy_ns;
   std::vector<double> dimension_traffic_bytes;
 };
@@ -39,7 +40,8 @@ struct DimensionReport {
   double latency_ns = 0.0;
   /// Bytes one NPU sends into this dimension per iteration.
   double traffic_bytes_per_npu = 0.0;
-  /// Time this dimension spends moving data per iteration, ns.
+  /// Time this dimension is occupied per iteration, ns: its stages' bandwidth time plus their
+  /// hop latencies, endpoint delays and reduction time, once per chunk.
   double busy_ns = 0.0;
   /// traffic / (bandwidth x iteration time): the share of the dimension's capacity used.
   double utilisation = 0.0;

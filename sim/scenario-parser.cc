@@ -116,11 +116,17 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
     if (auto reason = UnsupportedReason(stage.kind, stage.algorithm, peers)) {
       const std::string path = fmt::format("communication.algorithms.{}[{}]", ToString(kind),
                                            stage.dimension);
-      const bool explicit_choice = root.Has("communication") &&
-                                   root.Child("communication").Has("algorithms") &&
-                                   root.Child("communication").Child("algorithms").Has(ToString(kind));
+      // Name the exact entry the user wrote: the list element, the single name given for every
+      // dimension, or (for defaults, which always fit) the section.
+      std::string where = "communication.algorithms";
+      const nlohmann::json* given = nullptr;
+      if (root.Has("communication") && root.Child("communication").Has("algorithms") &&
+          root.Child("communication").Child("algorithms").Has(ToString(kind))) {
+        given = &root.Child("communication").Child("algorithms").Child(ToString(kind)).Node();
+        where = given->is_string() ? fmt::format("communication.algorithms.{}", ToString(kind)) : path;
+      }
       throw JsonPathError(
-          explicit_choice ? path : "communication.algorithms",
+          where,
           fmt::format("\"{}\" cannot run the {} stage of the {} on dimension {} ({}): {}",
                       ToString(stage.algorithm), ToString(stage.kind), purpose, stage.dimension,
                       ToString(scenario.dimensions[stage.dimension].kind), *reason));

@@ -39,7 +39,8 @@ struct TrainingWorkload {
   std::vector<uint32_t> tensor_dimensions;
   /// Batch, degrees, precisions, compute rate and overlap.
   TrainingConfig config;
-  /// The device's peak in TFLOP/s and the fraction achieved, as the user wrote them.
+  /// The device's peak in TFLOP/s as the user wrote it (config holds it in FLOP/ns, and the
+  /// achieved fraction).
   double peak_TFLOPS = 0.0;
 };
 

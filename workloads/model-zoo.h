@@ -11,7 +11,7 @@
 
 namespace hfsim {
 
-/// Names accepted by the scenario's "workload.model": "resnet50", "vgg16", "bert_base",
+/// Names accepted by the scenario's "workload.training.model": "resnet50", "vgg16", "bert_base",
 /// "bert_large", "gpt2_small", "gpt2_medium", "gpt2_large", "gpt2_xl", "gpt3_175b".
 const std::vector<std::string>& ModelZooNames();
 

@@ -9,7 +9,9 @@
 //
 // the first chunk's trip through every stage (fill and drain) plus the remaining chunks paced by
 // the busiest dimension. With C = 1 this is the plain sum of stage times; as C grows (and
-// latency is small) it tends to max_d(traffic_d / B_d): the bound LIBRA optimises.
+// latency is small) it tends to max_d W_d, which is max_d(traffic_d / B_d) -- the bound LIBRA
+// optimises -- whenever each dimension's algorithm keeps all of the NPU's links busy (ring on a
+// FullyConnected dimension, for one, does not).
 #pragma once
 
 #include <cstdint>

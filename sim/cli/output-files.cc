@@ -25,7 +25,11 @@ std::optional<std::string> OutputFiles::Commit() const {
       }
     }
     fs::rename(temporary, target, error);
-    if (error) return fmt::format("{}: cannot replace the file: {}", target.string(), error.message());
+    if (error) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      return fmt::format("{}: cannot replace the file: {}", target.string(), error.message());
+    }
   }
   return std::nullopt;
 }

@@ -84,7 +84,10 @@ int RunCommand::Execute() const {
   }
   if (plot) {
     // gnuplot runs in the output directory so the script stays relocatable.
-    const std::string command = fmt::format("cd '{}' && gnuplot breakdown.gp", out_dir);
+    std::string quoted_dir = "'";
+    for (char c : out_dir) quoted_dir += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted_dir += "'";
+    const std::string command = fmt::format("cd {} && gnuplot breakdown.gp", quoted_dir);
     if (std::system(command.c_str()) != 0) {
       std::cerr << "hfsim: error: gnuplot failed to draw " << out_dir
                 << "/breakdown.png (is gnuplot installed? scripts/setup installs it)\n";

@@ -218,7 +218,9 @@ TEST(AnalyticalEngine, TensorParallelActivationsAreAllReducedTwicePerBlock) {
     if (c.phase == "forward") forward += c.occurrences;
     if (c.phase == "input_grad") backward += c.occurrences;
     if (c.phase == "weight_grad") gradients += c.occurrences;
-    if (c.group == "tensor") EXPECT_EQ(c.size_bytes, 1024u * 768 * 2);
+    if (c.group == "tensor") {
+      EXPECT_EQ(c.size_bytes, 1024u * 768 * 2);
+    }
   }
   EXPECT_EQ(forward, 12u * 2 + 1);
   EXPECT_EQ(backward, 12u * 2 + 1);

@@ -211,7 +211,14 @@ INSTANTIATE_TEST_SUITE_P(
                    Training(d)["parallelism"] = {{"data", 32}, {"tensor", 1}};
                    d["communication"] = {{"algorithms", {{"all_reduce", "double_binary_tree"}}}};
                  },
-                 "communication.algorithms.all_reduce[0]", "reduce_scatter"},
+                 "communication.algorithms.all_reduce", "reduce_scatter stage"},
+        BadInput{"TreeInListOnReduceScatterStage",
+                 [](auto& d) {
+                   Training(d)["parallelism"] = {{"data", 32}, {"tensor", 1}};
+                   d["communication"] = {
+                       {"algorithms", {{"all_reduce", {"double_binary_tree", "ring"}}}}};
+                 },
+                 "communication.algorithms.all_reduce[0]", "supports all_reduce only"},
         BadInput{"ZeroChunks", [](auto& d) { d["communication"] = {{"chunks", 0}}; },
                  "communication.chunks", "got 0; accepted: an integer from 1 to 4096"},
         BadInput{"EfficiencyAboveOne", [](auto& d) { d["npu"] = {{"compute_efficiency", 1.5}}; },

@@ -54,9 +54,16 @@ TEST(TrainingLoop, NoCommunicationWithoutParallelism) {
 
 TEST(TrainingLoop, GivenTimesOverrideFlopsAndParameterFreeLayersHaveNoGradients) {
   Model model;
-  model.layers.push_back(Layer{.name = "timed", .params = 10, .forward_flops_per_sample = 1e9,
-                               .forward_ns = 5.0, .weight_grad_ns = 7.0});
-  model.layers.push_back(Layer{.name = "pool", .params = 0, .forward_flops_per_sample = 1e6});
+  Layer timed;
+  timed.name = "timed";
+  timed.params = 10;
+  timed.forward_flops_per_sample = 1e9;
+  timed.forward_ns = 5.0;
+  timed.weight_grad_ns = 7.0;
+  Layer pool;
+  pool.name = "pool";
+  pool.forward_flops_per_sample = 1e6;
+  model.layers = {timed, pool};
   const TrainingIteration it = BuildTrainingIteration(model, Config(2, 2, 1, OverlapMode::kNone));
   EXPECT_EQ(it.layers[0].forward_ns, 5.0);
   EXPECT_DOUBLE_EQ(it.layers[0].input_grad_ns, 1e9 / 50e3);  // not given: from FLOPs
@@ -67,6 +74,15 @@ TEST(TrainingLoop, GivenTimesOverrideFlopsAndParameterFreeLayersHaveNoGradients)
   EXPECT_EQ(it.layers[0].weight_grad_comm->size_bytes, 20u);
 }
 
+LayerWork Work(double forward_ns, double input_grad_ns, double weight_grad_ns) {
+  LayerWork work;
+  work.name = "l";
+  work.forward_ns = forward_ns;
+  work.input_grad_ns = input_grad_ns;
+  work.weight_grad_ns = weight_grad_ns;
+  return work;
+}
+
 TEST(TrainingLoop, OverlapHidesGradientsThatFitUnderBackwardCompute) {
   // Three layers, forward 1 each, input-grad 1, weight-grad 1, gradient all-reduce 1 each.
   // Backward order: layer 2 finishes at 3+2 = 5, all-reduce 5..6; layer 1 at 7, 7..8;
@@ -74,7 +90,7 @@ TEST(TrainingLoop, OverlapHidesGradientsThatFitUnderBackwardCompute) {
   TrainingIteration it;
   it.overlap = OverlapMode::kBackward;
   for (int i = 0; i < 3; ++i) {
-    it.layers.push_back(LayerWork{.name = "l", .forward_ns = 1, .input_grad_ns = 1, .weight_grad_ns = 1});
+    it.layers.push_back(Work(1, 1, 1));
   }
   const std::vector<LayerCommTimes> comm(3, LayerCommTimes{0, 0, 1});
   const IterationTimeline overlapped = PlayIteration(it, comm);
@@ -94,7 +110,7 @@ TEST(TrainingLoop, OverlapQueuesGradientsWhenTheNetworkIsTheBottleneck) {
   TrainingIteration it;
   it.overlap = OverlapMode::kBackward;
   for (int i = 0; i < 3; ++i) {
-    it.layers.push_back(LayerWork{.name = "l", .forward_ns = 0, .input_grad_ns = 1, .weight_grad_ns = 1});
+    it.layers.push_back(Work(0, 1, 1));
   }
   const IterationTimeline timeline = PlayIteration(it, std::vector<LayerCommTimes>(3, {0, 0, 5}));
   EXPECT_DOUBLE_EQ(timeline.total_ns, 2 + 15);
