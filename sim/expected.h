@@ -2,9 +2,9 @@
 // imports) back to the command line, which prints them and exits 2. Deep code never exits.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
-#include <variant>
 
 namespace hfsim {
 
@@ -18,21 +18,24 @@ struct UserError {
   std::string ToString() const { return where.empty() ? message : where + ": " + message; }
 };
 
+// Two optionals rather than a std::variant: GCC 12's variant destructor trips UBSan's
+// "unreachable" check in optimised sanitizer builds (a false positive that would hide real ones).
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : m_state(std::move(value)) {}         // NOLINT: implicit by design
-  Expected(UserError error) : m_state(std::move(error)) {}  // NOLINT: implicit by design
+  Expected(T value) : m_value(std::move(value)) {}         // NOLINT: implicit by design
+  Expected(UserError error) : m_error(std::move(error)) {}  // NOLINT: implicit by design
 
-  bool HasValue() const { return std::holds_alternative<T>(m_state); }
+  bool HasValue() const { return m_value.has_value(); }
   explicit operator bool() const { return HasValue(); }
-  T& Value() & { return std::get<T>(m_state); }
-  const T& Value() const& { return std::get<T>(m_state); }
-  T&& Value() && { return std::get<T>(std::move(m_state)); }
-  const UserError& Error() const { return std::get<UserError>(m_state); }
+  T& Value() & { return m_value.value(); }
+  const T& Value() const& { return m_value.value(); }
+  T&& Value() && { return std::move(m_value).value(); }
+  const UserError& Error() const { return m_error.value(); }
 
  private:
-  std::variant<T, UserError> m_state;
+  std::optional<T> m_value;
+  std::optional<UserError> m_error;
 };
 
 }  // namespace hfsim
