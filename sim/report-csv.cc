@@ -54,4 +54,16 @@ std::string CollectivesCsv(const Report& report) {
   return out;
 }
 
+std::string LinksCsv(const PacketReport& packet) {
+  std::string out =
+      "link,source,target,dimension,packets,bytes,utilisation,queue_peak_bytes,drops_queue_full,"
+      "drops_injected,ecn_marks\n";
+  for (const LinkReport& l : packet.links) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", l.link, l.source, l.target, l.dimension,
+                       l.packets, l.bytes, l.utilisation, l.queue_peak_bytes, l.drops_queue_full,
+                       l.drops_injected, l.ecn_marks);
+  }
+  return out;
+}
+
 }  // namespace hfsim

@@ -2,6 +2,7 @@
 //   summary.csv      one row: the scenario's name and the iteration's totals
 //   dimensions.csv   one row per topology dimension
 //   collectives.csv  one row per distinct collective
+//   links.csv        (packet engine) one row per directed fabric link
 // Columns are documented in docs/report.md; numbers are written in full precision.
 #pragma once
 
@@ -15,5 +16,7 @@ namespace hfsim {
 std::string SummaryCsv(const Report& report, const Scenario& scenario);
 std::string DimensionsCsv(const Report& report);
 std::string CollectivesCsv(const Report& report);
+/// Packet engine only: one row per directed fabric link (links.csv).
+std::string LinksCsv(const PacketReport& packet);
 
 }  // namespace hfsim

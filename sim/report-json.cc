@@ -1,8 +1,99 @@
 #include "sim/report-json.h"
 
+#include <algorithm>
+
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
+
+namespace {
+
+constexpr size_t kBusiestLinksShown = 16;
+
+nlohmann::json LinkToJson(const LinkReport& l) {
+  return {{"link", l.link},
+          {"source", l.source},
+          {"target", l.target},
+          {"dimension", l.dimension},
+          {"packets", l.packets},
+          {"bytes", l.bytes},
+          {"utilisation", l.utilisation},
+          {"queue_peak_bytes", l.queue_peak_bytes},
+          {"drops_queue_full", l.drops_queue_full},
+          {"drops_injected", l.drops_injected},
+          {"ecn_marks", l.ecn_marks}};
+}
+
+// Packet-only results. Wall-clock time is left out on purpose: files must be byte-identical
+// for the same scenario and seed. Every link is in links.csv; here the busiest ones and
+// per-dimension aggregates keep the JSON readable at thousands of links.
+nlohmann::json PacketToJson(const PacketReport& p, size_t dimension_count) {
+  nlohmann::json per_dimension = nlohmann::json::array();
+  for (uint32_t d = 0; d < dimension_count; ++d) {
+    uint64_t bytes = 0, drops = 0, marks = 0, peak = 0, count = 0;
+    double max_utilisation = 0.0;
+    for (const LinkReport& l : p.links) {
+      if (l.dimension != d) continue;
+      ++count;
+      bytes += l.bytes;
+      drops += l.drops_queue_full + l.drops_injected;
+      marks += l.ecn_marks;
+      peak = std::max(peak, l.queue_peak_bytes);
+      max_utilisation = std::max(max_utilisation, l.utilisation);
+    }
+    per_dimension.push_back({{"dimension", d},
+                             {"links", count},
+                             {"bytes", bytes},
+                             {"max_link_utilisation", max_utilisation},
+                             {"queue_peak_bytes", peak},
+                             {"drops", drops},
+                             {"ecn_marks", marks}});
+  }
+  std::vector<const LinkReport*> busiest;
+  for (const LinkReport& l : p.links) busiest.push_back(&l);
+  const size_t shown = std::min(kBusiestLinksShown, busiest.size());
+  std::partial_sort(busiest.begin(), busiest.begin() + static_cast<ptrdiff_t>(shown), busiest.end(),
+                    [](const LinkReport* a, const LinkReport* b) {
+                      return a->bytes != b->bytes ? a->bytes > b->bytes : a->link < b->link;
+                    });
+  nlohmann::json top = nlohmann::json::array();
+  for (size_t i = 0; i < shown; ++i) top.push_back(LinkToJson(*busiest[i]));
+  const TimeSummary& m = p.message_delivery;
+  return {
+      {"events", p.events},
+      {"simulated_ns", p.simulated_ns},
+      {"transport",
+       {{"messages", p.messages},
+        {"data_packets_sent", p.data_packets_sent},
+        {"retransmitted_packets", p.retransmitted_packets},
+        {"acks_sent", p.acks_sent},
+        {"nacks_sent", p.nacks_sent},
+        {"timeouts", p.timeouts},
+        {"cnps_sent", p.cnps_sent},
+        {"rate_cuts", p.rate_cuts},
+        {"out_of_order_dropped", p.out_of_order_dropped},
+        {"duplicates_received", p.duplicates_received}}},
+      {"conservation",
+       {{"bytes_scheduled", p.bytes_scheduled},
+        {"bytes_delivered", p.bytes_delivered},
+        {"reductions_scheduled", p.reductions_scheduled},
+        {"reductions_performed", p.reductions_performed},
+        {"duplicate_deliveries", p.duplicate_deliveries},
+        {"protocol_errors", p.protocol_errors}}},
+      {"message_delivery",
+       {{"count", m.count}, {"mean_ns", m.mean_ns}, {"p50_ns", m.p50_ns}, {"p99_ns", m.p99_ns},
+        {"max_ns", m.max_ns}}},
+      {"fabric",
+       {{"links", p.links.size()},
+        {"drops_queue_full", p.drops_queue_full},
+        {"drops_injected", p.drops_injected},
+        {"ecn_marks", p.ecn_marks},
+        {"queue_peak_bytes", p.queue_peak_bytes},
+        {"per_dimension", per_dimension},
+        {"busiest_links", top}}}};
+}
+
+}  // namespace
 
 nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   const IterationTimeline& it = report.iteration;
@@ -59,6 +150,7 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   out["collectives"] = collectives;
   out["traffic"] = {{"total_bytes", report.total_traffic_bytes},
                     {"per_npu_bytes", report.npus ? report.total_traffic_bytes / report.npus : 0.0}};
+  if (report.packet) out["packet"] = PacketToJson(*report.packet, report.dimensions.size());
   return out;
 }
 

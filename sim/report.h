@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/collective.h"
+#include "sim/packet-report.h"
 #include "workloads/training-loop.h"
 
 namespace hfsim {
@@ -59,6 +61,8 @@ struct Report {
   std::vector<DimensionReport> dimensions;
   /// Bytes sent by all NPUs together per iteration.
   double total_traffic_bytes = 0.0;
+  /// Filled by the packet engine only.
+  std::optional<PacketReport> packet;
 };
 
 }  // namespace hfsim

@@ -9,6 +9,7 @@
 
 #include "models/multi-dim-collective.h"
 #include "sim/json-cursor.h"
+#include "sim/packet-section.h"
 #include "sim/workload-section.h"
 #include "topologies/topology.h"
 
@@ -153,12 +154,15 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
 
 Scenario ReadScenario(const JsonCursor& root) {
   root.ExpectObject(
-      {"name", "description", "seed", "engine", "topology", "workload", "npu", "communication"});
+      {"name", "description", "seed", "engine", "topology", "workload", "npu", "communication",
+       "packet"});
   Scenario scenario;
   scenario.name = root.Has("name") ? root.Child("name").String() : "scenario";
   if (root.Has("description")) scenario.description = root.Child("description").String();
   if (root.Has("seed")) scenario.seed = root.Child("seed").Integer(0, uint64_t{1} << 53);
-  if (root.Has("engine")) scenario.engine = static_cast<EngineKind>(root.Child("engine").Choice({"analytical"}));
+  if (root.Has("engine")) {
+    scenario.engine = static_cast<EngineKind>(root.Child("engine").Choice({"analytical", "packet"}));
+  }
   scenario.dimensions = ReadTopology(root.At("topology", "an object with \"dimensions\""));
   const auto communication = root.Find("communication");
   scenario.communication = ReadCommunication(communication ? &*communication : nullptr,
@@ -167,6 +171,8 @@ Scenario ReadScenario(const JsonCursor& root) {
   ReadNpuSection(npu ? &*npu : nullptr, scenario);
   ReadWorkloadSection(root.At("workload", "an object with \"training\" or \"collective\""),
                       scenario);
+  const auto packet = root.Find("packet");
+  ReadPacketSection(packet ? &*packet : nullptr, scenario);
   CheckCollectivesFit(root, scenario);
   return scenario;
 }
@@ -234,6 +240,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                           {"algorithms", algorithms},
                           {"endpoint_delay_ns", comm.endpoint_delay_ns},
                           {"reduction_memory_bandwidth_GBps", comm.reduction_Bpns}};
+  out["packet"] = PacketSectionToJson(scenario.packet);
   return out;
 }
 

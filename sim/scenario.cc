@@ -6,8 +6,14 @@ std::string_view ToString(EngineKind engine) {
   switch (engine) {
     case EngineKind::kAnalytical:
       return "analytical";
+    case EngineKind::kPacket:
+      return "packet";
   }
   return "?";
+}
+
+std::string_view ToString(CongestionControl control) {
+  return control == CongestionControl::kNone ? "none" : "dcqcn";
 }
 
 std::string_view ToString(OverlapMode overlap) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,7 +16,7 @@
 
 namespace hfsim {
 
-enum class EngineKind { kAnalytical };
+enum class EngineKind { kAnalytical, kPacket };
 enum class WorkloadKind { kTraining, kCollective };
 
 /// A single collective as the whole workload (for studying one operation).
@@ -60,6 +61,36 @@ struct CommunicationSpec {
   }
 };
 
+/// Packet-level options (engine "packet"); the analytical engine ignores them.
+enum class CongestionControl { kNone, kDcqcn };
+
+/// Packets lost at random on links: on `link` (a fabric link id, see `hfsim topology -o`), on
+/// every link of `dimension`, or on every link when neither is given.
+struct LinkLoss {
+  std::optional<uint32_t> dimension;
+  std::optional<uint64_t> link;
+  double rate = 0.0;  ///< probability that one packet is lost, in [0, 1)
+};
+
+/// A link that drops everything sent on it during [from_ns, until_ns).
+struct LinkDown {
+  uint64_t link = 0;
+  double from_ns = 0.0;
+  double until_ns = 0.0;
+};
+
+struct PacketSpec {
+  uint32_t mtu_bytes = 4096;        ///< payload bytes per data packet
+  uint32_t header_bytes = 62;       ///< wire bytes per packet besides payload (RoCEv2 framing)
+  uint64_t queue_bytes = 2 << 20;   ///< capacity of each egress port's queue
+  uint64_t ecn_threshold_bytes = 256 << 10;  ///< queue depth above which packets are ECN-marked
+  CongestionControl congestion_control = CongestionControl::kDcqcn;
+  uint32_t ack_every_packets = 8;   ///< the receiver acknowledges every this many packets
+  double retransmit_timeout_ns = 500000.0;
+  std::vector<LinkLoss> link_loss;
+  std::vector<LinkDown> link_down;
+};
+
 struct Scenario {
   std::string name;
   /// Free text for people; echoed, never interpreted.
@@ -71,9 +102,11 @@ struct Scenario {
   CollectiveWorkload collective;
   TrainingWorkload training;
   CommunicationSpec communication;
+  PacketSpec packet;
 };
 
 std::string_view ToString(EngineKind engine);
+std::string_view ToString(CongestionControl control);
 std::string_view ToString(OverlapMode overlap);
 std::string_view ToString(MultiDimScheme scheme);
 

@@ -87,6 +87,28 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   out += fmt::format("\ntraffic: {} per NPU, {} in total per iteration\n",
                      FormatBytes(report.npus ? report.total_traffic_bytes / report.npus : 0.0),
                      FormatBytes(report.total_traffic_bytes));
+  if (report.packet) {
+    const PacketReport& p = *report.packet;
+    out += fmt::format(
+        "\npacket level: {} events in {:.3g} s of wall time ({:.3g} M events/s), simulated {}\n",
+        p.events, p.wall_seconds, p.wall_seconds > 0 ? p.events / p.wall_seconds / 1e6 : 0.0,
+        FormatDuration(p.simulated_ns));
+    out += fmt::format("  transport: {} messages, {} data packets, {} retransmitted, {} timeouts, "
+                       "{} NACKs, {} CNPs\n",
+                       p.messages, p.data_packets_sent, p.retransmitted_packets, p.timeouts,
+                       p.nacks_sent, p.cnps_sent);
+    out += fmt::format("  fabric: peak queue {}, {} ECN marks, {} tail drops, {} injected losses\n",
+                       FormatBytes(static_cast<double>(p.queue_peak_bytes)), p.ecn_marks,
+                       p.drops_queue_full, p.drops_injected);
+    out += fmt::format("  messages: {} delivered, mean {}, p99 {}, max {}\n", p.message_delivery.count,
+                       FormatDuration(p.message_delivery.mean_ns),
+                       FormatDuration(p.message_delivery.p99_ns),
+                       FormatDuration(p.message_delivery.max_ns));
+    out += fmt::format("  conservation: {} of {} bytes delivered, {} of {} reductions, {} protocol "
+                       "errors\n",
+                       p.bytes_delivered, p.bytes_scheduled, p.reductions_performed,
+                       p.reductions_scheduled, p.protocol_errors);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/packet/packet-engine.h"
 #include "sim/cli/output-files.h"
 #include "sim/report-csv.h"
 #include "sim/report-json.h"
@@ -37,8 +38,9 @@ void RunCommand::Register(CLI::App& app) {
       ->check(CLI::IsMember({"json", "csv", "all"}))
       ->capture_default_str();
   run->add_option("-e,--engine", engine,
-                  "Override the scenario's engine (analytical; the packet engine is not built yet)")
-      ->check(CLI::IsMember({"analytical"}));
+                  "Override the scenario's engine: analytical (closed form, microseconds) or packet (ns-3, "
+                  "packet by packet: queues, congestion, loss)")
+      ->check(CLI::IsMember({"analytical", "packet"}));
   run->add_option("--seed", seed, "Override the scenario's random seed (an integer >= 0)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 53));
   run->add_flag("-q,--quiet", quiet, "Do not print the summary table");
@@ -55,10 +57,21 @@ int RunCommand::Execute() const {
   }
   Scenario scenario = std::move(loaded).Value();
   if (seed >= 0) scenario.seed = static_cast<uint64_t>(seed);
-  if (!engine.empty()) scenario.engine = EngineKind::kAnalytical;
-
-  const AnalyticalEngine analytical;
-  const Report report = analytical.Run(scenario);
+  if (!engine.empty()) {
+    scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
+  }
+  if (scenario.engine == EngineKind::kPacket && scenario.workload_kind != WorkloadKind::kCollective) {
+    std::cerr << "hfsim: error: " << scenario_path
+              << ": engine: the packet engine runs \"collective\" workloads so far; use the "
+                 "analytical engine for training iterations\n";
+    return 2;
+  }
+  Report report;
+  if (scenario.engine == EngineKind::kPacket) {
+    report = PacketEngine().Run(scenario);
+  } else {
+    report = AnalyticalEngine().Run(scenario);
+  }
   if (!quiet) std::cout << SummaryTable(report, scenario);
 
   if (out_dir.empty()) {
@@ -76,6 +89,7 @@ int RunCommand::Execute() const {
     files.Add("summary.csv", SummaryCsv(report, scenario));
     files.Add("dimensions.csv", DimensionsCsv(report));
     files.Add("collectives.csv", CollectivesCsv(report));
+    if (report.packet) files.Add("links.csv", LinksCsv(*report.packet));
   }
   if (plot) files.Add("breakdown.gp", BreakdownPlotScript(report, scenario, "breakdown.png"));
   if (auto error = files.Commit()) {

@@ -224,7 +224,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"EfficiencyAboveOne", [](auto& d) { d["npu"] = {{"compute_efficiency", 1.5}}; },
                  "npu.compute_efficiency", "at most 1"},
         BadInput{"EngineUnknown", [](auto& d) { d["engine"] = "quantum"; }, "engine",
-                 "accepted: \"analytical\""},
+                 "accepted: \"analytical\", \"packet\""},
+        BadInput{"QueueSmallerThanPacket", [](auto& d) { d["packet"] = {{"queue_bytes", 1000}}; },
+                 "packet.queue_bytes", "cannot hold one packet of 4096 + 62 bytes"},
+        BadInput{"LossRateTooHigh",
+                 [](auto& d) { d["packet"] = {{"faults", {{"link_loss", {{{"rate", 0.9}}}}}}}; },
+                 "packet.faults.link_loss[0].rate", "got 0.9"},
+        BadInput{"LinkIdOutOfRange",
+                 [](auto& d) {
+                   d["packet"] = {{"faults", {{"link_down", {{{"link", 999999}, {"from_ns", 0}, {"until_ns", 5}}}}}}};
+                 },
+                 "packet.faults.link_down[0].link", "got 999999"},
+        BadInput{"LinkNeverComesBack",
+                 [](auto& d) {
+                   d["packet"] = {{"faults", {{"link_down", {{{"link", 0}, {"from_ns", 10}, {"until_ns", 5}}}}}}};
+                 },
+                 "packet.faults.link_down[0].until_ns", "not after from_ns"},
         BadInput{"TopLevelNotObject", [](auto& d) { d = nlohmann::json::array(); }, "(top level)",
                  "expected an object"}),
     [](const auto& info) { return info.param.name; });

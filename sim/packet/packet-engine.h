@@ -1,0 +1,25 @@
+// The packet-level engine: the same scenario as the analytical engine, simulated packet by
+// packet on ns-3 (queues, congestion, incast, loss). This header holds no ns-3 type; everything
+// ns-3 lives behind Run in packet-engine.cc.
+//
+// ns-3 keeps one simulator per process, so packet runs in one process happen one after
+// another (Run owns Simulator::Destroy); parallel sweeps use processes.
+#pragma once
+
+#include "sim/engine.h"
+
+namespace hfsim {
+
+class PacketEngine final : public Engine {
+ public:
+  /// `verify_schedules`: also replay every stage symbolically while it runs and count any
+  /// violation (a contribution reduced twice or never) in the report's protocol_errors. Costs
+  /// memory per group of peers x blocks x peers bits; meant for tests and small fabrics.
+  explicit PacketEngine(bool verify_schedules = false) : m_verify(verify_schedules) {}
+  Report Run(const Scenario& scenario) const override;
+
+ private:
+  bool m_verify;
+};
+
+}  // namespace hfsim

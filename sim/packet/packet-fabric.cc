@@ -1,0 +1,148 @@
+#include "sim/packet/packet-fabric.h"
+
+#include <unordered_map>
+
+#include <ns3/data-rate.h>
+#include <ns3/drop-tail-queue.h>
+#include <ns3/mac48-address.h>
+#include <ns3/node.h>
+#include <ns3/point-to-point-channel.h>
+#include <ns3/simulator.h>
+
+namespace hfsim {
+
+namespace {
+
+constexpr uint16_t kProtocol = 0x0800;  // PPP only frames IPv4/IPv6 numbers; no IP stack is installed
+constexpr uint32_t kPppHeaderBytes = 2;
+
+}  // namespace
+
+PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t seed)
+    : m_graph(graph), m_spec(spec), m_random(seed) {
+  m_padding_bytes = spec.header_bytes - HfsimHeader::kSerializedBytes - kPppHeaderBytes;
+  const uint64_t links = graph.LinkCount();
+  m_devices.resize(links);
+  m_counters.resize(links);
+  m_loss_rate.assign(links, 0.0);
+  m_down.resize(links);
+  for (const LinkLoss& loss : spec.link_loss) {
+    for (LinkId l = 0; l < links; ++l) {
+      const bool applies = loss.link ? *loss.link == l
+                                     : (!loss.dimension || *loss.dimension == graph.Link(l).dimension);
+      if (applies) m_loss_rate[l] = loss.rate;
+    }
+  }
+  for (const LinkDown& down : spec.link_down) m_down[down.link].emplace_back(down.from_ns, down.until_ns);
+
+  std::vector<ns3::Ptr<ns3::Node>> nodes(graph.NodeCount());
+  for (auto& node : nodes) node = ns3::CreateObject<ns3::Node>();
+  // Each link and its reverse (same dimension, endpoints swapped) share one duplex channel.
+  std::unordered_map<uint64_t, LinkId> by_endpoints;
+  by_endpoints.reserve(links);
+  auto key = [&](VertexId a, VertexId b) { return uint64_t{a} * graph.NodeCount() + b; };
+  for (LinkId l = 0; l < links; ++l) by_endpoints.emplace(key(graph.Link(l).source, graph.Link(l).target), l);
+  for (LinkId l = 0; l < links; ++l) {
+    if (m_devices[l]) continue;
+    const FabricLink& link = graph.Link(l);
+    const auto reverse = by_endpoints.find(key(link.target, link.source));
+    auto channel = ns3::CreateObject<ns3::PointToPointChannel>();
+    channel->SetAttribute("Delay", ns3::TimeValue(ns3::PicoSeconds(static_cast<int64_t>(link.latency_ns * 1e3 + 0.5))));
+    auto make_device = [&](LinkId id) {
+      const FabricLink& own = graph.Link(id);
+      auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
+      device->SetAddress(ns3::Mac48Address::Allocate());
+      device->SetDataRate(ns3::DataRate(static_cast<uint64_t>(own.bandwidth_Bpns * 8e9 + 0.5)));
+      device->SetMtu(65535);
+      auto queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
+      queue->SetMaxSize(ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(spec.queue_bytes)));
+      device->SetQueue(queue);
+      nodes[own.source]->AddDevice(device);
+      device->Attach(channel);
+      device->SetReceiveCallback(ns3::MakeBoundCallback(&PacketFabric::ReceiveFromDevice, this,
+                                                        static_cast<uint32_t>(own.source)));
+      m_devices[id] = device;
+    };
+    make_device(l);
+    if (reverse != by_endpoints.end()) {
+      make_device(reverse->second);
+    }
+  }
+}
+
+bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex, ns3::Ptr<ns3::NetDevice>,
+                                     ns3::Ptr<const ns3::Packet> packet, uint16_t,
+                                     const ns3::Address&) {
+  // `vertex` is the node this device sits on: the duplex channel brings it the packets that the
+  // reverse link carries to that node.
+  HfsimHeader header;
+  packet->PeekHeader(header);
+  if (vertex == header.dst) {
+    fabric->m_deliver(vertex, header);
+  } else {
+    fabric->Transmit(fabric->NextLink(vertex, header.dst), header);
+  }
+  return true;
+}
+
+LinkId PacketFabric::NextLink(uint32_t vertex, uint32_t dst) const {
+  const Topology& topology = m_graph.GetTopology();
+  if (m_graph.IsSwitch(vertex)) {
+    // A switch of dimension d sends the packet down to dst's coordinate in its group.
+    const uint32_t d = m_graph.SwitchDimension(vertex);
+    const uint32_t n = topology.Dim(d).size;
+    return m_graph.GroupLinkId(d, m_graph.SwitchGroup(vertex), n + topology.Coordinate(dst, d));
+  }
+  for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
+    const uint32_t here = topology.Coordinate(vertex, d);
+    const uint32_t there = topology.Coordinate(dst, d);
+    if (here == there) continue;
+    LinkId first = 0;
+    bool found = false;
+    m_graph.LinksOf(d).ForEachLinkOnRoute(here, there, [&](uint32_t local) {
+      if (!found) first = m_graph.NpuLinkId(vertex, d, local);
+      found = true;
+    });
+    return first;
+  }
+  return 0;  // unreachable: vertex == dst is delivered, never forwarded
+}
+
+bool PacketFabric::LinkIsDown(LinkId link, double now_ns) const {
+  for (const auto& [from, until] : m_down[link]) {
+    if (now_ns >= from && now_ns < until) return true;
+  }
+  return false;
+}
+
+void PacketFabric::Send(const HfsimHeader& header) { Transmit(NextLink(header.src, header.dst), header); }
+
+void PacketFabric::Transmit(LinkId link, HfsimHeader header) {
+  LinkCounters& counters = m_counters[link];
+  const double now_ns = ns3::Simulator::Now().GetPicoSeconds() * 1e-3;
+  // Random loss draws only on lossy links, so adding loss to one link leaves the others' packets
+  // (and the run's determinism) untouched.
+  if ((m_loss_rate[link] > 0.0 && m_uniform(m_random) < m_loss_rate[link]) ||
+      (!m_down[link].empty() && LinkIsDown(link, now_ns))) {
+    ++counters.drops_injected;
+    return;
+  }
+  ns3::PointToPointNetDevice& device = *m_devices[link];
+  ns3::Queue<ns3::Packet>& queue = *device.GetQueue();
+  if (header.type == PacketType::kData && queue.GetNBytes() > m_spec.ecn_threshold_bytes) {
+    header.ecn_marked = true;
+    ++counters.ecn_marks;
+  }
+  ns3::Ptr<ns3::Packet> packet = ns3::Create<ns3::Packet>(header.payload_bytes + m_padding_bytes);
+  packet->AddHeader(header);
+  const uint32_t wire = header.payload_bytes + m_spec.header_bytes;
+  if (!device.Send(packet, device.GetBroadcast(), kProtocol)) {
+    ++counters.drops_queue_full;
+    return;
+  }
+  ++counters.packets;
+  counters.bytes += wire;
+  counters.queue_peak_bytes = std::max<uint64_t>(counters.queue_peak_bytes, queue.GetNBytes());
+}
+
+}  // namespace hfsim

@@ -1,0 +1,71 @@
+// The fabric inside ns-3: one ns-3 node per NPU and switch, one point-to-point device per
+// directed fabric link (a duplex channel per link pair), and a lean L2 forwarding path: each
+// node's devices hand received packets straight to this class, which delivers them (at their
+// destination NPU) or sends them on along the dimension-order route (no IP stack, no global
+// routing). Queues, ECN marking, random loss and link-down intervals live here too.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include <ns3/packet.h>
+#include <ns3/point-to-point-net-device.h>
+
+#include "sim/packet/packet-header.h"
+#include "sim/scenario.h"
+#include "topologies/fabric-graph.h"
+
+namespace hfsim {
+
+struct LinkCounters {
+  uint64_t packets = 0;
+  uint64_t bytes = 0;               ///< wire bytes handed to the link (header + payload)
+  uint64_t queue_peak_bytes = 0;    ///< deepest the egress queue got
+  uint64_t drops_queue_full = 0;    ///< tail drops
+  uint64_t drops_injected = 0;      ///< random loss and link-down, from the scenario's faults
+  uint64_t ecn_marks = 0;
+};
+
+class PacketFabric {
+ public:
+  /// Called at the destination NPU with the packet (header removed) and its header.
+  using Deliver = std::function<void(uint32_t npu, const HfsimHeader& header)>;
+
+  PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t seed);
+
+  void SetDeliver(Deliver deliver) { m_deliver = std::move(deliver); }
+  /// Sends a packet with `header` and `payload_bytes` of payload from NPU header.src.
+  void Send(const HfsimHeader& header);
+  /// The link a packet from `src` to `dst` leaves `src` on.
+  LinkId FirstLink(uint32_t src, uint32_t dst) const { return NextLink(src, dst); }
+  /// Bytes per ns of a link.
+  double LinkRate_Bpns(LinkId link) const { return m_graph.Link(link).bandwidth_Bpns; }
+  /// Wire bytes of a packet carrying `payload_bytes`.
+  uint32_t WireBytes(uint32_t payload_bytes) const { return payload_bytes + m_spec.header_bytes; }
+
+  const std::vector<LinkCounters>& Counters() const { return m_counters; }
+  const FabricGraph& Graph() const { return m_graph; }
+
+ private:
+  static bool ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex,
+                                ns3::Ptr<ns3::NetDevice> device, ns3::Ptr<const ns3::Packet> packet,
+                                uint16_t protocol, const ns3::Address& from);
+  LinkId NextLink(uint32_t vertex, uint32_t dst) const;
+  void Transmit(LinkId link, HfsimHeader header);
+  bool LinkIsDown(LinkId link, double now_ns) const;
+
+  const FabricGraph& m_graph;
+  PacketSpec m_spec;
+  std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_devices;  ///< by link id, on its source
+  std::vector<LinkCounters> m_counters;
+  std::vector<double> m_loss_rate;  ///< by link id
+  std::vector<std::vector<std::pair<double, double>>> m_down;  ///< by link id: [from, until)
+  std::mt19937_64 m_random;
+  std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
+  Deliver m_deliver;
+  uint32_t m_padding_bytes;  ///< virtual bytes so a packet's wire size is payload + header_bytes
+};
+
+}  // namespace hfsim
