@@ -27,6 +27,7 @@ struct PacketReport {
   uint64_t events = 0;            ///< events the simulator processed
   double simulated_ns = 0.0;      ///< when the last event ran
   double wall_seconds = 0.0;      ///< host time; printed, never written to files (not reproducible)
+  uint64_t peak_memory_bytes = 0; ///< the process's peak resident memory; printed only, like wall time
   // Transport.
   uint64_t messages = 0;
   uint64_t data_packets_sent = 0;

@@ -90,9 +90,12 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   if (report.packet) {
     const PacketReport& p = *report.packet;
     out += fmt::format(
-        "\npacket level: {} events in {:.3g} s of wall time ({:.3g} M events/s), simulated {}\n",
+        "\npacket level: {} events in {:.3g} s of wall time ({:.3g} M events/s), simulated {} "
+        "({:.3g} simulated s per wall s), peak memory {}\n",
         p.events, p.wall_seconds, p.wall_seconds > 0 ? p.events / p.wall_seconds / 1e6 : 0.0,
-        FormatDuration(p.simulated_ns));
+        FormatDuration(p.simulated_ns),
+        p.wall_seconds > 0 ? p.simulated_ns * 1e-9 / p.wall_seconds : 0.0,
+        FormatBytes(static_cast<double>(p.peak_memory_bytes)));
     out += fmt::format("  transport: {} messages, {} data packets, {} retransmitted, {} timeouts, "
                        "{} NACKs, {} CNPs\n",
                        p.messages, p.data_packets_sent, p.retransmitted_packets, p.timeouts,

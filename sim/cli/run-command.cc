@@ -60,12 +60,6 @@ int RunCommand::Execute() const {
   if (!engine.empty()) {
     scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
   }
-  if (scenario.engine == EngineKind::kPacket && scenario.workload_kind != WorkloadKind::kCollective) {
-    std::cerr << "hfsim: error: " << scenario_path
-              << ": engine: the packet engine runs \"collective\" workloads so far; use the "
-                 "analytical engine for training iterations\n";
-    return 2;
-  }
   Report report;
   if (scenario.engine == EngineKind::kPacket) {
     report = PacketEngine().Run(scenario);

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include <sys/resource.h>
+
 #include <ns3/simulator.h>
 
 #include "sim/analytical/collective-pricing.h"
@@ -13,6 +15,7 @@
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"
 #include "sim/packet/rdma-transport.h"
+#include "sim/packet/training-driver.h"
 #include "sim/version.h"
 #include "topologies/fabric-graph.h"
 
@@ -104,12 +107,83 @@ void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double s
   report.packet = std::move(packet);
 }
 
+// A collective that ran, for the report: what it was and how long it took on the wire.
+struct RanCollective {
+  std::string phase;
+  std::string group;
+  CollectiveKind kind;
+  uint64_t size_bytes;
+  std::vector<uint32_t> dimensions;
+  double duration_ns;
+};
+
+// Merges identical collectives (same phase, group, kind and size) as the analytical report does;
+// time_ns is their mean measured duration, traffic per NPU comes from the schedules.
+void AddCollectives(const Scenario& scenario, const std::vector<RanCollective>& ran, Report& report) {
+  const CollectivePricer pricer(scenario.dimensions, scenario.communication);
+  for (const RanCollective& r : ran) {
+    auto same = std::find_if(report.collectives.begin(), report.collectives.end(),
+                             [&](const CollectiveReport& c) {
+                               return c.phase == r.phase && c.group == r.group && c.kind == r.kind &&
+                                      c.size_bytes == r.size_bytes;
+                             });
+    if (same == report.collectives.end()) {
+      CollectiveReport entry;
+      entry.phase = r.phase;
+      entry.group = r.group;
+      entry.kind = r.kind;
+      entry.dimensions = r.dimensions;
+      entry.size_bytes = r.size_bytes;
+      entry.dimension_traffic_bytes =
+          pricer.Price(r.kind, r.size_bytes, r.dimensions).dimension_traffic_bytes;
+      entry.dimension_busy_ns.assign(scenario.dimensions.size(), 0.0);
+      report.collectives.push_back(std::move(entry));
+      same = report.collectives.end() - 1;
+    }
+    // Running mean over the merged occurrences.
+    same->occurrences += 1;
+    same->time_ns += (r.duration_ns - same->time_ns) / static_cast<double>(same->occurrences);
+    report.communication_ns += r.duration_ns;
+  }
+}
+
+// Runs the workload on the simulation; returns the collectives that ran and sets the timeline.
+std::vector<RanCollective> RunWorkload(const Scenario& scenario, Simulation& sim, Report& report) {
+  std::vector<RanCollective> ran;
+  if (scenario.workload_kind == WorkloadKind::kCollective) {
+    const CollectiveWorkload& workload = scenario.collective;
+    const CollectiveId id =
+        sim.executor.Create(workload.kind, workload.size_bytes, workload.dimensions);
+    for (uint64_t npu = 0; npu < report.npus; ++npu) sim.executor.Enter(id, npu, [] {});
+    ns3::Simulator::Run();
+    const CollectiveStats& stats = sim.executor.Stats(id);
+    report.iteration.total_ns = stats.last_done_ns;
+    ran.push_back({"collective", "all", workload.kind, workload.size_bytes, workload.dimensions,
+                   stats.DurationNs()});
+    return ran;
+  }
+  const TrainingWorkload& training = scenario.training;
+  const TrainingIteration iteration = BuildTrainingIteration(training.model, training.config);
+  TrainingDriver driver(sim.topology, sim.executor, sim.clock, training.data_dimensions,
+                        training.tensor_dimensions);
+  driver.Start(iteration);
+  ns3::Simulator::Run();
+  report.iteration = driver.Result().timeline;
+  static constexpr const char* kPhases[] = {"forward", "input_grad", "weight_grad"};
+  for (const auto& occurrence : driver.Occurrences()) {
+    if (!occurrence.id) continue;
+    const bool data = occurrence.group == ParallelGroup::kData;
+    ran.push_back({kPhases[occurrence.phase], data ? "data" : "tensor", occurrence.kind,
+                   occurrence.size_bytes,
+                   data ? training.data_dimensions : training.tensor_dimensions,
+                   sim.executor.Stats(*occurrence.id).DurationNs()});
+  }
+  return ran;
+}
+
 }  // namespace
 
 Report PacketEngine::Run(const Scenario& scenario) const {
-  if (scenario.workload_kind != WorkloadKind::kCollective) {
-    throw std::invalid_argument("the packet engine runs collective workloads so far");
-  }
   UsePicoseconds();
   Report report;
   report.hfsim_version = kHfsimVersion;
@@ -117,38 +191,19 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   {
     Simulation sim(scenario, m_verify);
     report.npus = sim.topology.NpuCount();
-    const CollectiveWorkload& workload = scenario.collective;
-    const CollectiveId id =
-        sim.executor.Create(workload.kind, workload.size_bytes, workload.dimensions);
-    for (uint64_t npu = 0; npu < report.npus; ++npu) sim.executor.Enter(id, npu, [] {});
     const auto wall_start = std::chrono::steady_clock::now();
-    ns3::Simulator::Run();
+    const std::vector<RanCollective> ran = RunWorkload(scenario, sim, report);
     const double wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     sim.executor.CheckComplete();
-    const CollectiveStats& stats = sim.executor.Stats(id);
+    AddCollectives(scenario, ran, report);
     // The workload ends when its last NPU finishes; idle retransmission timers that fire later
     // are not part of it.
-    const double simulated_ns = stats.last_done_ns;
-    report.iteration.total_ns = stats.last_done_ns;
-
-    // The per-collective and per-dimension views keep the analytical report's shape: traffic
-    // per NPU from the schedules, busy time measured on the wire.
-    const CollectivePricer pricer(scenario.dimensions, scenario.communication);
-    const CollectivePrice planned = pricer.Price(workload.kind, workload.size_bytes, workload.dimensions);
-    CollectiveReport entry;
-    entry.phase = "collective";
-    entry.group = "all";
-    entry.kind = workload.kind;
-    entry.dimensions = workload.dimensions;
-    entry.size_bytes = workload.size_bytes;
-    entry.occurrences = 1;
-    entry.time_ns = stats.last_done_ns;
-    entry.dimension_traffic_bytes = planned.dimension_traffic_bytes;
-    entry.dimension_busy_ns.assign(scenario.dimensions.size(), 0.0);
-    report.collectives.push_back(entry);
-    report.communication_ns = entry.time_ns;
-    FillPacketReport(sim, report, ns3::Simulator::GetEventCount(), simulated_ns, wall_seconds);
+    FillPacketReport(sim, report, ns3::Simulator::GetEventCount(), report.iteration.total_ns,
+                     wall_seconds);
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    report.packet->peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
   }
   ns3::Simulator::Destroy();
 
@@ -161,13 +216,13 @@ Report PacketEngine::Run(const Scenario& scenario) const {
     entry.size = dim.size;
     entry.bandwidth_GBps = dim.bandwidth_Bpns;
     entry.latency_ns = dim.latency_ns;
-    entry.traffic_bytes_per_npu = report.collectives[0].dimension_traffic_bytes[d];
+    for (const CollectiveReport& c : report.collectives) {
+      entry.traffic_bytes_per_npu += c.dimension_traffic_bytes[d] * static_cast<double>(c.occurrences);
+    }
     // Busy time measured on the wire: the dimension's busiest link's bytes at its rate.
     for (const LinkReport& link : report.packet->links) {
-      if (link.dimension != d) continue;
-      entry.busy_ns = std::max(entry.busy_ns, link.utilisation * total_ns);
+      if (link.dimension == d) entry.busy_ns = std::max(entry.busy_ns, link.utilisation * total_ns);
     }
-    report.collectives[0].dimension_busy_ns[d] = entry.busy_ns;
     entry.utilisation =
         total_ns > 0.0 ? entry.traffic_bytes_per_npu / (dim.bandwidth_Bpns * total_ns) : 0.0;
     report.total_traffic_bytes += entry.traffic_bytes_per_npu * static_cast<double>(report.npus);

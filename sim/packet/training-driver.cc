@@ -24,7 +24,7 @@ void TrainingDriver::AddComm(const std::optional<CommRequest>& request, Phase ph
   }
   for (uint32_t i = 0; i < request->count; ++i) {
     m_ops.push_back({kind, phase, 0.0, static_cast<uint32_t>(m_occurrences.size())});
-    m_occurrences.push_back({request->kind, request->size_bytes, request->group, std::nullopt});
+    m_occurrences.push_back({request->kind, request->size_bytes, request->group, phase, std::nullopt});
   }
 }
 
@@ -51,6 +51,15 @@ void TrainingDriver::Start(const TrainingIteration& iteration, std::function<voi
   m_result.npu_total_ns.assign(m_npus.size(), 0.0);
   m_start_ns = m_clock.NowNs();
   for (uint64_t npu = 0; npu < m_npus.size(); ++npu) RunProgram(npu);
+}
+
+std::vector<TrainingDriver::OccurrenceView> TrainingDriver::Occurrences() const {
+  std::vector<OccurrenceView> views;
+  views.reserve(m_occurrences.size());
+  for (const Occurrence& o : m_occurrences) {
+    views.push_back({o.kind, o.size_bytes, o.group, static_cast<int>(o.phase), o.id});
+  }
+  return views;
 }
 
 CollectiveId TrainingDriver::IdOf(uint32_t occurrence) {

@@ -61,6 +61,17 @@ class TrainingDriver {
   /// Valid once Finished().
   const DrivenIteration& Result() const { return m_result; }
 
+  /// One collective occurrence of the iteration, for reports: what it was and, once some NPU
+  /// reached it, the executor collective that ran it.
+  struct OccurrenceView {
+    CollectiveKind kind;
+    uint64_t size_bytes;
+    ParallelGroup group;
+    int phase;  ///< 0 forward, 1 input gradients, 2 weight gradients
+    std::optional<CollectiveId> id;
+  };
+  std::vector<OccurrenceView> Occurrences() const;
+
  private:
   enum class Phase { kForward, kInputGrad, kWeightGrad };
   enum class OpKind { kCompute, kBlocking, kBackground };
@@ -74,6 +85,7 @@ class TrainingDriver {
     CollectiveKind kind;
     uint64_t size_bytes;
     ParallelGroup group;
+    Phase phase;
     std::optional<CollectiveId> id;  ///< created when the first NPU reaches it
   };
   struct NpuState {
