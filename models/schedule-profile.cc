@@ -90,8 +90,10 @@ class LinkLoads {
 }  // namespace
 
 double ScheduleProfile::TimeNs(double buffer_bytes, double bandwidth_Bpns, double latency_ns,
-                               double endpoint_delay_ns, double reduction_Bpns) const {
-  double time = steps * endpoint_delay_ns + latency_hops * latency_ns +
+                               double endpoint_delay_ns, double reduction_Bpns,
+                               double host_per_message_ns) const {
+  double time = steps * endpoint_delay_ns + messages * host_per_message_ns +
+                latency_hops * latency_ns +
                 bandwidth_coefficient * buffer_bytes / bandwidth_Bpns;
   if (reduction_Bpns > 0.0) time += reduction_coefficient * buffer_bytes / reduction_Bpns;
   return time;
@@ -103,6 +105,7 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
   LinkLoads loads(links);
   std::vector<uint64_t> reduced(schedule.peers, 0);  // blocks reduced at each NPU in a step
   std::vector<uint32_t> reducers;
+  std::vector<uint32_t> posted(schedule.peers, 0);  // messages each NPU sends in a step
   uint64_t sent_blocks = 0;
   uint64_t link_blocks = 0;
 
@@ -114,6 +117,7 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
       const uint32_t hops = links.Hops(t.src, t.dst);
       longest = std::max(longest, hops);
       loads.Add(t.src, t.dst, t.block_count);
+      ++posted[t.src];
       sent_blocks += t.block_count;
       link_blocks += static_cast<uint64_t>(t.block_count) * hops;
       if (t.reduce) {
@@ -127,6 +131,12 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
       reduced[npu] = 0;
     }
     reducers.clear();
+    uint32_t most_posted = 0;
+    for (uint32_t& count : posted) {
+      most_posted = std::max(most_posted, count);
+      count = 0;
+    }
+    profile.messages += most_posted;
     profile.latency_hops += longest;
     profile.bandwidth_coefficient +=
         static_cast<double>(loads.TakeMax()) / blocks / links.LinkBandwidthFraction();

@@ -1,9 +1,10 @@
 // The closed-form cost of a schedule on one dimension, linear in the buffer size.
 //
 // For a buffer of S bytes on a dimension with per-NPU bandwidth B (bytes/ns), hop latency a (ns),
-// per-step endpoint delay e (ns) and reduction memory bandwidth R (bytes/ns, 0 = free):
+// per-step endpoint delay e (ns), reduction memory bandwidth R (bytes/ns, 0 = free) and host
+// cost per message o (ns; models/host-overhead.h):
 //
-//   time(S) = steps * e + latency_hops * a + bandwidth_coefficient * S / B
+//   time(S) = steps * e + messages * o + latency_hops * a + bandwidth_coefficient * S / B
 //             + reduction_coefficient * S / R
 //
 // Each step costs its longest route's hops times a, plus the busiest link's bytes divided by
@@ -22,6 +23,8 @@ namespace hfsim {
 
 struct ScheduleProfile {
   uint32_t steps = 0;
+  /// Sum over steps of the most messages one NPU sends in that step (each costs the host o).
+  double messages = 0.0;
   /// Sum over steps of the longest route (in hops) in that step.
   double latency_hops = 0.0;
   /// Sum over steps of (busiest link's bytes / S) / (that link's fraction of B).
@@ -36,7 +39,8 @@ struct ScheduleProfile {
 
   /// time(S) as in the header comment. reduction_Bpns <= 0 means reductions are free.
   double TimeNs(double buffer_bytes, double bandwidth_Bpns, double latency_ns,
-                double endpoint_delay_ns, double reduction_Bpns) const;
+                double endpoint_delay_ns, double reduction_Bpns,
+                double host_per_message_ns = 0.0) const;
 };
 
 /// Derives the profile by walking the schedule's transfers over the dimension's links.

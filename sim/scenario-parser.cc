@@ -73,7 +73,8 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   }
   if (section == nullptr) return spec;
   section->ExpectObject(
-      {"scheme", "chunks", "algorithms", "endpoint_delay_ns", "reduction_memory_bandwidth_GBps"});
+      {"scheme", "chunks", "algorithms", "endpoint_delay_ns", "reduction_memory_bandwidth_GBps",
+       "host_overhead_ns_per_message"});
   if (auto scheme = section->Find("scheme")) {
     spec.scheme = static_cast<MultiDimScheme>(scheme->Choice({"hierarchical", "naive"}));
   }
@@ -82,6 +83,9 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   }
   if (auto delay = section->Find("endpoint_delay_ns")) {
     spec.endpoint_delay_ns = delay->Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+  }
+  if (auto host = section->Find("host_overhead_ns_per_message")) {
+    spec.host.per_message_ns = host->Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
   }
   if (auto reduction = section->Find("reduction_memory_bandwidth_GBps")) {
     spec.reduction_Bpns = reduction->Number(0.0, ScenarioLimits::kMaxBandwidthGBps, false);
@@ -239,7 +243,8 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                           {"chunks", comm.chunks},
                           {"algorithms", algorithms},
                           {"endpoint_delay_ns", comm.endpoint_delay_ns},
-                          {"reduction_memory_bandwidth_GBps", comm.reduction_Bpns}};
+                          {"reduction_memory_bandwidth_GBps", comm.reduction_Bpns},
+                          {"host_overhead_ns_per_message", comm.host.per_message_ns}};
   out["packet"] = PacketSectionToJson(scenario.packet);
   return out;
 }

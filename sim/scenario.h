@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/collective.h"
+#include "models/host-overhead.h"
 #include "models/multi-dim-collective.h"
 #include "topologies/dimension.h"
 #include "workloads/layer.h"
@@ -55,6 +56,8 @@ struct CommunicationSpec {
   double endpoint_delay_ns = 0.0;
   /// Memory bandwidth for reductions, bytes/ns; 0 = reductions are free.
   double reduction_Bpns = 0.0;
+  /// Host cost of posting each message (models/host-overhead.h).
+  HostOverhead host;
 
   const std::vector<CollectiveAlgorithm>& AlgorithmsFor(CollectiveKind kind) const {
     return algorithms[static_cast<size_t>(kind)];

@@ -27,7 +27,8 @@ CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes
         CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind);
     const double stage_ns =
         profile.TimeNs(stage.buffer_fraction * size / chunks, dim.bandwidth_Bpns, dim.latency_ns,
-                       m_communication.endpoint_delay_ns, m_communication.reduction_Bpns);
+                       m_communication.endpoint_delay_ns, m_communication.reduction_Bpns,
+                       m_communication.host.per_message_ns);
     fill_ns += stage_ns;
     price.dimension_busy_ns[stage.dimension] += stage_ns;  // per chunk, scaled below
     price.dimension_traffic_bytes[stage.dimension] +=

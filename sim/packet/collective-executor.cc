@@ -712,9 +712,12 @@ void CollectiveExecutor::Impl::StartStep(CollectiveRun& run, CollectiveId id, ui
       }
     }
   }
-  if (m_spec.endpoint_delay_ns > 0.0) {
+  // Before its sends leave, the NPU pays the step's endpoint delay and posts each message
+  // (models/host-overhead.h), exactly as the analytical profile charges it.
+  const double delay_ns = m_spec.endpoint_delay_ns + m_spec.host.PostingNs(p.sends_pending);
+  if (delay_ns > 0.0) {
     p.delay_pending = true;
-    m_clock.ScheduleNs(m_spec.endpoint_delay_ns, [this, id, npu, stage] {
+    m_clock.ScheduleNs(delay_ns, [this, id, npu, stage] {
       CollectiveRun& delayed = *m_runs[id];
       delayed.Progress(npu, stage).delay_pending = false;
       IssueSends(delayed, id, npu, stage);

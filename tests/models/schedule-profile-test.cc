@@ -280,3 +280,26 @@ TEST(ScheduleProfileTest, CachedProfileFromManyThreads) {
 
 }  // namespace
 }  // namespace hfsim
+
+namespace hfsim {
+namespace {
+
+// Messages posted per NPU, summed over steps: the bidirectional ring sends 2 a step (n >= 3),
+// direct sends to all n-1 peers in each of its steps, halving-doubling 1 a step.
+TEST(ScheduleProfileMessages, CountsTheBusiestPosterPerStep) {
+  for (uint32_t n : {3u, 4u, 8u}) {
+    EXPECT_DOUBLE_EQ(CachedProfile(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, n,
+                                   DimensionKind::kRing).messages, 2.0 * 2 * (n - 1)) << n;
+    EXPECT_DOUBLE_EQ(CachedProfile(CollectiveKind::kAllReduce, CollectiveAlgorithm::kDirect, n,
+                                   DimensionKind::kSwitch).messages, 2.0 * (n - 1)) << n;
+  }
+  EXPECT_DOUBLE_EQ(CachedProfile(CollectiveKind::kAllReduce, CollectiveAlgorithm::kHalvingDoubling,
+                                 8, DimensionKind::kSwitch).messages, 6.0);
+  // TimeNs charges them: 12 messages x 10 ns on top of the rest.
+  const ScheduleProfile& ring = CachedProfile(CollectiveKind::kAllReduce,
+                                              CollectiveAlgorithm::kRing, 4, DimensionKind::kRing);
+  EXPECT_DOUBLE_EQ(ring.TimeNs(1000, 10, 0, 0, 0, 10.0) - ring.TimeNs(1000, 10, 0, 0, 0, 0.0), 120.0);
+}
+
+}  // namespace
+}  // namespace hfsim

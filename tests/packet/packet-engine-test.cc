@@ -77,6 +77,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         CrossCase{"Ring8AllReduce", Dims(Dim("Ring", 8, 100, 500)), "all_reduce", 32, {}},
         CrossCase{"Switch8AllReduce", Dims(Dim("Switch", 8, 50, 1000)), "all_reduce", 32, {}},
+        CrossCase{"Ring8AllReduceWithHostOverhead", Dims(Dim("Ring", 8, 100, 500)), "all_reduce",
+                  32, {{"host_overhead_ns_per_message", 5000}}},
         CrossCase{"FullyConnected4DirectAllReduce", Dims(Dim("FullyConnected", 4, 150, 200)),
                   "all_reduce", 16, {}},
         CrossCase{"Switch8HalvingDoublingAllReduce", Dims(Dim("Switch", 8, 50, 1000)),

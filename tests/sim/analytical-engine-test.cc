@@ -155,6 +155,20 @@ TEST(AnalyticalEngine, ChunkingPaysLatencyPerChunk) {
   }
 }
 
+TEST(AnalyticalEngine, HostOverheadIsPaidPerMessagePostedInEachStep) {
+  // Ring 8 all-reduce: 14 steps, each NPU posts 2 messages a step (one each way round the
+  // bidirectional ring) => 28 x 1500 ns on top of the closed form. Direct on a Switch of 8:
+  // 2 steps of 7 messages each => 14 x 1500 ns.
+  const double S = 8.0 * kMiB;
+  nlohmann::json ring = CollectiveScenario(Dims(Dim("Ring", 8, 100, 50)), "all_reduce", 8 * kMiB);
+  ring["communication"]["host_overhead_ns_per_message"] = 1500;
+  EXPECT_NEAR(RunTime(ring), 28 * 1500 + 14 * 50 + 1.75 * S / 100, 1e-6 * S);
+  nlohmann::json direct = CollectiveScenario(Dims(Dim("Switch", 8, 100, 50)), "all_reduce", 8 * kMiB);
+  direct["communication"]["host_overhead_ns_per_message"] = 1500;
+  direct["communication"]["algorithms"] = {{"all_reduce", "direct"}};
+  EXPECT_NEAR(RunTime(direct), 14 * 1500 + 2 * 2 * 50 + 1.75 * S / 100, 1e-6 * S);
+}
+
 TEST(AnalyticalEngine, EndpointDelayAndReductionCostAddPerStep) {
   // Ring 4 reduce-scatter (3 steps, 1 hop each), S = 4 MiB, B = 100, a = 10, endpoint delay 7 ns,
   // reductions at 50 GB/s: each step reduces S/8 per direction at each NPU => S/4 per step.
