@@ -136,7 +136,7 @@ void PacketFabric::Transmit(LinkId link, HfsimHeader header) {
   ns3::Ptr<ns3::Packet> packet = ns3::Create<ns3::Packet>(header.payload_bytes + m_padding_bytes);
   packet->AddHeader(header);
   const uint32_t wire = header.payload_bytes + m_spec.header_bytes;
-  if (!device.Send(packet, device.GetBroadcast(), kProtocol)) {
+  if (!device.Send(packet, m_broadcast, kProtocol)) {
     ++counters.drops_queue_full;
     return;
   }

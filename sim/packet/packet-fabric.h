@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include <ns3/mac48-address.h>
 #include <ns3/packet.h>
 #include <ns3/point-to-point-net-device.h>
 
@@ -65,7 +66,8 @@ class PacketFabric {
   std::mt19937_64 m_random;
   std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
   Deliver m_deliver;
-  uint32_t m_padding_bytes;  ///< virtual bytes so a packet's wire size is payload + header_bytes
+  uint32_t m_padding_bytes;
+  ns3::Address m_broadcast = ns3::Mac48Address::GetBroadcast();  ///< point-to-point ignores it  ///< virtual bytes so a packet's wire size is payload + header_bytes
 };
 
 }  // namespace hfsim

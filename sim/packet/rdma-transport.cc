@@ -37,7 +37,7 @@ void RdmaTransport::Send(const Message& message) {
   flow.last_rate_update_ns = flow.last_progress_ns = m_clock.NowNs();
   auto [it, inserted] = m_flows.emplace(message.id, flow);
   Activate(it->second);
-  ArmTimeout(message.id);
+  StartWatchdog();
 }
 
 void RdmaTransport::Activate(Flow& flow) {
@@ -127,24 +127,26 @@ void RdmaTransport::UpdateRate(Flow& flow, double now_ns) {
   if (flow.rate_Bpns >= flow.line_rate_Bpns) flow.last_rate_update_ns = now_ns;
 }
 
-void RdmaTransport::ArmTimeout(uint64_t id) {
-  Flow& flow = m_flows.at(id);
-  if (flow.timer_armed) return;
-  flow.timer_armed = true;
-  const double due = flow.last_progress_ns + m_spec.retransmit_timeout_ns;
-  m_clock.ScheduleNs(std::max(0.0, due - m_clock.NowNs()), [this, id] {
-    auto it = m_flows.find(id);
-    if (it == m_flows.end()) return;  // completed meanwhile
-    Flow& flow = it->second;
-    flow.timer_armed = false;
-    if (m_clock.NowNs() - flow.last_progress_ns >= m_spec.retransmit_timeout_ns - 1e-6) {
+void RdmaTransport::StartWatchdog() {
+  if (m_watchdog_running) return;
+  m_watchdog_running = true;
+  m_clock.ScheduleNs(m_spec.retransmit_timeout_ns / 2.0, [this] { Watchdog(); });
+}
+
+// Rewinds every flow that made no progress for a timeout; keeps running while flows exist, so an
+// idle transport leaves no event behind.
+void RdmaTransport::Watchdog() {
+  const double now = m_clock.NowNs();
+  for (auto& [id, flow] : m_flows) {
+    if (now - flow.last_progress_ns >= m_spec.retransmit_timeout_ns - kTickNs) {
       ++m_counters.timeouts;
       flow.next_seq = flow.acked;  // go back to the first unacknowledged packet
-      flow.last_progress_ns = m_clock.NowNs();
+      flow.last_progress_ns = now;
       Activate(flow);
     }
-    ArmTimeout(id);
-  });
+  }
+  m_watchdog_running = false;
+  if (!m_flows.empty()) StartWatchdog();
 }
 
 void RdmaTransport::Control(PacketType type, uint32_t from, uint32_t to, uint64_t flow, uint32_t seq) {
