@@ -136,6 +136,30 @@ TEST_F(CliTest, PlotWritesThePictureAndItsScript) {
   EXPECT_EQ(Hfsim("run " + kQuickstart + " -q --plot").exit_code, 2);  // no --out
 }
 
+TEST_F(CliTest, PacketEngineRunWritesLinkStatistics) {
+  // The lossy example: the summary says what was lost and retransmitted, links.csv has a row per
+  // directed link (4 x 4 NPUs: ring links 2 per NPU + switch links 2 per NPU = 64).
+  const Result result = Hfsim(std::string("run ") + HFSIM_SOURCE_DIR +
+                              "/configs/lossy-allreduce.json -f all -o " + m_dir.string());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("injected losses"), std::string::npos) << result.output;
+  const nlohmann::json report = nlohmann::json::parse(Slurp(m_dir / "report.json"));
+  EXPECT_EQ(report["engine"], "packet");
+  EXPECT_GT(report["packet"]["fabric"]["drops_injected"].get<uint64_t>(), 0u);
+  EXPECT_GT(report["packet"]["transport"]["retransmitted_packets"].get<uint64_t>(), 0u);
+  EXPECT_EQ(report["packet"]["conservation"]["bytes_delivered"],
+            report["packet"]["conservation"]["bytes_scheduled"]);
+  EXPECT_FALSE(report["packet"].contains("wall_seconds"));  // files stay reproducible
+  const std::string links = Slurp(m_dir / "links.csv");
+  EXPECT_EQ(std::count(links.begin(), links.end(), '\n'), 64 + 1);
+  // --engine overrides the scenario's choice.
+  const Result analytical = Hfsim(std::string("run ") + HFSIM_SOURCE_DIR +
+                                  "/configs/lossy-allreduce.json -q -e analytical -o " +
+                                  (m_dir / "a").string());
+  ASSERT_EQ(analytical.exit_code, 0) << analytical.output;
+  EXPECT_EQ(nlohmann::json::parse(Slurp(m_dir / "a" / "report.json"))["engine"], "analytical");
+}
+
 TEST_F(CliTest, TopologyChecksReachabilityAndPrintsRoutes) {
   const Result result = Hfsim(std::string("topology ") + HFSIM_SOURCE_DIR +
                               "/configs/gpt3-4d-4096.json --route 0 4095 -o " + m_dir.string());
