@@ -80,7 +80,7 @@ bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex, ns3:
   if (vertex == header.dst) {
     fabric->m_deliver(vertex, header);
   } else {
-    fabric->Transmit(fabric->NextLink(vertex, header.dst), header);
+    fabric->Transmit(fabric->NextLink(vertex, header.dst), header, packet->Copy());
   }
   return true;
 }
@@ -115,9 +115,11 @@ bool PacketFabric::LinkIsDown(LinkId link, double now_ns) const {
   return false;
 }
 
-void PacketFabric::Send(const HfsimHeader& header) { Transmit(NextLink(header.src, header.dst), header); }
+void PacketFabric::Send(const HfsimHeader& header) {
+  Transmit(NextLink(header.src, header.dst), header, nullptr);
+}
 
-void PacketFabric::Transmit(LinkId link, HfsimHeader header) {
+void PacketFabric::Transmit(LinkId link, HfsimHeader header, ns3::Ptr<ns3::Packet> packet) {
   LinkCounters& counters = m_counters[link];
   const double now_ns = ns3::Simulator::Now().GetPicoSeconds() * 1e-3;
   // Random loss draws only on lossy links, so adding loss to one link leaves the others' packets
@@ -129,12 +131,20 @@ void PacketFabric::Transmit(LinkId link, HfsimHeader header) {
   }
   ns3::PointToPointNetDevice& device = *m_devices[link];
   ns3::Queue<ns3::Packet>& queue = *device.GetQueue();
-  if (header.type == PacketType::kData && queue.GetNBytes() > m_spec.ecn_threshold_bytes) {
+  const bool mark = header.type == PacketType::kData && !header.ecn_marked &&
+                    queue.GetNBytes() > m_spec.ecn_threshold_bytes;
+  if (mark) {
     header.ecn_marked = true;
     ++counters.ecn_marks;
   }
-  ns3::Ptr<ns3::Packet> packet = ns3::Create<ns3::Packet>(header.payload_bytes + m_padding_bytes);
-  packet->AddHeader(header);
+  if (!packet) {
+    packet = ns3::Create<ns3::Packet>(header.payload_bytes + m_padding_bytes);
+    packet->AddHeader(header);
+  } else if (mark) {
+    HfsimHeader old;
+    packet->RemoveHeader(old);
+    packet->AddHeader(header);
+  }
   const uint32_t wire = header.payload_bytes + m_spec.header_bytes;
   if (!device.Send(packet, m_broadcast, kProtocol)) {
     ++counters.drops_queue_full;

@@ -54,7 +54,9 @@ class PacketFabric {
                                 ns3::Ptr<ns3::NetDevice> device, ns3::Ptr<const ns3::Packet> packet,
                                 uint16_t protocol, const ns3::Address& from);
   LinkId NextLink(uint32_t vertex, uint32_t dst) const;
-  void Transmit(LinkId link, HfsimHeader header);
+  /// Sends on `link` the packet with `header`: `packet` when forwarding one that arrived (its
+  /// header already serialised), or a new one when null.
+  void Transmit(LinkId link, HfsimHeader header, ns3::Ptr<ns3::Packet> packet);
   bool LinkIsDown(LinkId link, double now_ns) const;
 
   const FabricGraph& m_graph;
