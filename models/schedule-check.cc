@@ -1,5 +1,7 @@
 #include "models/schedule-check.h"
 
+#include "models/rank-set.h"
+
 #include <bit>
 #include <stdexcept>
 #include <vector>
@@ -26,38 +28,11 @@ class ContributionSets {
   std::vector<uint64_t> m_bits;
 };
 
-bool IsEmpty(const uint64_t* set, uint32_t words) {
-  for (uint32_t w = 0; w < words; ++w) {
-    if (set[w] != 0) return false;
-  }
-  return true;
-}
-
-// First rank in a AND b, or -1.
-int64_t FirstCommon(const uint64_t* a, const uint64_t* b, uint32_t words) {
-  for (uint32_t w = 0; w < words; ++w) {
-    if (const uint64_t both = a[w] & b[w]) return 64 * w + std::countr_zero(both);
-  }
-  return -1;
-}
-
-// First rank in a but not in b, or -1.
-int64_t FirstMissing(const uint64_t* a, const uint64_t* b, uint32_t words) {
-  for (uint32_t w = 0; w < words; ++w) {
-    if (const uint64_t only_a = a[w] & ~b[w]) return 64 * w + std::countr_zero(only_a);
-  }
-  return -1;
-}
-
-bool HasOnly(const uint64_t* set, uint32_t words, uint32_t rank) {
-  for (uint32_t w = 0; w < words; ++w) {
-    const uint64_t expected = (rank / 64 == w) ? (uint64_t{1} << (rank % 64)) : 0;
-    if (set[w] != expected) return false;
-  }
-  return true;
-}
-
-void Add(uint64_t* set, uint32_t rank) { set[rank / 64] |= uint64_t{1} << (rank % 64); }
+using rank_set::FirstCommon;
+using rank_set::FirstMissing;
+using rank_set::HasOnly;
+using rank_set::IsEmpty;
+using rank_set::Add;
 
 std::string S(uint64_t value) { return std::to_string(value); }
 

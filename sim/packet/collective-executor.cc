@@ -1,5 +1,7 @@
 #include "sim/packet/collective-executor.h"
 
+#include "models/rank-set.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -114,37 +116,11 @@ struct CollectivePlan {
 // ---------------------------------------------------------------------------------------------
 // Verification: a symbolic replay of what actually happens.
 
-bool IsEmpty(const uint64_t* set, uint32_t words) {
-  for (uint32_t w = 0; w < words; ++w) {
-    if (set[w] != 0) return false;
-  }
-  return true;
-}
-
-int64_t FirstCommon(const uint64_t* a, const uint64_t* b, uint32_t words) {
-  for (uint32_t w = 0; w < words; ++w) {
-    if (const uint64_t both = a[w] & b[w]) return 64 * w + std::countr_zero(both);
-  }
-  return -1;
-}
-
-// First rank in a but not in b, or -1.
-int64_t FirstMissing(const uint64_t* a, const uint64_t* b, uint32_t words) {
-  for (uint32_t w = 0; w < words; ++w) {
-    if (const uint64_t only_a = a[w] & ~b[w]) return 64 * w + std::countr_zero(only_a);
-  }
-  return -1;
-}
-
-bool HasOnly(const uint64_t* set, uint32_t words, uint32_t rank) {
-  for (uint32_t w = 0; w < words; ++w) {
-    const uint64_t expected = (rank / 64 == w) ? (uint64_t{1} << (rank % 64)) : 0;
-    if (set[w] != expected) return false;
-  }
-  return true;
-}
-
-void AddRank(uint64_t* set, uint32_t rank) { set[rank / 64] |= uint64_t{1} << (rank % 64); }
+using rank_set::FirstCommon;
+using rank_set::FirstMissing;
+using rank_set::HasOnly;
+using rank_set::IsEmpty;
+constexpr auto AddRank = rank_set::Add;
 
 // One stage of one chunk in one group: per (local rank, block) the set of local ranks whose
 // contribution the rank holds, as in models/schedule-check.h. Blocks past the stage buffer's
