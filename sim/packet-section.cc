@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/packet/ip-address-plan.h"  // header-only, no ns-3
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
@@ -17,7 +18,7 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
   if (section == nullptr) return;
   section->ExpectObject({"mtu_bytes", "header_bytes", "queue_bytes", "ecn_threshold_bytes",
                          "congestion_control", "ack_every_packets", "retransmit_timeout_ns",
-                         "faults"});
+                         "transport", "tcp_variant", "faults"});
   if (auto v = section->Find("mtu_bytes")) spec.mtu_bytes = static_cast<uint32_t>(v->Integer(64, 65000));
   if (auto v = section->Find("header_bytes")) {
     // Must hold hfsim's own 30-byte header plus the 2-byte PPP framing ns-3 adds.
@@ -36,6 +37,28 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
   }
   if (auto v = section->Find("ack_every_packets")) spec.ack_every_packets = static_cast<uint32_t>(v->Integer(1, 1024));
   if (auto v = section->Find("retransmit_timeout_ns")) spec.retransmit_timeout_ns = v->Number(1000.0, 1e12, false);
+  if (auto v = section->Find("transport")) {
+    spec.transport = static_cast<TransportKind>(v->Choice({"rdma", "tcp"}));
+    if (spec.transport == TransportKind::kTcp) {
+      // The IP fabric numbers NPUs by coordinates and routes hop by hop under IP's 8-bit TTL.
+      const IpAddressPlan plan(scenario.dimensions);
+      if (!plan.Fits()) {
+        v->Fail(fmt::format("\"tcp\" numbers NPUs by their coordinates in 10.0.0.0/8, and these "
+                            "dimensions need {} bits; accepted: \"tcp\" on fabrics whose "
+                            "ceil(log2(size)) summed over dimensions is at most {}, else \"rdma\"",
+                            plan.TotalBits(), IpAddressPlan::kFieldBits));
+      }
+      const uint32_t hops = MaxRouteHops(scenario.dimensions);
+      if (hops > 255) {
+        v->Fail(fmt::format("\"tcp\" routes over IP, whose TTL allows 255 hops, and the longest "
+                            "route here takes {}; accepted: \"tcp\" on fabrics with routes of "
+                            "at most 255 hops, else \"rdma\"", hops));
+      }
+    }
+  }
+  if (auto v = section->Find("tcp_variant")) {
+    spec.tcp_variant = static_cast<TcpVariant>(v->Choice({"new_reno", "cubic"}));
+  }
   if (auto faults = section->Find("faults")) {
     faults->ExpectObject({"link_loss", "link_down"});
     const uint64_t links = ComputeFabricGraphSize(scenario.dimensions).link_count;
@@ -90,6 +113,8 @@ nlohmann::json PacketSectionToJson(const PacketSpec& spec) {
           {"congestion_control", ToString(spec.congestion_control)},
           {"ack_every_packets", spec.ack_every_packets},
           {"retransmit_timeout_ns", spec.retransmit_timeout_ns},
+          {"transport", ToString(spec.transport)},
+          {"tcp_variant", ToString(spec.tcp_variant)},
           {"faults", {{"link_loss", loss}, {"link_down", down}}}};
 }
 

@@ -66,6 +66,11 @@ struct CommunicationSpec {
 
 /// Packet-level options (engine "packet"); the analytical engine ignores them.
 enum class CongestionControl { kNone, kDcqcn };
+/// How messages travel: hfsim's RDMA-style transport on the lean L2 fabric, or ns-3's own TCP
+/// over an IPv4 fabric (host-stack baselines).
+enum class TransportKind { kRdma, kTcp };
+/// ns-3's TCP congestion control (transport "tcp" only).
+enum class TcpVariant { kNewReno, kCubic };
 
 /// Packets lost at random on links: on `link` (a fabric link id, see `hfsim topology -o`), on
 /// every link of `dimension`, or on every link when neither is given.
@@ -89,7 +94,9 @@ struct PacketSpec {
   uint64_t ecn_threshold_bytes = 256 << 10;  ///< queue depth above which packets are ECN-marked
   CongestionControl congestion_control = CongestionControl::kDcqcn;
   uint32_t ack_every_packets = 8;   ///< the receiver acknowledges every this many packets
-  double retransmit_timeout_ns = 500000.0;
+  double retransmit_timeout_ns = 500000.0;  ///< with TCP: its minimum retransmission timeout
+  TransportKind transport = TransportKind::kRdma;
+  TcpVariant tcp_variant = TcpVariant::kNewReno;
   std::vector<LinkLoss> link_loss;
   std::vector<LinkDown> link_down;
 };
@@ -110,6 +117,8 @@ struct Scenario {
 
 std::string_view ToString(EngineKind engine);
 std::string_view ToString(CongestionControl control);
+std::string_view ToString(TransportKind transport);
+std::string_view ToString(TcpVariant variant);
 std::string_view ToString(OverlapMode overlap);
 std::string_view ToString(MultiDimScheme scheme);
 

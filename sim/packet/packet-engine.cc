@@ -1,9 +1,11 @@
-// Assembles one packet-level simulation: the fabric in ns-3, the RDMA transport on it, the
-// collective executor on the transport; runs it and turns what it counted into a Report.
+// Assembles one packet-level simulation: the fabric in ns-3 and the transport on it (RDMA on the
+// lean L2 fabric, or ns-3's TCP on the IP fabric), the collective executor on the transport; runs
+// it and turns what it counted into a Report.
 #include "sim/packet/packet-engine.h"
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 
 #include <sys/resource.h>
@@ -13,9 +15,11 @@
 
 #include "sim/analytical/collective-pricing.h"
 #include "sim/packet/collective-executor.h"
+#include "sim/packet/ip-fabric.h"
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"
 #include "sim/packet/rdma-transport.h"
+#include "sim/packet/tcp-transport.h"
 #include "sim/packet/training-driver.h"
 #include "sim/version.h"
 #include "topologies/fabric-graph.h"
@@ -44,13 +48,47 @@ void UseHeapScheduler() {
   ns3::Simulator::SetScheduler(factory);
 }
 
+// A fabric and the transport on it, with what both counted.
+class Network {
+ public:
+  virtual ~Network() = default;
+  virtual MessageTransport& Transport() = 0;
+  virtual const TransportCounters& Counters() const = 0;
+  virtual const std::vector<LinkCounters>& Links() const = 0;
+};
+
+template <typename Fabric, typename TransportType>
+class NetworkOf final : public Network {
+ public:
+  NetworkOf(const FabricGraph& graph, EventClock& clock, const Scenario& scenario)
+      : m_fabric(graph, scenario.packet, scenario.seed),
+        m_transport(m_fabric, clock, scenario.packet) {}
+  MessageTransport& Transport() override { return m_transport; }
+  const TransportCounters& Counters() const override { return m_transport.Counters(); }
+  const std::vector<LinkCounters>& Links() const override { return m_fabric.Counters(); }
+
+ private:
+  Fabric m_fabric;
+  TransportType m_transport;
+};
+
+std::unique_ptr<Network> MakeNetwork(const FabricGraph& graph, EventClock& clock,
+                                     const Scenario& scenario) {
+  switch (scenario.packet.transport) {
+    case TransportKind::kRdma:
+      return std::make_unique<NetworkOf<PacketFabric, RdmaTransport>>(graph, clock, scenario);
+    case TransportKind::kTcp:
+      return std::make_unique<NetworkOf<IpFabric, TcpTransport>>(graph, clock, scenario);
+  }
+  throw std::logic_error("MakeNetwork: unknown transport");
+}
+
 struct Simulation {
   Simulation(const Scenario& scenario, bool verify)
       : topology(scenario.dimensions),
         graph(topology),
-        fabric(graph, scenario.packet, scenario.seed),
-        transport(fabric, clock, scenario.packet),
-        executor(topology, scenario.communication, clock, transport, Options(verify)) {}
+        network(MakeNetwork(graph, clock, scenario)),
+        executor(topology, scenario.communication, clock, network->Transport(), Options(verify)) {}
 
   static ExecutorOptions Options(bool verify) {
     ExecutorOptions options;
@@ -61,8 +99,7 @@ struct Simulation {
   Topology topology;
   FabricGraph graph;
   Ns3Clock clock;
-  PacketFabric fabric;
-  RdmaTransport transport;
+  std::unique_ptr<Network> network;
   CollectiveExecutor executor;
 };
 
@@ -72,7 +109,7 @@ void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double s
   packet.events = events;
   packet.simulated_ns = simulated_ns;
   packet.wall_seconds = wall_seconds;
-  const TransportCounters& t = sim.transport.Counters();
+  const TransportCounters& t = sim.network->Counters();
   packet.messages = t.messages;
   packet.data_packets_sent = t.data_packets_sent;
   packet.retransmitted_packets = t.retransmitted_packets;
@@ -91,7 +128,7 @@ void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double s
   packet.duplicate_deliveries = sim.executor.DuplicateDeliveries();
   packet.protocol_errors = sim.executor.ErrorCount();
   packet.message_delivery = sim.executor.DeliverySummary();
-  const auto& counters = sim.fabric.Counters();
+  const auto& counters = sim.network->Links();
   packet.links.reserve(counters.size());
   for (LinkId id = 0; id < counters.size(); ++id) {
     const FabricLink& link = sim.graph.Link(id);

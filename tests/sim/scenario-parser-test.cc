@@ -240,6 +240,33 @@ INSTANTIATE_TEST_SUITE_P(
                    d["packet"] = {{"faults", {{"link_down", {{{"link", 0}, {"from_ns", 10}, {"until_ns", 5}}}}}}};
                  },
                  "packet.faults.link_down[0].until_ns", "not after from_ns"},
+        BadInput{"TransportUnknown", [](auto& d) { d["packet"] = {{"transport", "udp"}}; },
+                 "packet.transport", "got \"udp\"; accepted: \"rdma\", \"tcp\""},
+        BadInput{"TcpVariantUnknown", [](auto& d) { d["packet"] = {{"tcp_variant", "TcpVegas"}}; },
+                 "packet.tcp_variant", "accepted: \"new_reno\", \"cubic\""},
+        BadInput{"TcpRouteLongerThanTtl",
+                 [](auto& d) {
+                   d["workload"] = {{"collective", {{"kind", "all_reduce"}, {"size_bytes", 4096}}}};
+                   Dim(d, 1) = {{"kind", "Ring"}, {"size", 600}, {"bandwidth_GBps", 25},
+                                {"latency_ns", 500}};
+                   d["packet"] = {{"transport", "tcp"}};
+                 },
+                 "packet.transport", "the longest route here takes 302"},
+        BadInput{"TcpAddressesDoNotFit",
+                 [](auto& d) {
+                   // 7 x 3 bits + 4 bits = 25 bits for 703125 NPUs.
+                   auto dim = [](const char* kind, int size) {
+                     return nlohmann::json{{"kind", kind}, {"size", size}, {"bandwidth_GBps", 25},
+                                           {"latency_ns", 500}};
+                   };
+                   nlohmann::json dims = nlohmann::json::array();
+                   for (int i = 0; i < 7; ++i) dims.push_back(dim("Ring", 5));
+                   dims.push_back(dim("Switch", 9));
+                   d["topology"]["dimensions"] = dims;
+                   d["workload"] = {{"collective", {{"kind", "all_reduce"}, {"size_bytes", 4096}}}};
+                   d["packet"] = {{"transport", "tcp"}};
+                 },
+                 "packet.transport", "these dimensions need 25 bits"},
         BadInput{"TopLevelNotObject", [](auto& d) { d = nlohmann::json::array(); }, "(top level)",
                  "expected an object"}),
     [](const auto& info) { return info.param.name; });
