@@ -9,6 +9,7 @@
 
 #include "models/multi-dim-collective.h"
 #include "sim/json-cursor.h"
+#include "sim/optimize-section.h"
 #include "sim/packet-section.h"
 #include "sim/workload-section.h"
 #include "topologies/topology.h"
@@ -159,7 +160,7 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
 Scenario ReadScenario(const JsonCursor& root) {
   root.ExpectObject(
       {"name", "description", "seed", "engine", "topology", "workload", "npu", "communication",
-       "packet"});
+       "packet", "cost", "optimize"});
   Scenario scenario;
   scenario.name = root.Has("name") ? root.Child("name").String() : "scenario";
   if (root.Has("description")) scenario.description = root.Child("description").String();
@@ -177,6 +178,9 @@ Scenario ReadScenario(const JsonCursor& root) {
                       scenario);
   const auto packet = root.Find("packet");
   ReadPacketSection(packet ? &*packet : nullptr, scenario);
+  const auto cost = root.Find("cost");
+  const auto optimize = root.Find("optimize");
+  ReadOptimizeSections(cost ? &*cost : nullptr, optimize ? &*optimize : nullptr, scenario);
   CheckCollectivesFit(root, scenario);
   return scenario;
 }
@@ -246,6 +250,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                           {"reduction_memory_bandwidth_GBps", comm.reduction_Bpns},
                           {"host_overhead_ns_per_message", comm.host.per_message_ns}};
   out["packet"] = PacketSectionToJson(scenario.packet);
+  AddOptimizeSectionsToJson(scenario.optimize, out);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "models/collective.h"
 #include "models/host-overhead.h"
 #include "models/multi-dim-collective.h"
+#include "sim/optimize-spec.h"
 #include "topologies/dimension.h"
 #include "workloads/layer.h"
 #include "workloads/training-loop.h"
@@ -113,6 +114,8 @@ struct Scenario {
   TrainingWorkload training;
   CommunicationSpec communication;
   PacketSpec packet;
+  /// Cost model and bandwidth-allocation problem for `hfsim optimize`; runs ignore it.
+  OptimizeSpec optimize;
 };
 
 std::string_view ToString(EngineKind engine);

@@ -57,41 +57,4 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
   return iteration;
 }
 
-IterationTimeline PlayIteration(const TrainingIteration& iteration,
-                                const std::vector<LayerCommTimes>& comm_times) {
-  if (comm_times.size() != iteration.layers.size()) {
-    throw std::invalid_argument("PlayIteration: one LayerCommTimes per layer expected");
-  }
-  IterationTimeline timeline;
-  double now = 0.0;
-  for (size_t i = 0; i < iteration.layers.size(); ++i) {
-    const LayerWork& layer = iteration.layers[i];
-    now += layer.forward_ns + comm_times[i].forward_ns;
-    timeline.forward_compute_ns += layer.forward_ns;
-    timeline.forward_comm_ns += comm_times[i].forward_ns;
-  }
-  double network_free = now;  // when the background gradient channel is next idle
-  for (size_t i = iteration.layers.size(); i-- > 0;) {
-    const LayerWork& layer = iteration.layers[i];
-    const LayerCommTimes& comm = comm_times[i];
-    now += layer.input_grad_ns + comm.input_grad_ns + layer.weight_grad_ns;
-    timeline.input_grad_compute_ns += layer.input_grad_ns;
-    timeline.input_grad_comm_ns += comm.input_grad_ns;
-    timeline.weight_grad_compute_ns += layer.weight_grad_ns;
-    timeline.weight_grad_comm_ns += comm.weight_grad_ns;
-    if (iteration.overlap == OverlapMode::kNone) {
-      now += comm.weight_grad_ns;
-    } else {
-      network_free = std::max(network_free, now) + comm.weight_grad_ns;
-    }
-  }
-  timeline.total_ns = std::max(now, network_free);
-  // Without overlap every gradient collective is exposed; with it, only the tail that runs on
-  // after the last backward compute.
-  timeline.weight_grad_comm_exposed_ns = iteration.overlap == OverlapMode::kNone
-                                             ? timeline.weight_grad_comm_ns
-                                             : timeline.total_ns - now;
-  return timeline;
-}
-
 }  // namespace hfsim

@@ -12,8 +12,10 @@
 // while backward compute goes on; the iteration ends when both are done.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,31 +70,77 @@ struct TrainingIteration {
 /// Preconditions (checked by the scenario loader): data_parallel divides global_batch_samples.
 TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfig& config);
 
+// The timeline is generic over the number type `Time` (double, or a number carrying a gradient
+// with respect to the bandwidths, as the optimiser needs: sim/optimize/time-gradient.h), so the
+// timeline is defined once. `Time` needs +, +=, - (also with a
+// double on either side), construction from double, and TimeMax; the double version is the plain
+// arithmetic, in the same order as ever.
+inline double TimeMax(double a, double b) { return std::max(a, b); }
+
 /// How long each layer's communication takes (all `count` collectives together), from an engine.
-struct LayerCommTimes {
-  double forward_ns = 0.0;
-  double input_grad_ns = 0.0;
-  double weight_grad_ns = 0.0;
+template <typename Time>
+struct BasicLayerCommTimes {
+  Time forward_ns = 0.0;
+  Time input_grad_ns = 0.0;
+  Time weight_grad_ns = 0.0;
 };
+using LayerCommTimes = BasicLayerCommTimes<double>;
 
-struct IterationTimeline {
-  double total_ns = 0.0;
-  double forward_compute_ns = 0.0;
-  double input_grad_compute_ns = 0.0;
-  double weight_grad_compute_ns = 0.0;
-  double forward_comm_ns = 0.0;      ///< blocking, so all exposed
-  double input_grad_comm_ns = 0.0;   ///< blocking, so all exposed
-  double weight_grad_comm_ns = 0.0;  ///< busy time of the gradient collectives
-  double weight_grad_comm_exposed_ns = 0.0;
+template <typename Time>
+struct BasicIterationTimeline {
+  Time total_ns = 0.0;
+  Time forward_compute_ns = 0.0;
+  Time input_grad_compute_ns = 0.0;
+  Time weight_grad_compute_ns = 0.0;
+  Time forward_comm_ns = 0.0;      ///< blocking, so all exposed
+  Time input_grad_comm_ns = 0.0;   ///< blocking, so all exposed
+  Time weight_grad_comm_ns = 0.0;  ///< busy time of the gradient collectives
+  Time weight_grad_comm_exposed_ns = 0.0;
 
-  double ComputeNs() const {
+  Time ComputeNs() const {
     return forward_compute_ns + input_grad_compute_ns + weight_grad_compute_ns;
   }
-  double ExposedCommNs() const { return total_ns - ComputeNs(); }
+  Time ExposedCommNs() const { return total_ns - ComputeNs(); }
 };
+using IterationTimeline = BasicIterationTimeline<double>;
 
 /// Plays the iteration forward in time. comm_times[i] belongs to iteration.layers[i].
-IterationTimeline PlayIteration(const TrainingIteration& iteration,
-                                const std::vector<LayerCommTimes>& comm_times);
+template <typename Time>
+BasicIterationTimeline<Time> PlayIteration(const TrainingIteration& iteration,
+                                           const std::vector<BasicLayerCommTimes<Time>>& comm_times) {
+  if (comm_times.size() != iteration.layers.size()) {
+    throw std::invalid_argument("PlayIteration: one LayerCommTimes per layer expected");
+  }
+  BasicIterationTimeline<Time> timeline;
+  Time now = 0.0;
+  for (size_t i = 0; i < iteration.layers.size(); ++i) {
+    const LayerWork& layer = iteration.layers[i];
+    now += layer.forward_ns + comm_times[i].forward_ns;
+    timeline.forward_compute_ns += layer.forward_ns;
+    timeline.forward_comm_ns += comm_times[i].forward_ns;
+  }
+  Time network_free = now;  // when the background gradient channel is next idle
+  for (size_t i = iteration.layers.size(); i-- > 0;) {
+    const LayerWork& layer = iteration.layers[i];
+    const BasicLayerCommTimes<Time>& comm = comm_times[i];
+    now += layer.input_grad_ns + comm.input_grad_ns + layer.weight_grad_ns;
+    timeline.input_grad_compute_ns += layer.input_grad_ns;
+    timeline.input_grad_comm_ns += comm.input_grad_ns;
+    timeline.weight_grad_compute_ns += layer.weight_grad_ns;
+    timeline.weight_grad_comm_ns += comm.weight_grad_ns;
+    if (iteration.overlap == OverlapMode::kNone) {
+      now += comm.weight_grad_ns;
+    } else {
+      network_free = TimeMax(network_free, now) + comm.weight_grad_ns;
+    }
+  }
+  timeline.total_ns = TimeMax(now, network_free);
+  // Without overlap every gradient collective is exposed; with it, only the tail that runs on
+  // after the last backward compute.
+  timeline.weight_grad_comm_exposed_ns = iteration.overlap == OverlapMode::kNone
+                                             ? timeline.weight_grad_comm_ns
+                                             : timeline.total_ns - now;
+  return timeline;
+}
 
 }  // namespace hfsim

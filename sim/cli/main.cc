@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/optimize-command.h"
 #include "sim/cli/run-command.h"
 #include "sim/cli/topology-command.h"
 #include "sim/version.h"
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
       "  hfsim run configs/quickstart.json                 print one iteration's breakdown\n"
       "  hfsim run configs/gpt3-4d-4096.json -o out/gpt3   also write out/gpt3/report.json\n"
       "  hfsim topology configs/gpt3-4d-4096.json --route 0 4095   inspect the fabric\n"
+      "  hfsim optimize configs/libra-gpt3-4d-optimize.json -o out/opt   best bandwidth split\n"
       "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
       "run options; docs/scenario.md documents the scenario file.",
       "hfsim");
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
   run.Register(app);
   hfsim::TopologyCommand topology;
   topology.Register(app);
+  hfsim::OptimizeCommand optimize;
+  optimize.Register(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -33,5 +37,6 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("run")) return run.Execute();
   if (app.got_subcommand("topology")) return topology.Execute();
+  if (app.got_subcommand("optimize")) return optimize.Execute();
   return 2;
 }

@@ -1,0 +1,53 @@
+#include "models/cost-model.h"
+
+namespace hfsim {
+
+std::string_view ToString(CostClass cost_class) {
+  switch (cost_class) {
+    case CostClass::kChiplet: return "chiplet";
+    case CostClass::kPackage: return "package";
+    case CostClass::kNode: return "node";
+    case CostClass::kPod: return "pod";
+  }
+  return "?";
+}
+
+DimensionPrices LibraPrices(CostClass cost_class) {
+  switch (cost_class) {
+    case CostClass::kChiplet: return {2.0, std::nullopt, std::nullopt};
+    case CostClass::kPackage: return {4.0, 13.0, std::nullopt};
+    case CostClass::kNode: return {4.0, 13.0, std::nullopt};
+    case CostClass::kPod: return {7.8, 18.0, 31.6};
+  }
+  return {};
+}
+
+CostClass DefaultCostClass(uint32_t dimension, uint32_t dimension_count) {
+  const uint32_t from_outside = dimension_count - 1 - dimension;
+  switch (from_outside) {
+    case 0: return CostClass::kPod;
+    case 1: return CostClass::kNode;
+    case 2: return CostClass::kPackage;
+    default: return CostClass::kChiplet;
+  }
+}
+
+UnitPrice UnitPriceOf(DimensionKind kind, const DimensionPrices& prices) {
+  if (kind != DimensionKind::kSwitch) return {prices.link_usd_per_GBps, ""};
+  if (!prices.switch_usd_per_GBps) {
+    return {0.0, "a Switch dimension needs a switch price, and this one has none"};
+  }
+  return {prices.link_usd_per_GBps + *prices.switch_usd_per_GBps +
+              prices.nic_usd_per_GBps.value_or(0.0),
+          ""};
+}
+
+double CostModel::CostUsd(const std::vector<double>& bandwidth_GBps) const {
+  double per_npu_usd = 0.0;
+  for (size_t d = 0; d < m_unit_usd_per_GBps.size(); ++d) {
+    per_npu_usd += m_unit_usd_per_GBps[d] * bandwidth_GBps[d];
+  }
+  return static_cast<double>(m_npus) * per_npu_usd;
+}
+
+}  // namespace hfsim

@@ -1,0 +1,22 @@
+// `hfsim optimize`: the per-dimension bandwidth allocation that minimises a scenario's
+// iteration time (or time x cost, or time under a budget) subject to its "optimize" section.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace hfsim {
+
+struct OptimizeCommand {
+  std::string scenario_path;
+  std::string out_dir;
+  bool quiet = false;
+  bool no_plot = false;
+
+  void Register(CLI::App& app);
+  /// Exit code: 0 success, 2 bad input (including infeasible constraints), 1 could not write.
+  int Execute() const;
+};
+
+}  // namespace hfsim
