@@ -140,6 +140,10 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
       if (!bound.min_GBps && !bound.max_GBps) {
         entry.Fail("give \"min_GBps\", \"max_GBps\" or both");
       }
+      if (bound.min_GBps && bound.max_GBps && *bound.min_GBps > *bound.max_GBps) {
+        entry.Child("max_GBps").Fail(fmt::format("got {}, below min_GBps {}; accepted: at least {}",
+                                                 *bound.max_GBps, *bound.min_GBps, *bound.min_GBps));
+      }
       spec.bounds.push_back(bound);
     }
   }

@@ -123,7 +123,9 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
   };
 
   if (spec.objective == OptimizeObjective::kTime) {
-    keep(solve_under(std::nullopt).Value());
+    auto solution = solve_under(std::nullopt);
+    if (!solution) return solution.Error();
+    keep(solution.Value());
   } else if (spec.objective == OptimizeObjective::kTimeUnderBudget) {
     auto solution = solve_under(spec.budget_usd);
     if (!solution) return solution.Error();
@@ -132,12 +134,24 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
   } else {
     // Beyond the cost of the fastest allocation more budget buys nothing, so the sweep ends
     // there rather than at the dearest allocation.
-    const ConvexSolution fastest = solve_under(std::nullopt).Value();
-    const double low = outcome.min_cost_usd;
+    auto fastest_solution = solve_under(std::nullopt);
+    if (!fastest_solution) return fastest_solution.Error();
+    const ConvexSolution& fastest = fastest_solution.Value();
+    // A hair above the cheapest cost, so that the first budget row is not a knife edge on which
+    // the LP's rounding could call the set infeasible.
+    const double low = outcome.min_cost_usd * (1.0 + 1e-9);
     const double high = std::max(low, std::min(outcome.max_cost_usd,
                                                cost.CostUsd(fastest.bandwidth_GBps)));
+    // A budget solve that fails is reported, never dereferenced: the first failure is kept and
+    // returned once the sweep ends.
+    std::optional<UserError> failure;
     auto frontier_point = [&](double budget) {
-      const ConvexSolution s = solve_under(budget).Value();
+      auto solution = solve_under(budget);
+      if (!solution) {
+        if (!failure) failure = solution.Error();
+        return FrontierPoint{budget, Allocation{}, 0.0, 0.0};
+      }
+      const ConvexSolution& s = solution.Value();
       return FrontierPoint{budget, allocation(s.bandwidth_GBps), s.lower_bound_ns, s.gap};
     };
     const uint32_t points = high > low * (1.0 + 1e-12) ? spec.frontier_points : 1;
@@ -152,6 +166,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
     for (size_t i = 1; i < outcome.frontier.size(); ++i) {
       if (product(outcome.frontier[i]) < product(outcome.frontier[best])) best = i;
     }
+    if (failure) return *failure;
     FrontierPoint chosen = outcome.frontier[best];
     if (outcome.frontier.size() > 1) {
       // Golden-section search for the least time x cost over budgets around the best sweep point.
@@ -173,6 +188,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
           p2 = frontier_point(x2);
         }
       }
+      if (failure) return *failure;
       for (const FrontierPoint* p : {&p1, &p2}) {
         if (product(*p) < product(chosen)) chosen = *p;
       }

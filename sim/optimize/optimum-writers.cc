@@ -54,8 +54,13 @@ std::string OptimumTable(const OptimizeOutcome& outcome, const Scenario& scenari
   if (outcome.objective == OptimizeObjective::kTimeXCost) {
     out += fmt::format("{:<28} {:.6g} ms x $\n", "time x cost",
                        outcome.best.time_ns / 1e6 * outcome.best.cost_usd);
-    out += fmt::format("{:<28} {} points from {:.2f} $ to {:.2f} $\n", "frontier",
-                       outcome.frontier.size(), outcome.min_cost_usd, outcome.max_cost_usd);
+    // The budgets actually swept: from the cheapest feasible allocation to the cost of the
+    // fastest one (more budget buys no time), not the whole feasible cost range.
+    out += fmt::format("{:<28} {} points, budgets {:.2f} $ to {:.2f} $ (feasible costs {:.2f} $ to "
+                       "{:.2f} $)\n",
+                       "frontier", outcome.frontier.size(), outcome.frontier.front().budget_usd,
+                       outcome.frontier.back().budget_usd, outcome.min_cost_usd,
+                       outcome.max_cost_usd);
   }
   if (outcome.equal_split) {
     const Allocation& eq = *outcome.equal_split;

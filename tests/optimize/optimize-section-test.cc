@@ -95,6 +95,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "optimize.bounds[0].dimension", "from 0 to 1"},
         BadInput{"BoundEmpty", [](auto& d) { d["optimize"]["bounds"] = {{{"dimension", 0}}}; },
                  "optimize.bounds[0]", "min_GBps"},
+        BadInput{"BoundMaxBelowMin",
+                 [](auto& d) {
+                   d["optimize"]["bounds"] = {{{"dimension", 0}, {"min_GBps", 50}, {"max_GBps", 20}}};
+                 },
+                 "optimize.bounds[0].max_GBps", "below min_GBps 50"},
         BadInput{"BoundTwice",
                  [](auto& d) {
                    d["optimize"]["bounds"] = {{{"dimension", 0}, {"min_GBps", 1}},
