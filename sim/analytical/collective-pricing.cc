@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/schedule-profile.h"
+#include "sim/analytical/chunk-pipeline.h"
 
 namespace hfsim {
 
@@ -20,7 +21,7 @@ CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes
                                     m_communication.AlgorithmsFor(kind));
   const double chunks = m_communication.chunks;
   const double size = static_cast<double>(size_bytes);
-  double fill_ns = 0.0;
+  ChunkPipeline<double> pipeline(dimension_count);
   for (const CollectiveStage& stage : stages) {
     const Dimension& dim = m_topology.Dim(stage.dimension);
     const ScheduleProfile& profile =
@@ -29,15 +30,14 @@ CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes
         profile.TimeNs(stage.buffer_fraction * size / chunks, dim.bandwidth_Bpns, dim.latency_ns,
                        m_communication.endpoint_delay_ns, m_communication.reduction_Bpns,
                        m_communication.host.per_message_ns);
-    fill_ns += stage_ns;
-    price.dimension_busy_ns[stage.dimension] += stage_ns;  // per chunk, scaled below
+    pipeline.AddStage(stage.dimension, stage_ns);
     price.dimension_traffic_bytes[stage.dimension] +=
         profile.traffic_coefficient * stage.buffer_fraction * size;
   }
-  const double bottleneck_ns =
-      *std::max_element(price.dimension_busy_ns.begin(), price.dimension_busy_ns.end());
-  price.time_ns = fill_ns + (chunks - 1.0) * bottleneck_ns;
-  for (double& busy : price.dimension_busy_ns) busy *= chunks;
+  price.time_ns = pipeline.Total(chunks);
+  for (uint32_t d = 0; d < dimension_count; ++d) {
+    price.dimension_busy_ns[d] = pipeline.ChunkBusy(d) * chunks;
+  }
   return price;
 }
 

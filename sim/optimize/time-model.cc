@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "models/multi-dim-collective.h"
+#include "sim/analytical/chunk-pipeline.h"
 #include "topologies/topology.h"
 
 namespace hfsim {
@@ -78,9 +79,7 @@ template <typename Time>
 Time TimeModel::CollectiveTime(const Collective& collective,
                                const std::vector<double>& bandwidth_Bpns) const {
   const CommunicationSpec& comm = m_communication;
-  std::array<Time, kMaxGradientDimensions> busy{};
-  for (auto& b : busy) b = 0.0;
-  Time fill = 0.0;
+  ChunkPipeline<Time> pipeline(m_dimension_count);
   for (const Stage& stage : collective.stages) {
     const double bandwidth = bandwidth_Bpns[stage.dimension];
     const double latency = m_dimensions[stage.dimension].latency_ns;
@@ -91,14 +90,9 @@ Time TimeModel::CollectiveTime(const Collective& collective,
       stage_ns.gradient[stage.dimension] =
           -stage.profile->bandwidth_coefficient * stage.buffer_bytes / (bandwidth * bandwidth);
     }
-    fill += stage_ns;
-    busy[stage.dimension] += stage_ns;
+    pipeline.AddStage(stage.dimension, stage_ns);
   }
-  // std::max_element keeps the first of equal maxima; TimeMax(a, b) keeps a on a tie.
-  Time bottleneck = busy[0];
-  for (uint32_t d = 1; d < m_dimension_count; ++d) bottleneck = TimeMax(bottleneck, busy[d]);
-  const double chunks = comm.chunks;
-  return fill + (chunks - 1.0) * bottleneck;
+  return pipeline.Total(comm.chunks);
 }
 
 template <typename Time>
