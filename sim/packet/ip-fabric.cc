@@ -44,7 +44,10 @@ constexpr uint8_t kTtl = 255;
 }  // namespace
 
 IpFabric::IpFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t seed)
-    : m_graph(graph), m_spec(spec), m_plan(graph.GetTopology().Dimensions()), m_random(seed) {
+    : m_graph(graph),
+      m_spec(spec),
+      m_plan(graph.GetTopology().Dimensions()),
+      m_faults(graph, spec, seed) {
   const std::vector<Dimension>& dimensions = graph.GetTopology().Dimensions();
   if (!m_plan.Fits()) {
     throw std::invalid_argument("IpFabric: NPU coordinates need " +
@@ -61,20 +64,6 @@ IpFabric::IpFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t se
   m_interface.assign(links, 0);
   m_transmitting.assign(links, 0);
   m_counters.resize(links);
-  m_loss_rate.assign(links, 0.0);
-  m_down.resize(links);
-  // Same fault selection as PacketFabric, so a scenario means the same on both transports.
-  for (const LinkLoss& loss : spec.link_loss) {
-    for (LinkId l = 0; l < links; ++l) {
-      const bool applies = loss.link
-                               ? *loss.link == l
-                               : (!loss.dimension || *loss.dimension == graph.Link(l).dimension);
-      if (applies) m_loss_rate[l] = loss.rate;
-    }
-  }
-  for (const LinkDown& down : spec.link_down) {
-    m_down[down.link].emplace_back(down.from_ns, down.until_ns);
-  }
 
   // IPv4 with static routing only: no IPv6, no global routing, no list of routing protocols
   // to consult on every packet.
@@ -151,8 +140,8 @@ IpFabric::IpFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t se
       }
     }
     // Each device receives what its peer sends: the reverse link's device receives for link l.
-    const bool lossy_l = m_loss_rate[l] > 0.0 || !m_down[l].empty();
-    const bool lossy_r = m_loss_rate[reverse->second] > 0.0 || !m_down[reverse->second].empty();
+    const bool lossy_l = m_faults.HasFaults(l);
+    const bool lossy_r = m_faults.HasFaults(reverse->second);
     if (lossy_l) {
       m_devices[reverse->second]->SetReceiveErrorModel(ns3::CreateObject<LinkFaultModel>(*this, l));
     }
@@ -221,12 +210,7 @@ void IpFabric::AddRoutes() {
 
 bool IpFabric::LoseOnArrival(LinkId link) {
   const double now_ns = ns3::Simulator::Now().GetPicoSeconds() * 1e-3;
-  bool lost = false;
-  // Draw only on lossy links (as PacketFabric does): other links' fates stay independent of it.
-  if (m_loss_rate[link] > 0.0 && m_uniform(m_random) < m_loss_rate[link]) lost = true;
-  for (const auto& [from, until] : m_down[link]) {
-    if (now_ns >= from && now_ns < until) lost = true;
-  }
+  const bool lost = m_faults.Lose(link, now_ns);
   if (lost) ++m_counters[link].drops_injected;
   return lost;
 }

@@ -17,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include <ns3/ipv4-address.h>
@@ -26,6 +25,7 @@
 #include <ns3/point-to-point-net-device.h>
 
 #include "sim/packet/ip-address-plan.h"
+#include "sim/packet/link-faults.h"
 #include "sim/packet/packet-fabric.h"  // LinkCounters
 #include "sim/scenario.h"
 #include "topologies/fabric-graph.h"
@@ -67,10 +67,7 @@ class IpFabric {
   std::vector<uint32_t> m_interface;    ///< by link id: its device's IPv4 interface on the source
   std::vector<uint8_t> m_transmitting;  ///< by link id: a packet is on the wire (PhyTxBegin..End)
   std::vector<LinkCounters> m_counters;
-  std::vector<double> m_loss_rate;                             ///< by link id
-  std::vector<std::vector<std::pair<double, double>>> m_down;  ///< by link id: [from, until)
-  std::mt19937_64 m_random;
-  std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
+  LinkFaults m_faults;
 };
 
 }  // namespace hfsim

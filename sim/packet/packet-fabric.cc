@@ -19,21 +19,11 @@ constexpr uint32_t kPppHeaderBytes = 2;
 }  // namespace
 
 PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t seed)
-    : m_graph(graph), m_spec(spec), m_random(seed) {
+    : m_graph(graph), m_spec(spec), m_faults(graph, spec, seed) {
   m_padding_bytes = spec.header_bytes - HfsimHeader::kSerializedBytes - kPppHeaderBytes;
   const uint64_t links = graph.LinkCount();
   m_devices.resize(links);
   m_counters.resize(links);
-  m_loss_rate.assign(links, 0.0);
-  m_down.resize(links);
-  for (const LinkLoss& loss : spec.link_loss) {
-    for (LinkId l = 0; l < links; ++l) {
-      const bool applies = loss.link ? *loss.link == l
-                                     : (!loss.dimension || *loss.dimension == graph.Link(l).dimension);
-      if (applies) m_loss_rate[l] = loss.rate;
-    }
-  }
-  for (const LinkDown& down : spec.link_down) m_down[down.link].emplace_back(down.from_ns, down.until_ns);
 
   std::vector<ns3::Ptr<ns3::Node>> nodes(graph.NodeCount());
   for (auto& node : nodes) node = ns3::CreateObject<ns3::Node>();
@@ -108,13 +98,6 @@ LinkId PacketFabric::NextLink(uint32_t vertex, uint32_t dst) const {
   return 0;  // unreachable: vertex == dst is delivered, never forwarded
 }
 
-bool PacketFabric::LinkIsDown(LinkId link, double now_ns) const {
-  for (const auto& [from, until] : m_down[link]) {
-    if (now_ns >= from && now_ns < until) return true;
-  }
-  return false;
-}
-
 void PacketFabric::Send(const HfsimHeader& header) {
   Transmit(NextLink(header.src, header.dst), header, nullptr);
 }
@@ -122,10 +105,7 @@ void PacketFabric::Send(const HfsimHeader& header) {
 void PacketFabric::Transmit(LinkId link, HfsimHeader header, ns3::Ptr<ns3::Packet> packet) {
   LinkCounters& counters = m_counters[link];
   const double now_ns = ns3::Simulator::Now().GetPicoSeconds() * 1e-3;
-  // Random loss draws only on lossy links, so adding loss to one link leaves the others' packets
-  // (and the run's determinism) untouched.
-  if ((m_loss_rate[link] > 0.0 && m_uniform(m_random) < m_loss_rate[link]) ||
-      (!m_down[link].empty() && LinkIsDown(link, now_ns))) {
+  if (m_faults.HasFaults(link) && m_faults.Lose(link, now_ns)) {
     ++counters.drops_injected;
     return;
   }

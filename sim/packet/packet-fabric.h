@@ -7,13 +7,13 @@
 
 #include <cstdint>
 #include <functional>
-#include <random>
 #include <vector>
 
 #include <ns3/mac48-address.h>
 #include <ns3/packet.h>
 #include <ns3/point-to-point-net-device.h>
 
+#include "sim/packet/link-faults.h"
 #include "sim/packet/packet-header.h"
 #include "sim/scenario.h"
 #include "topologies/fabric-graph.h"
@@ -57,16 +57,12 @@ class PacketFabric {
   /// Sends on `link` the packet with `header`: `packet` when forwarding one that arrived (its
   /// header already serialised), or a new one when null.
   void Transmit(LinkId link, HfsimHeader header, ns3::Ptr<ns3::Packet> packet);
-  bool LinkIsDown(LinkId link, double now_ns) const;
 
   const FabricGraph& m_graph;
   PacketSpec m_spec;
   std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_devices;  ///< by link id, on its source
   std::vector<LinkCounters> m_counters;
-  std::vector<double> m_loss_rate;  ///< by link id
-  std::vector<std::vector<std::pair<double, double>>> m_down;  ///< by link id: [from, until)
-  std::mt19937_64 m_random;
-  std::uniform_real_distribution<double> m_uniform{0.0, 1.0};
+  LinkFaults m_faults;
   Deliver m_deliver;
   uint32_t m_padding_bytes;
   ns3::Address m_broadcast = ns3::Mac48Address::GetBroadcast();  ///< point-to-point ignores it  ///< virtual bytes so a packet's wire size is payload + header_bytes
