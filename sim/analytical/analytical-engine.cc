@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "sim/analytical/collective-pricing.h"
+#include "sim/dimension-reports.h"
 #include "sim/version.h"
 
 namespace hfsim {
@@ -115,24 +116,7 @@ Report AnalyticalEngine::Run(const Scenario& scenario) const {
   } else {
     RunCollective(scenario, report);
   }
-  const double total_ns = report.iteration.total_ns;
-  for (uint32_t d = 0; d < scenario.dimensions.size(); ++d) {
-    const Dimension& dim = scenario.dimensions[d];
-    DimensionReport entry;
-    entry.index = d;
-    entry.kind = std::string(ToString(dim.kind));
-    entry.size = dim.size;
-    entry.bandwidth_GBps = dim.bandwidth_Bpns;
-    entry.latency_ns = dim.latency_ns;
-    for (const CollectiveReport& collective : report.collectives) {
-      entry.traffic_bytes_per_npu += collective.dimension_traffic_bytes[d] * collective.occurrences;
-      entry.busy_ns += collective.dimension_busy_ns[d] * collective.occurrences;
-    }
-    entry.utilisation =
-        total_ns > 0.0 ? entry.traffic_bytes_per_npu / (dim.bandwidth_Bpns * total_ns) : 0.0;
-    report.total_traffic_bytes += entry.traffic_bytes_per_npu * static_cast<double>(report.npus);
-    report.dimensions.push_back(std::move(entry));
-  }
+  AddDimensionReports(scenario.dimensions, report);
   for (const CollectiveReport& collective : report.collectives) {
     report.communication_ns += collective.time_ns * collective.occurrences;
   }

@@ -14,6 +14,7 @@
 #include <ns3/simulator.h>
 
 #include "sim/analytical/collective-pricing.h"
+#include "sim/dimension-reports.h"
 #include "sim/packet/collective-executor.h"
 #include "sim/packet/ip-fabric.h"
 #include "sim/packet/ns3-clock.h"
@@ -259,26 +260,11 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   }
   ns3::Simulator::Destroy();
 
-  const double total_ns = report.iteration.total_ns;
-  for (uint32_t d = 0; d < scenario.dimensions.size(); ++d) {
-    const Dimension& dim = scenario.dimensions[d];
-    DimensionReport entry;
-    entry.index = d;
-    entry.kind = std::string(ToString(dim.kind));
-    entry.size = dim.size;
-    entry.bandwidth_GBps = dim.bandwidth_Bpns;
-    entry.latency_ns = dim.latency_ns;
-    for (const CollectiveReport& c : report.collectives) {
-      entry.traffic_bytes_per_npu += c.dimension_traffic_bytes[d] * static_cast<double>(c.occurrences);
-    }
-    // Busy time measured on the wire: the dimension's busiest link's bytes at its rate.
-    for (const LinkReport& link : report.packet->links) {
-      if (link.dimension == d) entry.busy_ns = std::max(entry.busy_ns, link.utilisation * total_ns);
-    }
-    entry.utilisation =
-        total_ns > 0.0 ? entry.traffic_bytes_per_npu / (dim.bandwidth_Bpns * total_ns) : 0.0;
-    report.total_traffic_bytes += entry.traffic_bytes_per_npu * static_cast<double>(report.npus);
-    report.dimensions.push_back(std::move(entry));
+  AddDimensionReports(scenario.dimensions, report);
+  // Busy time measured on the wire: each dimension's busiest link's bytes at its rate.
+  for (const LinkReport& link : report.packet->links) {
+    DimensionReport& dim = report.dimensions[link.dimension];
+    dim.busy_ns = std::max(dim.busy_ns, link.utilisation * report.iteration.total_ns);
   }
   return report;
 }
