@@ -4,10 +4,7 @@
 
 namespace hfsim {
 
-namespace {
-
-// gnuplot strings are single-quoted; a quote inside is doubled.
-std::string Quoted(std::string_view text) {
+std::string GnuplotQuoted(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
     if (c == '\'') out += '\'';
@@ -16,14 +13,12 @@ std::string Quoted(std::string_view text) {
   return out + "'";
 }
 
-}  // namespace
-
 std::string BreakdownPlotScript(const Report& report, const Scenario& scenario,
                                 const std::string& png_name) {
   const IterationTimeline& it = report.iteration;
   std::string script;
   script += fmt::format("set terminal pngcairo size 1100,480 font 'sans,10'\nset output {}\n",
-                        Quoted(png_name));
+                        GnuplotQuoted(png_name));
   script += "$breakdown << EOD\n";
   auto row = [&](std::string_view name, double ns) {
     script += fmt::format("\"{}\" {}\n", name, ns / 1e6);
@@ -53,7 +48,7 @@ std::string BreakdownPlotScript(const Report& report, const Scenario& scenario,
       "set yrange [0:100]\n"
       "plot $dimensions using 2:xtic(1) linecolor rgb '#ed7d31'\n"
       "unset multiplot\n",
-      Quoted(fmt::format("{} ({} engine, {} NPUs)", scenario.name, report.engine, report.npus)),
+      GnuplotQuoted(fmt::format("{} ({} engine, {} NPUs)", scenario.name, report.engine, report.npus)),
       it.total_ns / 1e6);
   return script;
 }

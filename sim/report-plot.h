@@ -4,11 +4,15 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "sim/report.h"
 #include "sim/scenario.h"
 
 namespace hfsim {
+
+/// `text` as a gnuplot string literal: single-quoted, a quote inside doubled.
+std::string GnuplotQuoted(std::string_view text);
 
 /// A self-contained gnuplot script that writes `png_name` (relative to gnuplot's working dir).
 std::string BreakdownPlotScript(const Report& report, const Scenario& scenario,

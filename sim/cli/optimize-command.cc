@@ -1,11 +1,11 @@
 #include "sim/cli/optimize-command.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/optimum-writers.h"
@@ -72,17 +72,8 @@ int OptimizeCommand::Execute() const {
     return 1;
   }
   if (!no_plot) {
-    // gnuplot writes a temporary name in the output directory, renamed into place once drawn.
-    std::string quoted_dir = "'";
-    for (char c : out_dir) quoted_dir += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    quoted_dir += "'";
-    const std::string command = fmt::format(
-        "cd {} && sed 's/frontier\\.png/frontier.png.tmp/' frontier.gp | gnuplot && "
-        "mv -f frontier.png.tmp frontier.png",
-        quoted_dir);
-    if (std::system(command.c_str()) != 0) {
-      std::cerr << "hfsim: error: gnuplot failed to draw " << out_dir
-                << "/frontier.png (is gnuplot installed? scripts/setup installs it)\n";
+    if (auto error = DrawWithGnuplot(out_dir, "frontier.gp", "frontier.png")) {
+      std::cerr << "hfsim: error: " << *error << "\n";
       return 1;
     }
   }

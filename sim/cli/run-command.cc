@@ -1,6 +1,5 @@
 #include "sim/cli/run-command.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -9,6 +8,7 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/packet/packet-engine.h"
+#include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
 #include "sim/report-csv.h"
 #include "sim/report-json.h"
@@ -91,14 +91,8 @@ int RunCommand::Execute() const {
     return 1;
   }
   if (plot) {
-    // gnuplot runs in the output directory so the script stays relocatable.
-    std::string quoted_dir = "'";
-    for (char c : out_dir) quoted_dir += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    quoted_dir += "'";
-    const std::string command = fmt::format("cd {} && gnuplot breakdown.gp", quoted_dir);
-    if (std::system(command.c_str()) != 0) {
-      std::cerr << "hfsim: error: gnuplot failed to draw " << out_dir
-                << "/breakdown.png (is gnuplot installed? scripts/setup installs it)\n";
+    if (auto error = DrawWithGnuplot(out_dir, "breakdown.gp", "breakdown.png")) {
+      std::cerr << "hfsim: error: " << *error << "\n";
       return 1;
     }
   }

@@ -1,5 +1,7 @@
 #include "sim/optimize/optimum-writers.h"
 
+#include "sim/report-plot.h"
+
 #include <fmt/format.h>
 
 #include "sim/scenario-parser.h"
@@ -21,14 +23,6 @@ nlohmann::json AllocationJson(const Allocation& a) {
           {"time_x_cost_ns_usd", a.time_ns * a.cost_usd}};
 }
 
-std::string Quoted(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
 
 }  // namespace
 
@@ -119,7 +113,8 @@ std::string FrontierCsv(const OptimizeOutcome& outcome, const Scenario& scenario
 std::string FrontierPlotScript(const OptimizeOutcome& outcome, const Scenario& scenario,
                                const std::string& png_name) {
   std::string script = fmt::format(
-      "set terminal pngcairo size 900,560 font 'sans,10'\nset output {}\n", Quoted(png_name));
+      "set terminal pngcairo size 900,560 font 'sans,10'\nset output {}\n",
+      GnuplotQuoted(png_name));
   script += "$frontier << EOD\n";
   for (const FrontierPoint& p : RowsOf(outcome)) {
     script += fmt::format("{} {}\n", p.allocation.cost_usd / 1e6, p.allocation.time_ns / 1e6);
@@ -139,9 +134,10 @@ std::string FrontierPlotScript(const OptimizeOutcome& outcome, const Scenario& s
       "plot $frontier using 1:2 with linespoints pointtype 7 linecolor rgb '#4472c4' "
       "title 'optimal time per budget', $best using 1:2 with points pointtype 5 pointsize 2 "
       "linecolor rgb '#ed7d31' title {}{}\n",
-      Quoted(fmt::format("{}: time vs network cost ({})", scenario.name,
+      GnuplotQuoted(fmt::format("{}: time vs network cost ({})", scenario.name,
                          ToString(outcome.objective))),
-      Quoted(outcome.objective == OptimizeObjective::kTimeXCost ? "best time x cost" : "optimum"),
+      GnuplotQuoted(outcome.objective == OptimizeObjective::kTimeXCost ? "best time x cost"
+                                                                       : "optimum"),
       equal);
   return script;
 }
