@@ -9,6 +9,21 @@
 
 namespace hfsim {
 
+/// What a transport counted (RDMA; TCP fills what applies and leaves the rest 0).
+struct TransportCounters {
+  uint64_t messages = 0;
+  uint64_t data_packets_sent = 0;      ///< including retransmissions
+  uint64_t retransmitted_packets = 0;
+  uint64_t data_bytes_delivered = 0;   ///< payload accepted in order at receivers
+  uint64_t acks_sent = 0;
+  uint64_t nacks_sent = 0;
+  uint64_t timeouts = 0;
+  uint64_t cnps_sent = 0;
+  uint64_t rate_cuts = 0;
+  uint64_t out_of_order_dropped = 0;
+  uint64_t duplicates_received = 0;
+};
+
 struct LinkReport {
   uint64_t link = 0;         ///< fabric link id (hfsim topology -o DIR: links.csv)
   uint64_t source = 0;       ///< vertex ids: NPUs first, then switches
@@ -28,17 +43,7 @@ struct PacketReport {
   double simulated_ns = 0.0;      ///< when the last event ran
   double wall_seconds = 0.0;      ///< host time; printed, never written to files (not reproducible)
   uint64_t peak_memory_bytes = 0; ///< the process's peak resident memory; printed only, like wall time
-  // Transport.
-  uint64_t messages = 0;
-  uint64_t data_packets_sent = 0;
-  uint64_t retransmitted_packets = 0;
-  uint64_t acks_sent = 0;
-  uint64_t nacks_sent = 0;
-  uint64_t timeouts = 0;
-  uint64_t cnps_sent = 0;
-  uint64_t rate_cuts = 0;
-  uint64_t out_of_order_dropped = 0;
-  uint64_t duplicates_received = 0;
+  TransportCounters transport;
   // Conservation: what the schedules asked for against what happened.
   uint64_t bytes_scheduled = 0;
   uint64_t bytes_delivered = 0;

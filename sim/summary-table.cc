@@ -98,8 +98,8 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         FormatBytes(static_cast<double>(p.peak_memory_bytes)));
     out += fmt::format("  transport: {} messages, {} data packets, {} retransmitted, {} timeouts, "
                        "{} NACKs, {} CNPs\n",
-                       p.messages, p.data_packets_sent, p.retransmitted_packets, p.timeouts,
-                       p.nacks_sent, p.cnps_sent);
+                       p.transport.messages, p.transport.data_packets_sent, p.transport.retransmitted_packets, p.transport.timeouts,
+                       p.transport.nacks_sent, p.transport.cnps_sent);
     out += fmt::format("  fabric: peak queue {}, {} ECN marks, {} tail drops, {} injected losses\n",
                        FormatBytes(static_cast<double>(p.queue_peak_bytes)), p.ecn_marks,
                        p.drops_queue_full, p.drops_injected);

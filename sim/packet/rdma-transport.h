@@ -22,23 +22,10 @@
 #include <vector>
 
 #include "sim/packet/event-clock.h"
+#include "sim/packet-report.h"  // TransportCounters
 #include "sim/packet/packet-fabric.h"
 
 namespace hfsim {
-
-struct TransportCounters {
-  uint64_t messages = 0;
-  uint64_t data_packets_sent = 0;      ///< including retransmissions
-  uint64_t retransmitted_packets = 0;
-  uint64_t data_bytes_delivered = 0;   ///< payload accepted in order at receivers
-  uint64_t acks_sent = 0;
-  uint64_t nacks_sent = 0;
-  uint64_t timeouts = 0;
-  uint64_t cnps_sent = 0;
-  uint64_t rate_cuts = 0;
-  uint64_t out_of_order_dropped = 0;
-  uint64_t duplicates_received = 0;
-};
 
 class RdmaTransport final : public MessageTransport {
  public:

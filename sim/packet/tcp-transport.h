@@ -49,7 +49,7 @@
 
 #include "sim/packet/event-clock.h"
 #include "sim/packet/ip-fabric.h"
-#include "sim/packet/rdma-transport.h"  // TransportCounters
+#include "sim/packet-report.h"  // TransportCounters
 #include "sim/scenario.h"
 
 namespace hfsim {

@@ -64,7 +64,7 @@ TEST_P(CrossEngine, PacketTimeWithinFivePercentOfAnalytical) {
   EXPECT_NEAR(packet.iteration.total_ns / analytical, 1.0, 0.05);
   ExpectConserved(packet);
   EXPECT_EQ(packet.packet->drops_queue_full, 0u);
-  EXPECT_EQ(packet.packet->retransmitted_packets, 0u);
+  EXPECT_EQ(packet.packet->transport.retransmitted_packets, 0u);
 }
 
 template <typename... D>
@@ -119,7 +119,7 @@ TEST(PacketEngine, EveryByteAndReductionArrivesOnceUnderRandomLoss) {
   ExpectConserved(report);
   const PacketReport& p = *report.packet;
   EXPECT_GT(p.drops_injected, 0u);
-  EXPECT_GT(p.retransmitted_packets, 0u);
+  EXPECT_GT(p.transport.retransmitted_packets, 0u);
   // Losses cost time: slower than the loss-free run.
   const Scenario clean = Make(Dims(Dim("Ring", 4, 100, 500), Dim("Switch", 4, 50, 1000)),
                               "all_reduce", 4, {}, {{"retransmit_timeout_ns", 50000}});
@@ -134,7 +134,7 @@ TEST(PacketEngine, TransportRecoversFromALinkGoingDown) {
   const Report report = PacketEngine(true).Run(scenario);
   ExpectConserved(report);
   EXPECT_GT(report.packet->drops_injected, 0u);
-  EXPECT_GT(report.packet->timeouts, 0u);
+  EXPECT_GT(report.packet->transport.timeouts, 0u);
   EXPECT_GT(report.iteration.total_ns, 100000.0);  // nothing on link 0 got through before 100 us
   EXPECT_GT(report.packet->links[0].drops_injected, 0u);
 }
@@ -157,7 +157,7 @@ TEST(PacketEngine, IncastQueuesThatTheAnalyticalModelCannotSee) {
   ExpectConserved(report);
   EXPECT_GT(p.queue_peak_bytes, 32768u);
   EXPECT_GT(p.ecn_marks, 0u);
-  EXPECT_GT(p.rate_cuts, 0u);
+  EXPECT_GT(p.transport.rate_cuts, 0u);
   // Direction and rough size: clearly slower (here ~2.5x), not an order of magnitude off.
   EXPECT_GT(report.iteration.total_ns, 1.3 * analytical);
   EXPECT_LT(report.iteration.total_ns, 10.0 * analytical);

@@ -78,12 +78,12 @@ TEST_P(TcpConservation, EveryByteAndReductionArrivesOnce) {
   // An idle fabric: nothing is lost, nothing resent, no RDMA machinery at work.
   EXPECT_EQ(p.drops_queue_full, 0u);
   EXPECT_EQ(p.drops_injected, 0u);
-  EXPECT_EQ(p.retransmitted_packets, 0u);
-  EXPECT_EQ(p.timeouts, 0u);
-  EXPECT_EQ(p.nacks_sent + p.cnps_sent + p.rate_cuts + p.ecn_marks, 0u);
-  EXPECT_GT(p.acks_sent, 0u);
+  EXPECT_EQ(p.transport.retransmitted_packets, 0u);
+  EXPECT_EQ(p.transport.timeouts, 0u);
+  EXPECT_EQ(p.transport.nacks_sent + p.transport.cnps_sent + p.transport.rate_cuts + p.ecn_marks, 0u);
+  EXPECT_GT(p.transport.acks_sent, 0u);
   // The payload needs bytes / 4096 segments at least; frames add a few bytes per message.
-  EXPECT_GE(p.data_packets_sent, p.bytes_scheduled / 4096);
+  EXPECT_GE(p.transport.data_packets_sent, p.bytes_scheduled / 4096);
   // Per-link statistics come from the IP fabric's own devices: every byte scheduled crossed at
   // least one link, with headers on top.
   uint64_t wire_bytes = 0;
@@ -94,7 +94,7 @@ TEST_P(TcpConservation, EveryByteAndReductionArrivesOnce) {
     EXPECT_LE(link.utilisation, 1.0 + 1e-9) << "link " << link.link;
   }
   EXPECT_GT(wire_bytes, p.bytes_scheduled);
-  EXPECT_GE(packets, p.data_packets_sent + p.acks_sent);
+  EXPECT_GE(packets, p.transport.data_packets_sent + p.transport.acks_sent);
   EXPECT_GT(p.queue_peak_bytes, 0u);
 }
 
@@ -159,7 +159,7 @@ TEST(TcpTransport, RecoversFromOnePercentRandomLoss) {
   ExpectConserved(report);
   const PacketReport& p = *report.packet;
   EXPECT_GT(p.drops_injected, 0u);
-  EXPECT_GT(p.retransmitted_packets, 0u);
+  EXPECT_GT(p.transport.retransmitted_packets, 0u);
   const Scenario clean =
       Make(dims, "all_reduce", MiB(2), {}, Tcp({{"retransmit_timeout_ns", 50000}}));
   EXPECT_GT(report.iteration.total_ns, PacketEngine().Run(clean).iteration.total_ns);
@@ -201,7 +201,7 @@ TEST(TcpTransport, IncastOverflowsQueuesAndTcpBacksOff) {
   const Report report = PacketEngine(true).Run(scenario);
   ExpectConserved(report);
   EXPECT_GT(report.packet->drops_queue_full, 0u);
-  EXPECT_GT(report.packet->retransmitted_packets, 0u);
+  EXPECT_GT(report.packet->transport.retransmitted_packets, 0u);
   EXPECT_LE(report.packet->queue_peak_bytes, 65536u);
 }
 
