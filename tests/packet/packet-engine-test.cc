@@ -12,34 +12,20 @@
 #include "sim/packet/packet-engine.h"
 #include "sim/report-json.h"
 #include "sim/scenario-parser.h"
+#include "tests/packet/packet-test-util.h"
 
 namespace hfsim {
 namespace {
 
-nlohmann::json Dim(const std::string& kind, int size, double bandwidth_GBps, double latency_ns) {
-  return {{"kind", kind}, {"size", size}, {"bandwidth_GBps", bandwidth_GBps}, {"latency_ns", latency_ns}};
-}
+using test::Dim;
+using test::Dims;
+using test::ExpectConserved;
 
+// Sizes in MiB, as every case here uses.
 Scenario Make(nlohmann::json dims, const std::string& kind, double size_MiB,
               nlohmann::json communication = nlohmann::json::object(),
               nlohmann::json packet = nlohmann::json::object()) {
-  nlohmann::json doc = {{"topology", {{"dimensions", dims}}},
-                        {"workload", {{"collective", {{"kind", kind}, {"size_MiB", size_MiB}}}}},
-                        {"communication", communication.is_null() ? nlohmann::json::object() : communication},
-                        {"packet", packet.is_null() ? nlohmann::json::object() : packet}};
-  auto scenario = ParseScenario(doc);
-  if (!scenario) ADD_FAILURE() << scenario.Error().ToString();
-  return std::move(scenario).Value();
-}
-
-void ExpectConserved(const Report& report) {
-  ASSERT_TRUE(report.packet.has_value());
-  const PacketReport& p = *report.packet;
-  EXPECT_GT(p.bytes_scheduled, 0u);
-  EXPECT_EQ(p.bytes_delivered, p.bytes_scheduled);
-  EXPECT_EQ(p.reductions_performed, p.reductions_scheduled);
-  EXPECT_EQ(p.duplicate_deliveries, 0u);
-  EXPECT_EQ(p.protocol_errors, 0u);
+  return test::Make(dims, kind, test::MiB(size_MiB), communication, packet);
 }
 
 struct CrossCase {
@@ -67,10 +53,6 @@ TEST_P(CrossEngine, PacketTimeWithinFivePercentOfAnalytical) {
   EXPECT_EQ(packet.packet->transport.retransmitted_packets, 0u);
 }
 
-template <typename... D>
-nlohmann::json Dims(D... dims) {
-  return nlohmann::json::array({dims...});
-}
 
 INSTANTIATE_TEST_SUITE_P(
     Fabrics, CrossEngine,

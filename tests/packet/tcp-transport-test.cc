@@ -11,56 +11,22 @@
 #include "sim/packet/packet-engine.h"
 #include "sim/report-json.h"
 #include "sim/scenario-parser.h"
+#include "tests/packet/packet-test-util.h"
 
 namespace hfsim {
 namespace {
 
-nlohmann::json Dim(const std::string& kind, int size, double bandwidth_GBps, double latency_ns) {
-  return {{"kind", kind},
-          {"size", size},
-          {"bandwidth_GBps", bandwidth_GBps},
-          {"latency_ns", latency_ns}};
-}
-
-template <typename... D>
-nlohmann::json Dims(D... dims) {
-  return nlohmann::json::array({dims...});
-}
-
-// `size` is bytes when an integer is wanted exactly (odd sizes), else MiB.
-Scenario Make(nlohmann::json dims, const std::string& kind, nlohmann::json collective_size,
-              nlohmann::json communication = nlohmann::json::object(),
-              nlohmann::json packet = nlohmann::json::object()) {
-  nlohmann::json collective = {{"kind", kind}};
-  collective.update(collective_size);
-  // A `{}` argument arrives as null.
-  nlohmann::json doc = {
-      {"topology", {{"dimensions", dims}}},
-      {"workload", {{"collective", collective}}},
-      {"communication", communication.is_null() ? nlohmann::json::object() : communication},
-      {"packet", packet.is_null() ? nlohmann::json::object() : packet}};
-  auto scenario = ParseScenario(doc);
-  if (!scenario) ADD_FAILURE() << scenario.Error().ToString();
-  return std::move(scenario).Value();
-}
-
-nlohmann::json MiB(double size) { return {{"size_MiB", size}}; }
-nlohmann::json Bytes(uint64_t size) { return {{"size_bytes", size}}; }
+using test::Bytes;
+using test::Dim;
+using test::Dims;
+using test::ExpectConserved;
+using test::Make;
+using test::MiB;
 
 nlohmann::json Tcp(nlohmann::json packet = nlohmann::json::object()) {
   if (packet.is_null()) packet = nlohmann::json::object();
   packet["transport"] = "tcp";
   return packet;
-}
-
-void ExpectConserved(const Report& report) {
-  ASSERT_TRUE(report.packet.has_value());
-  const PacketReport& p = *report.packet;
-  EXPECT_GT(p.bytes_scheduled, 0u);
-  EXPECT_EQ(p.bytes_delivered, p.bytes_scheduled);
-  EXPECT_EQ(p.reductions_performed, p.reductions_scheduled);
-  EXPECT_EQ(p.duplicate_deliveries, 0u);
-  EXPECT_EQ(p.protocol_errors, 0u);
 }
 
 struct FabricCase {
