@@ -10,6 +10,7 @@
 #include "models/multi-dim-collective.h"
 #include "sim/json-cursor.h"
 #include "sim/optimize-section.h"
+#include "sim/sweep-section.h"
 #include "sim/packet-section.h"
 #include "sim/workload-section.h"
 #include "topologies/topology.h"
@@ -160,7 +161,7 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
 Scenario ReadScenario(const JsonCursor& root) {
   root.ExpectObject(
       {"name", "description", "seed", "engine", "topology", "workload", "npu", "communication",
-       "packet", "cost", "optimize"});
+       "packet", "cost", "optimize", "sweep"});
   Scenario scenario;
   scenario.name = root.Has("name") ? root.Child("name").String() : "scenario";
   if (root.Has("description")) scenario.description = root.Child("description").String();
@@ -181,6 +182,7 @@ Scenario ReadScenario(const JsonCursor& root) {
   const auto cost = root.Find("cost");
   const auto optimize = root.Find("optimize");
   ReadOptimizeSections(cost ? &*cost : nullptr, optimize ? &*optimize : nullptr, scenario);
+  if (const auto sweep = root.Find("sweep")) ReadSweepSection(*sweep, scenario);
   CheckCollectivesFit(root, scenario);
   return scenario;
 }
@@ -195,26 +197,40 @@ Expected<Scenario> ParseScenario(const nlohmann::json& document) {
   }
 }
 
-Expected<Scenario> ParseScenarioText(std::string_view text, std::string_view source_name) {
-  nlohmann::json document;
+namespace {
+
+Expected<nlohmann::json> ParseDocument(std::string_view text, std::string_view source_name) {
   try {
-    document = nlohmann::json::parse(text);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
     return UserError{std::string(source_name),
                      fmt::format("not valid JSON (at byte {}): {}", error.byte, error.what())};
   }
-  return ParseScenario(document);
 }
 
-Expected<Scenario> LoadScenarioFile(const std::string& path) {
+}  // namespace
+
+Expected<Scenario> ParseScenarioText(std::string_view text, std::string_view source_name) {
+  auto document = ParseDocument(text, source_name);
+  if (!document) return document.Error();
+  return ParseScenario(document.Value());
+}
+
+Expected<nlohmann::json> LoadScenarioDocument(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return UserError{path, "cannot open the scenario file"};
   std::ostringstream text;
   text << file.rdbuf();
-  auto scenario = ParseScenarioText(text.str(), path);
+  return ParseDocument(text.str(), path);
+}
+
+Expected<Scenario> LoadScenarioFile(const std::string& path) {
+  auto document = LoadScenarioDocument(path);
+  if (!document) return document.Error();
+  auto scenario = ParseScenario(document.Value());
   if (!scenario) {
     UserError error = scenario.Error();
-    if (error.where != path) error.where = path + ": " + error.where;
+    error.where = path + ": " + error.where;
     return error;
   }
   return scenario;
@@ -251,6 +267,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                           {"host_overhead_ns_per_message", comm.host.per_message_ns}};
   out["packet"] = PacketSectionToJson(scenario.packet);
   AddOptimizeSectionsToJson(scenario.optimize, out);
+  AddSweepSectionToJson(scenario.sweep, out);
   return out;
 }
 

@@ -31,7 +31,9 @@ struct ScenarioLimits {
 Expected<Scenario> ParseScenario(const nlohmann::json& document);
 /// Parses JSON text first; a syntax error names `source_name` and the byte offset.
 Expected<Scenario> ParseScenarioText(std::string_view text, std::string_view source_name);
-/// Reads and parses a scenario file.
+/// Reads a scenario file's JSON without interpreting it (a syntax error names the file).
+Expected<nlohmann::json> LoadScenarioDocument(const std::string& path);
+/// Reads and parses a scenario file; errors start with the file name.
 Expected<Scenario> LoadScenarioFile(const std::string& path);
 
 /// The scenario as JSON with all defaults explicit; ParseScenario(ScenarioToJson(s)) gives s back.

@@ -12,6 +12,7 @@
 #include "models/host-overhead.h"
 #include "models/multi-dim-collective.h"
 #include "sim/optimize-spec.h"
+#include "sim/sweep-spec.h"
 #include "topologies/dimension.h"
 #include "workloads/layer.h"
 #include "workloads/training-loop.h"
@@ -116,6 +117,8 @@ struct Scenario {
   PacketSpec packet;
   /// Cost model and bandwidth-allocation problem for `hfsim optimize`; runs ignore it.
   OptimizeSpec optimize;
+  /// Allocations and parameters for `hfsim sweep`; runs ignore it.
+  SweepSpec sweep;
 };
 
 std::string_view ToString(EngineKind engine);

@@ -6,6 +6,7 @@
 
 #include "sim/cli/optimize-command.h"
 #include "sim/cli/run-command.h"
+#include "sim/cli/sweep-command.h"
 #include "sim/cli/topology-command.h"
 #include "sim/version.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
       "  hfsim run configs/gpt3-4d-4096.json -o out/gpt3   also write out/gpt3/report.json\n"
       "  hfsim topology configs/gpt3-4d-4096.json --route 0 4095   inspect the fabric\n"
       "  hfsim optimize configs/libra-gpt3-4d-optimize.json -o out/opt   best bandwidth split\n"
+      "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep   every split, on all cores\n"
       "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
       "run options; docs/scenario.md documents the scenario file.",
       "hfsim");
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
   topology.Register(app);
   hfsim::OptimizeCommand optimize;
   optimize.Register(app);
+  hfsim::SweepCommand sweep;
+  sweep.Register(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -38,5 +42,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("run")) return run.Execute();
   if (app.got_subcommand("topology")) return topology.Execute();
   if (app.got_subcommand("optimize")) return optimize.Execute();
+  if (app.got_subcommand("sweep")) return sweep.Execute();
   return 2;
 }

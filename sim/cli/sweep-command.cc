@@ -1,0 +1,302 @@
+#include "sim/cli/sweep-command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/cli/gnuplot-drawing.h"
+#include "sim/cli/output-files.h"
+#include "sim/scenario-parser.h"
+#include "sim/sweep/progress-bar.h"
+#include "sim/sweep/sweep-cluster.h"
+#include "sim/sweep/sweep-plots.h"
+#include "sim/sweep/sweep-summary.h"
+#include "sim/sweep/sweep-table.h"
+#include "sim/version.h"
+
+namespace hfsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCsv = "sweep.csv";
+constexpr const char* kPart = "sweep.csv.part";
+constexpr const char* kManifest = "sweep.json";
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnInterrupt(int) { g_stop.store(true); }
+
+std::optional<std::string> ReadWhole(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return std::nullopt;
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+/// What identifies a sweep: a resumed sweep must have the same.
+nlohmann::json Manifest(const Scenario& scenario, const SweepPlan& plan) {
+  return {{"hfsim_version", kHfsimVersion},
+          {"engine", ToString(plan.Engine())},
+          {"points", plan.PointCount()},
+          {"allocations", plan.AllocationCount()},
+          {"combinations", plan.Combinations().size()},
+          {"scenario", ScenarioToJson(scenario)}};
+}
+
+/// Loads the finished rows of an earlier run of this sweep in `dir` into `table`. Returns the
+/// bytes of sweep.csv.part that hold whole rows (0: start the file afresh).
+Expected<uint64_t> LoadEarlierRun(const fs::path& dir, const nlohmann::json& manifest,
+                                  SweepTable& table) {
+  const auto part = ReadWhole(dir / kPart);
+  const auto csv = part ? std::nullopt : ReadWhole(dir / kCsv);
+  if (!part && !csv) return uint64_t{0};
+  const auto stored = ReadWhole(dir / kManifest);
+  nlohmann::json earlier;
+  if (stored) earlier = nlohmann::json::parse(*stored, nullptr, false);
+  for (const char* key : {"engine", "points", "scenario"}) {
+    if (!earlier.is_object() || !earlier.contains(key) || earlier[key] != manifest[key]) {
+      return UserError{(dir / kManifest).string(),
+                       fmt::format("the earlier sweep in this directory differs from this one "
+                                   "(\"{}\" changed, or the file is missing); --resume continues "
+                                   "only the same scenario with the same engine; use another "
+                                   "--out directory, or drop --resume to start over", key)};
+    }
+  }
+  SweepTable::Loaded loaded;
+  const fs::path source = dir / (part ? kPart : kCsv);
+  if (auto error = table.Load(part ? *part : *csv, source.string(), loaded)) {
+    return UserError{"", *error};
+  }
+  return part ? loaded.valid_bytes : uint64_t{0};
+}
+
+uint32_t DefaultWorkers(const SweepCluster& cluster) {
+  const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, cores / cluster.LocalSize());
+}
+
+}  // namespace
+
+void SweepCommand::Register(CLI::App& app) {
+  CLI::App* command = app.add_subcommand(
+      "sweep",
+      "Evaluate every point of the scenario's \"sweep\" section: a grid, every split of a total "
+      "or a list of per-NPU bandwidth allocations, crossed with values of other scenario keys. "
+      "Uses all cores; shows progress on a terminal; streams results to DIR/sweep.csv.part and "
+      "finishes with DIR/sweep.csv (sorted by point), DIR/sweep.json (best points, cost "
+      "frontier) and gnuplot pictures (heatmap.png or time.png, frontier.png).\n\n"
+      "Examples:\n"
+      "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep\n"
+      "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep --resume   after Ctrl-C\n"
+      "  mpirun -np 4 hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep\n"
+      "Keys: docs/sweep.md.");
+  command->add_option("scenario", scenario_path, "Scenario JSON file with a \"sweep\" section")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("-o,--out", out_dir, "Directory for the results (created if missing)")
+      ->required();
+  command->add_option("-e,--engine", engine,
+                      "Override the sweep's engine: analytical (microseconds per point) or "
+                      "packet (a full ns-3 run per point, one process per worker)")
+      ->check(CLI::IsMember({"analytical", "packet"}));
+  command->add_option("-j,--jobs", jobs,
+                      "Worker threads (analytical) or processes (packet); default all cores, "
+                      "shared among the MPI ranks on one machine")
+      ->check(CLI::Range(1u, 4096u));
+  command->add_flag("--resume", resume,
+                    "Continue an interrupted sweep in DIR: keep its finished points, evaluate "
+                    "the rest (the scenario and engine must be the same)");
+  command->add_flag("-q,--quiet", quiet, "Print nothing but errors");
+  command->add_flag("--no-plot", no_plot, "Skip the gnuplot pictures and scripts");
+}
+
+int SweepCommand::Execute() const {
+  SweepCluster cluster;
+  const bool root = cluster.Root();
+  auto fail = [&](const std::string& message, int code) {
+    if (root) std::cerr << "hfsim: error: " << message << "\n";
+    return code;
+  };
+  auto document = LoadScenarioDocument(scenario_path);
+  if (!document) return fail(document.Error().ToString(), 2);
+  auto parsed = ParseScenario(document.Value());
+  if (!parsed) return fail(scenario_path + ": " + parsed.Error().ToString(), 2);
+  const Scenario scenario = std::move(parsed).Value();
+  auto built = SweepPlan::Build(document.Value(), scenario);
+  if (!built) return fail(scenario_path + ": " + built.Error().ToString(), 2);
+  SweepPlan plan = std::move(built).Value();
+  if (!engine.empty()) plan.SetEngine(engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical);
+
+  // Rank 0 finds what an earlier run finished and tells the others.
+  SweepTable table(plan);
+  const fs::path dir(out_dir);
+  const nlohmann::json manifest = Manifest(scenario, plan);
+  uint64_t keep_bytes = 0;
+  int status = 0;
+  std::string problem;
+  if (root) {
+    std::error_code error;
+    fs::create_directories(dir, error);
+    if (error) {
+      problem = fmt::format("{}: cannot create the output directory: {}", out_dir, error.message());
+      status = 1;
+    } else if (resume) {
+      auto earlier = LoadEarlierRun(dir, manifest, table);
+      if (!earlier) {
+        problem = earlier.Error().ToString();
+        status = 2;
+      } else {
+        keep_bytes = earlier.Value();
+      }
+    }
+    if (status == 0) {
+      OutputFiles files(out_dir);
+      files.Add(kManifest, manifest.dump(2) + "\n");
+      if (auto e = files.Commit()) {
+        problem = *e;
+        status = 1;
+      }
+    }
+  }
+  status = cluster.Broadcast(status);
+  if (status != 0) return fail(problem, status);
+  std::vector<uint8_t> done = table.DoneFlags();
+  cluster.Broadcast(done);
+
+  RunnerOptions options;
+  options.workers = jobs > 0 ? jobs : DefaultWorkers(cluster);
+  options.shard = {cluster.Rank(), cluster.Size()};
+  const auto old_handler = std::signal(SIGINT, OnInterrupt);
+  const auto started = std::chrono::steady_clock::now();
+
+  if (!root) {
+    // Results go to rank 0 in large messages a few times a second: each message costs rank 0
+    // a wake-up, and small ones would make it spin.
+    std::vector<PointResult> outbox;
+    auto last_send = std::chrono::steady_clock::now();
+    auto send = [&](bool now) {
+      if (outbox.empty()) return;
+      if (!now && outbox.size() < 65536 &&
+          std::chrono::steady_clock::now() - last_send < std::chrono::milliseconds(200)) {
+        return;
+      }
+      cluster.Send(outbox);
+      outbox.clear();
+      last_send = std::chrono::steady_clock::now();
+    };
+    auto error = RunSweepPoints(
+        plan, done, options,
+        [&](std::span<const PointResult> r) { outbox.insert(outbox.end(), r.begin(), r.end()); },
+        [&] { send(false); }, g_stop);
+    send(true);
+    cluster.Finished();
+    std::signal(SIGINT, old_handler);
+    return error ? 1 : 0;
+  }
+
+  // Rank 0 streams every result (its own and the other ranks') into the .part file.
+  const fs::path part_path = dir / kPart;
+  if (keep_bytes > 0) {
+    fs::resize_file(part_path, keep_bytes);
+  }
+  std::FILE* part = std::fopen(part_path.c_str(), keep_bytes > 0 ? "ab" : "wb");
+  if (part == nullptr) return fail(fmt::format("{}: cannot write the file", part_path.string()), 1);
+  std::string buffer;
+  if (keep_bytes == 0) buffer = table.Csv();  // header, and the rows of a finished sweep.csv
+  const uint64_t already = table.DoneCount();
+  ProgressBar progress("sweep", plan.PointCount(), already, !quiet && isatty(STDERR_FILENO) != 0);
+  bool write_failed = false;
+  auto flush = [&] {
+    if (buffer.empty()) return;
+    write_failed = write_failed || std::fwrite(buffer.data(), 1, buffer.size(), part) != buffer.size() ||
+                   std::fflush(part) != 0;
+    buffer.clear();
+  };
+  const DeliverResults deliver = [&](std::span<const PointResult> results) {
+    for (const PointResult& r : results) {
+      if (table.Done(r.point)) continue;
+      table.Record(r.point, r.time_ns);
+      table.AppendRow(r.point, buffer);
+    }
+    if (buffer.size() > (1u << 20)) flush();
+  };
+  bool others_finished = !cluster.Distributed();
+  const auto idle = [&] {
+    if (!others_finished) others_finished = cluster.Receive(deliver);
+    flush();
+    progress.Update(table.DoneCount());
+  };
+  auto run_error = RunSweepPoints(plan, done, options, deliver, idle, g_stop);
+  while (!others_finished) {
+    idle();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  flush();
+  std::fclose(part);
+  progress.Finish();
+  std::signal(SIGINT, old_handler);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (write_failed) return fail(fmt::format("{}: cannot write the file", part_path.string()), 1);
+  if (run_error) return fail(*run_error, 1);
+  const uint64_t computed = table.DoneCount() - already;
+  if (g_stop.load() || table.DoneCount() < plan.PointCount()) {
+    std::cerr << fmt::format("hfsim: interrupted after {} of {} points; {} holds them; continue "
+                             "with --resume\n", table.DoneCount(), plan.PointCount(),
+                             part_path.string());
+    return 130;
+  }
+
+  // Finished: the sorted CSV, the manifest with the summary, the pictures.
+  const auto summary = SummariseSweep(plan, table);
+  nlohmann::json final_manifest = manifest;
+  final_manifest["summary"] = SweepSummaryJson(plan, table, summary);
+  OutputFiles files(out_dir);
+  files.Add(kCsv, table.Csv());
+  files.Add(kManifest, final_manifest.dump(2) + "\n");
+  std::vector<PlotScript> plots;
+  if (!no_plot) {
+    const std::string title = fmt::format("{}: {} points ({} engine)", scenario.name,
+                                          plan.PointCount(), ToString(plan.Engine()));
+    if (auto p = AllocationPlot(plan, table, title)) plots.push_back(*p);
+    if (auto p = FrontierPlot(plan, table, summary, title)) plots.push_back(*p);
+    for (const PlotScript& p : plots) files.Add(p.script_name, p.script);
+  }
+  if (auto error = files.Commit()) return fail(*error, 1);
+  std::error_code ignored;
+  fs::remove(part_path, ignored);
+  for (const PlotScript& p : plots) {
+    if (auto error = DrawWithGnuplot(out_dir, p.script_name, p.png_name)) return fail(*error, 1);
+  }
+  if (!quiet) {
+    std::cout << fmt::format("{}: {} points, {} engine", scenario.name, plan.PointCount(),
+                             ToString(plan.Engine()));
+    if (already > 0) std::cout << fmt::format(" ({} from the earlier run)", already);
+    std::cout << "\n" << SweepSummaryText(plan, table, summary);
+    // Wall time goes to the terminal only, never into a file: the files stay reproducible.
+    std::cout << fmt::format("  {:<18} {:.2f} s, {:.0f} points/s on {} {}{}\n", "evaluated in",
+                             seconds, static_cast<double>(computed) / std::max(seconds, 1e-9),
+                             options.workers,
+                             plan.Engine() == EngineKind::kPacket ? "processes" : "threads",
+                             cluster.Distributed() ? fmt::format(" x {} ranks", cluster.Size())
+                                                   : std::string());
+    std::string pictures;
+    for (const PlotScript& p : plots) pictures += ", " + (dir / p.png_name).string();
+    std::cout << fmt::format("\nwrote {}{}\n", files.Describe(), pictures);
+  }
+  return 0;
+}
+
+}  // namespace hfsim

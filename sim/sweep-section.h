@@ -1,0 +1,21 @@
+// The "sweep" section of a scenario (sim/sweep-spec.h). Internal to the loader (throws
+// JsonPathError).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sim/json-cursor.h"
+#include "sim/scenario.h"
+
+namespace hfsim {
+
+/// Reads "sweep"; scenario.dimensions must be read.
+void ReadSweepSection(const JsonCursor& section, Scenario& scenario);
+/// Adds "sweep" to the echo `out` when the scenario gave it.
+void AddSweepSectionToJson(const SweepSpec& spec, nlohmann::json& out);
+
+/// Splits a path in the loader's form ("topology.dimensions[0].size") into a JSON pointer
+/// ("/topology/dimensions/0/size"); nullopt when it is malformed.
+std::optional<nlohmann::json::json_pointer> PathToPointer(const std::string& path);
+
+}  // namespace hfsim

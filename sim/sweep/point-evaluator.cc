@@ -1,0 +1,25 @@
+#include "sim/sweep/point-evaluator.h"
+
+#include "sim/packet/packet-engine.h"
+
+namespace hfsim {
+
+PointEvaluator::PointEvaluator(const SweepPlan& plan)
+    : m_plan(&plan), m_models(plan.Combinations().size()), m_walker(plan.Space()) {}
+
+double PointEvaluator::TimeNs(uint64_t point) {
+  const uint64_t combination = point / m_plan->AllocationCount();
+  const std::vector<double>& bandwidths = m_walker.At(point % m_plan->AllocationCount());
+  const Scenario& base = m_plan->Combinations()[combination].scenario;
+  if (m_plan->Engine() == EngineKind::kAnalytical) {
+    auto& model = m_models[combination];
+    if (!model) model = std::make_unique<TimeModel>(base);
+    return model->TimeNs(bandwidths);  // GB/s and bytes/ns are the same number
+  }
+  Scenario scenario = base;
+  scenario.engine = EngineKind::kPacket;
+  for (size_t d = 0; d < bandwidths.size(); ++d) scenario.dimensions[d].bandwidth_Bpns = bandwidths[d];
+  return PacketEngine().Run(scenario).iteration.total_ns;
+}
+
+}  // namespace hfsim

@@ -1,0 +1,34 @@
+// Evaluates sweep points one at a time: the iteration (or collective) time of a point's
+// scenario with its allocation. One evaluator per worker; it keeps per-worker caches, so it is
+// not shared between threads.
+//
+//   analytical: the optimiser's TimeModel, compiled once per parameter combination and then
+//               evaluated in microseconds; equal to AnalyticalEngine's time to the last bit
+//               (tests/sweep check it);
+//   packet:     a full PacketEngine run per point (ns-3 keeps one simulator per process, so
+//               packet sweeps parallelise over processes, see sweep-runner.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sim/optimize/time-model.h"
+#include "sim/sweep/sweep-plan.h"
+
+namespace hfsim {
+
+class PointEvaluator {
+ public:
+  explicit PointEvaluator(const SweepPlan& plan);
+
+  /// Time in ns of point `point` (< plan.PointCount()).
+  double TimeNs(uint64_t point);
+ private:
+  const SweepPlan* m_plan;
+  std::vector<std::unique_ptr<TimeModel>> m_models;  ///< per combination, built on first use
+  AllocationWalker m_walker;
+};
+
+}  // namespace hfsim

@@ -1,0 +1,212 @@
+#include "sim/sweep/sweep-runner.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/sweep/point-evaluator.h"
+
+namespace hfsim {
+
+namespace {
+
+constexpr auto kIdlePeriod = std::chrono::milliseconds(100);
+
+/// The blocks this shard owns, in order: block b holds points [b*K, (b+1)*K).
+std::vector<uint64_t> OwnedBlocks(uint64_t points, const Shard& shard) {
+  std::vector<uint64_t> blocks;
+  const uint64_t count = (points + Shard::kBlockPoints - 1) / Shard::kBlockPoints;
+  for (uint64_t b = shard.rank; b < count; b += shard.size) blocks.push_back(b);
+  return blocks;
+}
+
+/// Evaluates one block's pending points into `out`.
+void EvaluateBlock(uint64_t block, uint64_t points, const std::vector<uint8_t>& done,
+                   PointEvaluator& evaluator, const std::atomic<bool>& stop,
+                   std::vector<PointResult>& out) {
+  const uint64_t end = std::min(points, (block + 1) * Shard::kBlockPoints);
+  for (uint64_t p = block * Shard::kBlockPoints; p < end; ++p) {
+    if (done[p] != 0) continue;
+    if (stop.load(std::memory_order_relaxed)) return;
+    out.push_back({p, evaluator.TimeNs(p)});
+  }
+}
+
+std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<uint8_t>& done,
+                                      const std::vector<uint64_t>& blocks, uint32_t workers,
+                                      const DeliverResults& deliver,
+                                      const std::function<void()>& idle,
+                                      const std::atomic<bool>& stop) {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<std::vector<PointResult>> queue;
+  uint32_t running = workers;
+  std::atomic<uint64_t> next{0};
+  std::vector<std::thread> threads;
+  for (uint32_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      PointEvaluator evaluator(plan);
+      for (uint64_t i = next++; i < blocks.size() && !stop.load(); i = next++) {
+        std::vector<PointResult> batch;
+        EvaluateBlock(blocks[i], plan.PointCount(), done, evaluator, stop, batch);
+        if (batch.empty()) continue;
+        std::lock_guard lock(mutex);
+        queue.push_back(std::move(batch));
+        ready.notify_one();
+      }
+      std::lock_guard lock(mutex);
+      --running;
+      ready.notify_one();
+    });
+  }
+  while (true) {
+    std::deque<std::vector<PointResult>> taken;
+    bool finished = false;
+    {
+      std::unique_lock lock(mutex);
+      ready.wait_for(lock, kIdlePeriod, [&] { return !queue.empty() || running == 0; });
+      taken.swap(queue);
+      finished = running == 0;
+    }
+    for (const auto& batch : taken) deliver(batch);
+    idle();
+    if (finished) break;
+  }
+  for (auto& thread : threads) thread.join();
+  return std::nullopt;
+}
+
+/// One forked worker: evaluates blocks w, w + workers, ... of `blocks` and writes each result
+/// to `fd` as it finishes (a packet point takes seconds; the parent shows progress).
+[[noreturn]] void WorkerProcess(const SweepPlan& plan, const std::vector<uint8_t>& done,
+                                const std::vector<uint64_t>& blocks, uint32_t w, uint32_t workers,
+                                int fd) {
+  signal(SIGINT, SIG_DFL);
+  const std::atomic<bool> never{false};
+  PointEvaluator evaluator(plan);
+  for (size_t i = w; i < blocks.size(); i += workers) {
+    std::vector<PointResult> batch;
+    const uint64_t end = std::min(plan.PointCount(), (blocks[i] + 1) * Shard::kBlockPoints);
+    for (uint64_t p = blocks[i] * Shard::kBlockPoints; p < end; ++p) {
+      if (done[p] != 0) continue;
+      const PointResult result{p, evaluator.TimeNs(p)};
+      const char* bytes = reinterpret_cast<const char*>(&result);
+      size_t written = 0;
+      while (written < sizeof result) {
+        const ssize_t n = write(fd, bytes + written, sizeof result - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) _exit(3);
+        written += static_cast<size_t>(n);
+      }
+    }
+  }
+  close(fd);
+  _exit(0);
+}
+
+std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector<uint8_t>& done,
+                                        const std::vector<uint64_t>& blocks, uint32_t workers,
+                                        const DeliverResults& deliver,
+                                        const std::function<void()>& idle,
+                                        const std::atomic<bool>& stop) {
+  workers = static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(workers, blocks.size())));
+  struct Child {
+    pid_t pid = -1;
+    int fd = -1;
+    std::string pending;  ///< bytes of a record not yet complete
+  };
+  std::vector<Child> children(workers);
+  for (uint32_t w = 0; w < workers; ++w) {
+    int fds[2];
+    if (pipe(fds) != 0) return fmt::format("cannot create a pipe: {}", std::strerror(errno));
+    const pid_t pid = fork();
+    if (pid < 0) return fmt::format("cannot start a worker process: {}", std::strerror(errno));
+    if (pid == 0) {
+      close(fds[0]);
+      for (uint32_t v = 0; v < w; ++v) close(children[v].fd);
+      WorkerProcess(plan, done, blocks, w, workers, fds[1]);
+    }
+    close(fds[1]);
+    children[w] = {pid, fds[0], {}};
+  }
+  std::optional<std::string> error;
+  size_t open = workers;
+  bool killed = false;
+  while (open > 0) {
+    if (stop.load() && !killed) {
+      for (const Child& c : children) kill(c.pid, SIGTERM);
+      killed = true;
+    }
+    std::vector<pollfd> fds;
+    for (const Child& c : children) {
+      if (c.fd >= 0) fds.push_back({c.fd, POLLIN, 0});
+    }
+    poll(fds.data(), fds.size(), static_cast<int>(kIdlePeriod.count()));
+    std::vector<PointResult> batch;
+    for (Child& c : children) {
+      if (c.fd < 0) continue;
+      pollfd probe{c.fd, POLLIN, 0};
+      if (poll(&probe, 1, 0) <= 0) continue;
+      char buffer[4096];
+      const ssize_t n = read(c.fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        close(c.fd);
+        c.fd = -1;
+        --open;
+        continue;
+      }
+      c.pending.append(buffer, static_cast<size_t>(n));
+      size_t used = 0;
+      for (; used + sizeof(PointResult) <= c.pending.size(); used += sizeof(PointResult)) {
+        PointResult r;
+        std::memcpy(&r, c.pending.data() + used, sizeof r);
+        batch.push_back(r);
+      }
+      c.pending.erase(0, used);
+    }
+    if (!batch.empty()) deliver(batch);
+    idle();
+  }
+  for (const Child& c : children) {
+    int status = 0;
+    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok && !killed && !error) {
+      error = WIFSIGNALED(status)
+                  ? fmt::format("a packet worker process died of signal {}", WTERMSIG(status))
+                  : fmt::format("a packet worker process failed (exit {})", WEXITSTATUS(status));
+    }
+  }
+  return error;
+}
+
+}  // namespace
+
+std::optional<std::string> RunSweepPoints(const SweepPlan& plan, const std::vector<uint8_t>& done,
+                                          const RunnerOptions& options,
+                                          const DeliverResults& deliver,
+                                          const std::function<void()>& idle,
+                                          const std::atomic<bool>& stop) {
+  const std::vector<uint64_t> blocks = OwnedBlocks(plan.PointCount(), options.shard);
+  const uint32_t workers = std::max<uint32_t>(1, options.workers);
+  if (plan.Engine() == EngineKind::kPacket) {
+    return RunProcesses(plan, done, blocks, workers, deliver, idle, stop);
+  }
+  return RunThreads(plan, done, blocks, workers, deliver, idle, stop);
+}
+
+}  // namespace hfsim
