@@ -39,6 +39,13 @@ AllocationSpace::AllocationSpace(const SweepSpec& spec, const std::vector<Dimens
           std::floor((m_split.total_GBps - m_dimension_count * m_split.min_GBps) /
                      m_split.step_GBps * (1.0 + 1e-12) + 1e-9));
       m_count = Tuples(m_split_units, m_dimension_count - 1);
+      for (uint64_t k = 0; k <= m_split_units; ++k) {
+        m_split_values.push_back(
+            Round12(m_split.min_GBps + static_cast<double>(k) * m_split.step_GBps));
+      }
+      m_split_exact = Round12(m_split.min_GBps * m_dimension_count +
+                              static_cast<double>(m_split_units) * m_split.step_GBps) ==
+                      Round12(m_split.total_GBps);
       break;
   }
 }
@@ -50,9 +57,7 @@ uint64_t AllocationSpace::Tuples(uint64_t budget, uint32_t r) {
   return value;
 }
 
-double AllocationSpace::SplitValue(uint64_t steps) const {
-  return Round12(m_split.min_GBps + static_cast<double>(steps) * m_split.step_GBps);
-}
+double AllocationSpace::SplitValue(uint64_t steps) const { return m_split_values[steps]; }
 
 bool AllocationSpace::Varies(uint32_t d) const {
   switch (m_kind) {
@@ -110,11 +115,16 @@ void AllocationSpace::Cursor::Fill() {
       break;
     case AllocationSetKind::kSplit: {
       double used = 0.0;
+      uint64_t steps = 0;
       for (uint32_t d = 0; d + 1 < D; ++d) {
         m_bandwidths[d] = s.SplitValue(m_digits[d]);
         used += m_bandwidths[d];
+        steps += m_digits[d];
       }
-      m_bandwidths[D - 1] = Round12(s.m_split.total_GBps - used);
+      // The last dimension takes the rest: a table entry when the total is a whole number of
+      // steps (the same value the rounding below gives, without formatting a number).
+      m_bandwidths[D - 1] = s.m_split_exact ? s.SplitValue(s.m_split_units - steps)
+                                            : Round12(s.m_split.total_GBps - used);
       break;
     }
   }

@@ -54,6 +54,11 @@ class AllocationSpace {
   std::vector<std::vector<double>> m_axes;  ///< grid; list (one entry per allocation); topology
   SplitSpec m_split;
   uint64_t m_split_units = 0;  ///< n: steps to share among the first D-1 dimensions
+  /// min + k * step for k = 0..n, rounded once here rather than per point.
+  std::vector<double> m_split_values;
+  /// Whether total - D*min is a whole number of steps: then the last dimension's value is
+  /// also in m_split_values (else it is rounded per point).
+  bool m_split_exact = false;
 };
 
 /// Random access that is cheap for runs of consecutive allocations (a cursor stepped forward),
