@@ -87,8 +87,10 @@ void ReadAllocations(const JsonCursor& section, SweepSpec& spec, uint32_t dimens
     s.min_GBps = s.step_GBps;
     if (auto v = split->Find("min_GBps")) s.min_GBps = v->Number(0.0, kMaxTotalGBps, true);
     if (s.min_GBps * dimension_count > s.total_GBps) {
-      split->Fail(fmt::format("{} dimensions x min_GBps {} exceed total_GBps {}: no split exists",
-                              dimension_count, s.min_GBps, s.total_GBps));
+      split->Fail(fmt::format("{} dimensions x min_GBps {} exceed total_GBps {}: no split exists; "
+                              "accepted: min_GBps at most total_GBps / {} = {}",
+                              dimension_count, s.min_GBps, s.total_GBps, dimension_count,
+                              s.total_GBps / dimension_count));
     }
     if (dimension_count < 2) {
       split->Fail("a split needs at least 2 dimensions; use \"grid\" or \"list\" for one");
@@ -125,16 +127,31 @@ void ReadParameters(const JsonCursor& list, SweepSpec& spec) {
                             "[i], e.g. \"topology.dimensions[0].size\"", parameter.path));
     }
     const std::string head = parameter.path.substr(0, parameter.path.find_first_of(".["));
-    if (head == "sweep") path.Fail("a sweep cannot sweep its own section");
+    if (head == "sweep") {
+      path.Fail(fmt::format("got \"{}\": a sweep cannot sweep its own section; accepted: a key "
+                            "outside \"sweep\"", parameter.path));
+    }
     if (spec.allocations != AllocationSetKind::kTopology &&
         parameter.path.find("bandwidth_GBps") != std::string::npos && head == "topology") {
-      path.Fail("the bandwidths are already swept by \"bandwidth_GBps\"; sweep them there, or "
-                "drop \"bandwidth_GBps\" to sweep this key");
+      path.Fail(fmt::format("got \"{}\", but the bandwidths are already swept by "
+                            "\"bandwidth_GBps\"; sweep them there, or drop \"bandwidth_GBps\" "
+                            "to sweep this key", parameter.path));
     }
     for (const SweepParameter& other : spec.parameters) {
-      if (other.path == parameter.path) path.Fail(fmt::format("\"{}\" is swept twice", other.path));
+      if (other.path == parameter.path) {
+        path.Fail(fmt::format("\"{}\" is swept twice; accepted: each path once", other.path));
+      }
+    }
+    if (head == "engine") {
+      path.Fail("got \"engine\": the engine is not a parameter of the points; accepted: "
+                "\"sweep.engine\" or `hfsim sweep --engine`, one engine per sweep");
     }
     for (const JsonCursor& v : entry.At("values", "an array of values for the key").Elements(1, kMaxParameterValues)) {
+      // A value is one CSV cell; a line break would split its row (and --resume reads rows).
+      if (v.Node().dump().find_first_of("\n\r") != std::string::npos ||
+          (v.Node().is_string() && v.Node().get<std::string>().find_first_of("\n\r") != std::string::npos)) {
+        v.Fail("holds a line break; accepted: values without line breaks");
+      }
       parameter.values.push_back(v.Node());
     }
     spec.parameters.push_back(std::move(parameter));

@@ -55,6 +55,58 @@ nlohmann::json Manifest(const Scenario& scenario, const SweepPlan& plan) {
           {"scenario", ScenarioToJson(scenario)}};
 }
 
+/// A JSON value for a message, cut when long.
+std::string Shown(const nlohmann::json* value) {
+  if (value == nullptr) return "absent";
+  std::string text = value->dump();
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+/// Where the earlier manifest differs from this one: the first differing key of the scenario
+/// echo in the loader's form ("topology.dimensions[1].latency_ns"), with both values.
+std::string WhatChanged(const nlohmann::json& earlier, const nlohmann::json& now) {
+  if (!earlier.is_object()) return "the file is missing or is not a sweep's";
+  for (const char* key : {"engine", "points"}) {
+    if (!earlier.contains(key) || earlier[key] != now[key]) {
+      return fmt::format("\"{}\" was {} and is now {}", key,
+                         Shown(earlier.contains(key) ? &earlier[key] : nullptr), Shown(&now[key]));
+    }
+  }
+  if (!earlier.contains("scenario") || !earlier["scenario"].is_object()) {
+    return "the file holds no scenario";
+  }
+  const nlohmann::json& before = earlier["scenario"];
+  const nlohmann::json& after = now["scenario"];
+  const nlohmann::json patch = nlohmann::json::diff(before, after);
+  if (patch.empty()) return "";
+  // Walk the patch's JSON pointer through the earlier scenario to name arrays' entries [i].
+  const std::string pointer = patch[0]["path"].get<std::string>();
+  std::string path;
+  const nlohmann::json* node = &before;
+  for (size_t at = 1; at <= pointer.size();) {
+    const size_t end = std::min(pointer.find('/', at), pointer.size());
+    std::string token = pointer.substr(at, end - at);
+    for (size_t i; (i = token.find("~1")) != std::string::npos;) token.replace(i, 2, "/");
+    for (size_t i; (i = token.find("~0")) != std::string::npos;) token.replace(i, 2, "~");
+    const bool array = node != nullptr && node->is_array();
+    path += array ? "[" + token + "]" : (path.empty() ? "" : ".") + token;
+    if (node != nullptr && array && token.find_first_not_of("0123456789") == std::string::npos &&
+        std::stoull(token) < node->size()) {
+      node = &(*node)[std::stoull(token)];
+    } else if (node != nullptr && node->is_object() && node->contains(token)) {
+      node = &(*node)[token];
+    } else {
+      node = nullptr;
+    }
+    at = end + 1;
+  }
+  const auto pointed = nlohmann::json::json_pointer(pointer);
+  const nlohmann::json* now_value =
+      pointer.ends_with("/-") || !after.contains(pointed) ? nullptr : &after.at(pointed);
+  return fmt::format("the scenario's {} was {} and is now {}", path.empty() ? "(whole)" : path,
+                     Shown(node), Shown(now_value));
+}
+
 /// Loads the finished rows of an earlier run of this sweep in `dir` into `table`. Returns the
 /// bytes of sweep.csv.part that hold whole rows (0: start the file afresh).
 Expected<uint64_t> LoadEarlierRun(const fs::path& dir, const nlohmann::json& manifest,
@@ -69,9 +121,9 @@ Expected<uint64_t> LoadEarlierRun(const fs::path& dir, const nlohmann::json& man
     if (!earlier.is_object() || !earlier.contains(key) || earlier[key] != manifest[key]) {
       return UserError{(dir / kManifest).string(),
                        fmt::format("the earlier sweep in this directory differs from this one "
-                                   "(\"{}\" changed, or the file is missing); --resume continues "
-                                   "only the same scenario with the same engine; use another "
-                                   "--out directory, or drop --resume to start over", key)};
+                                   "({}); --resume continues only the same scenario with the "
+                                   "same engine; use another --out directory, or drop --resume "
+                                   "to start over", WhatChanged(earlier, manifest))};
     }
   }
   SweepTable::Loaded loaded;
@@ -178,7 +230,9 @@ int SweepCommand::Execute() const {
   RunnerOptions options;
   options.workers = jobs > 0 ? jobs : DefaultWorkers(cluster);
   options.shard = {cluster.Rank(), cluster.Size()};
+  // Ctrl-C, or a batch scheduler's SIGTERM: stop, keep what is finished, exit 130.
   const auto old_handler = std::signal(SIGINT, OnInterrupt);
+  const auto old_term_handler = std::signal(SIGTERM, OnInterrupt);
   const auto started = std::chrono::steady_clock::now();
 
   if (!root) {
@@ -203,6 +257,7 @@ int SweepCommand::Execute() const {
     send(true);
     cluster.Finished();
     std::signal(SIGINT, old_handler);
+    std::signal(SIGTERM, old_term_handler);
     return error ? 1 : 0;
   }
 
@@ -247,6 +302,7 @@ int SweepCommand::Execute() const {
   std::fclose(part);
   progress.Finish();
   std::signal(SIGINT, old_handler);
+  std::signal(SIGTERM, old_term_handler);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (write_failed) return fail(fmt::format("{}: cannot write the file", part_path.string()), 1);

@@ -9,7 +9,7 @@ PointEvaluator::PointEvaluator(const SweepPlan& plan)
 
 double PointEvaluator::TimeNs(uint64_t point) {
   const uint64_t combination = point / m_plan->AllocationCount();
-  const std::vector<double>& bandwidths = m_walker.At(point % m_plan->AllocationCount());
+  const std::vector<double>& bandwidths = m_plan->Bandwidths(m_walker, point);
   const Scenario& base = m_plan->Combinations()[combination].scenario;
   if (m_plan->Engine() == EngineKind::kAnalytical) {
     auto& model = m_models[combination];

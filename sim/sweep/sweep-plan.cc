@@ -22,6 +22,27 @@ std::string ValuePath(size_t parameter, size_t value) {
   return fmt::format("sweep.parameters[{}].values[{}]", parameter, value);
 }
 
+/// The parameter value to blame for a combination (values `chosen`) that the loader refused at
+/// `where`: the one written where the problem was found, else the first one the scenario refuses
+/// on its own (a Switch of 3 NPUs breaks the parallelism degrees), else the last one.
+std::string BlamedValue(const nlohmann::json& document, const SweepSpec& spec,
+                        const std::vector<size_t>& chosen, const std::string& where) {
+  if (spec.parameters.empty()) return "sweep.parameters";
+  for (size_t p = spec.parameters.size(); p-- > 0;) {
+    const std::string& path = spec.parameters[p].path;
+    if (where.rfind(path, 0) == 0 &&
+        (where.size() == path.size() || where[path.size()] == '.' || where[path.size()] == '[')) {
+      return ValuePath(p, chosen[p]);
+    }
+  }
+  for (size_t p = 0; p < spec.parameters.size(); ++p) {
+    nlohmann::json alone = document;
+    alone[*PathToPointer(spec.parameters[p].path)] = spec.parameters[p].values[chosen[p]];
+    if (!ParseScenario(alone)) return ValuePath(p, chosen[p]);
+  }
+  return ValuePath(spec.parameters.size() - 1, chosen.back());
+}
+
 }  // namespace
 
 Expected<SweepPlan> SweepPlan::Build(const nlohmann::json& document, const Scenario& scenario) {
@@ -33,14 +54,19 @@ Expected<SweepPlan> SweepPlan::Build(const nlohmann::json& document, const Scena
   SweepPlan plan{AllocationSpace(spec, scenario.dimensions)};
   plan.m_parameters = spec.parameters;
   plan.m_engine = spec.engine.value_or(scenario.engine);
-  uint64_t combinations = 1;
-  for (const SweepParameter& p : spec.parameters) combinations *= p.values.size();
-  if (static_cast<double>(combinations) * static_cast<double>(plan.m_space.Count()) >
+  plan.m_topology_bandwidths = spec.allocations == AllocationSetKind::kTopology;
+  // Counted in doubles: 8 parameters of up to 10,000 values would wrap a 64-bit count.
+  double combinations_counted = 1.0;
+  for (const SweepParameter& p : spec.parameters) {
+    combinations_counted *= static_cast<double>(p.values.size());
+  }
+  if (combinations_counted * static_cast<double>(plan.m_space.Count()) >
       static_cast<double>(SweepSpec::kMaxPoints)) {
-    return UserError{"sweep", fmt::format("{} parameter combinations x {} allocations exceed {} "
-                                          "points", combinations, plan.m_space.Count(),
+    return UserError{"sweep", fmt::format("{:.0f} parameter combinations x {} allocations exceed "
+                                          "{} points", combinations_counted, plan.m_space.Count(),
                                           SweepSpec::kMaxPoints)};
   }
+  const auto combinations = static_cast<uint64_t>(combinations_counted);
   // Each combination is the document with its values written in, parsed again: the loader
   // checks every value where it lands, exactly as if the user had written that file.
   for (uint64_t c = 0; c < combinations; ++c) {
@@ -71,16 +97,8 @@ Expected<SweepPlan> SweepPlan::Build(const nlohmann::json& document, const Scena
     auto parsed = ParseScenario(variant);
     if (!parsed) {
       // Blame the value that was written in, and say what the loader found wrong.
-      std::string where = "sweep.parameters";
-      if (!spec.parameters.empty()) {
-        where = ValuePath(spec.parameters.size() - 1, chosen.back());
-        for (size_t p = 0; p < spec.parameters.size(); ++p) {
-          if (parsed.Error().where.rfind(spec.parameters[p].path, 0) == 0) {
-            where = ValuePath(p, chosen[p]);
-          }
-        }
-      }
-      return UserError{where, fmt::format("makes a bad scenario: {}", parsed.Error().ToString())};
+      return UserError{BlamedValue(document, spec, chosen, parsed.Error().where),
+                       fmt::format("makes a bad scenario: {}", parsed.Error().ToString())};
     }
     combination.scenario = std::move(parsed).Value();
     if (combination.scenario.dimensions.size() != plan.m_space.DimensionCount()) {
@@ -88,6 +106,9 @@ Expected<SweepPlan> SweepPlan::Build(const nlohmann::json& document, const Scena
                        fmt::format("combination {} has {} dimensions but the allocations have {}",
                                    c, combination.scenario.dimensions.size(),
                                    plan.m_space.DimensionCount())};
+    }
+    for (const Dimension& d : combination.scenario.dimensions) {
+      combination.topology_GBps.push_back(d.bandwidth_Bpns);
     }
     const CostSpec& cost = combination.scenario.optimize.cost;
     if (!cost.unit_usd_per_GBps.empty()) {
@@ -98,6 +119,11 @@ Expected<SweepPlan> SweepPlan::Build(const nlohmann::json& document, const Scena
     plan.m_combinations.push_back(std::move(combination));
   }
   return plan;
+}
+
+const std::vector<double>& SweepPlan::Bandwidths(AllocationWalker& walker, uint64_t point) const {
+  if (m_topology_bandwidths) return m_combinations[point / AllocationCount()].topology_GBps;
+  return walker.At(point % AllocationCount());
 }
 
 }  // namespace hfsim

@@ -22,6 +22,9 @@ struct SweepCombination {
   std::vector<std::string> cells;
   /// Prices the allocations; absent when the cost section cannot price this fabric.
   std::optional<CostModel> cost;
+  /// Its topology's bandwidths in GB/s: the one allocation of a sweep without
+  /// "bandwidth_GBps", where a parameter may sweep them.
+  std::vector<double> topology_GBps;
 };
 
 class SweepPlan {
@@ -36,6 +39,9 @@ class SweepPlan {
   const AllocationSpace& Space() const { return m_space; }
   const std::vector<SweepCombination>& Combinations() const { return m_combinations; }
   const std::vector<SweepParameter>& Parameters() const { return m_parameters; }
+  /// Bandwidths in GB/s of `point`: its allocation, or without "bandwidth_GBps" its
+  /// combination's own topology bandwidths. Valid until `walker` is used again.
+  const std::vector<double>& Bandwidths(AllocationWalker& walker, uint64_t point) const;
   EngineKind Engine() const { return m_engine; }
   void SetEngine(EngineKind engine) { m_engine = engine; }
 
@@ -45,6 +51,7 @@ class SweepPlan {
   std::vector<SweepCombination> m_combinations;
   std::vector<SweepParameter> m_parameters;
   EngineKind m_engine = EngineKind::kAnalytical;
+  bool m_topology_bandwidths = false;  ///< no "bandwidth_GBps": see Bandwidths()
 };
 
 }  // namespace hfsim

@@ -88,19 +88,21 @@ std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<u
   return std::nullopt;
 }
 
-/// One forked worker: evaluates blocks w, w + workers, ... of `blocks` and writes each result
-/// to `fd` as it finishes (a packet point takes seconds; the parent shows progress).
+/// One forked worker: evaluates pending points w, w + workers, ... of `blocks` and writes each
+/// result to `fd` as it finishes (a packet point takes seconds; the parent shows progress).
 [[noreturn]] void WorkerProcess(const SweepPlan& plan, const std::vector<uint8_t>& done,
                                 const std::vector<uint64_t>& blocks, uint32_t w, uint32_t workers,
                                 int fd) {
   signal(SIGINT, SIG_DFL);
-  const std::atomic<bool> never{false};
+  signal(SIGTERM, SIG_DFL);
   PointEvaluator evaluator(plan);
-  for (size_t i = w; i < blocks.size(); i += workers) {
-    std::vector<PointResult> batch;
-    const uint64_t end = std::min(plan.PointCount(), (blocks[i] + 1) * Shard::kBlockPoints);
-    for (uint64_t p = blocks[i] * Shard::kBlockPoints; p < end; ++p) {
-      if (done[p] != 0) continue;
+  // The pending points are dealt one by one (not by block): a packet sweep often has fewer
+  // points than a block, and every worker must still get its share.
+  uint64_t pending = 0;
+  for (const uint64_t block : blocks) {
+    const uint64_t end = std::min(plan.PointCount(), (block + 1) * Shard::kBlockPoints);
+    for (uint64_t p = block * Shard::kBlockPoints; p < end; ++p) {
+      if (done[p] != 0 || pending++ % workers != w) continue;
       const PointResult result{p, evaluator.TimeNs(p)};
       const char* bytes = reinterpret_cast<const char*>(&result);
       size_t written = 0;
@@ -121,7 +123,12 @@ std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector
                                         const DeliverResults& deliver,
                                         const std::function<void()>& idle,
                                         const std::atomic<bool>& stop) {
-  workers = static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(workers, blocks.size())));
+  uint64_t pending = 0;
+  for (const uint64_t block : blocks) {
+    const uint64_t end = std::min(plan.PointCount(), (block + 1) * Shard::kBlockPoints);
+    for (uint64_t p = block * Shard::kBlockPoints; p < end; ++p) pending += done[p] == 0 ? 1 : 0;
+  }
+  workers = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(workers, pending)));
   struct Child {
     pid_t pid = -1;
     int fd = -1;
@@ -185,7 +192,9 @@ std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector
     while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
     }
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok && !killed && !error) {
+    // A worker that died because the user interrupted (SIGINT reaches the whole process
+    // group) is not a failure: the parent exits 130 with the finished points kept.
+    if (!ok && !killed && !stop.load() && !error) {
       error = WIFSIGNALED(status)
                   ? fmt::format("a packet worker process died of signal {}", WTERMSIG(status))
                   : fmt::format("a packet worker process failed (exit {})", WEXITSTATUS(status));

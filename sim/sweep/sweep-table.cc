@@ -27,7 +27,7 @@ void SweepTable::Record(uint64_t point, double time_ns) {
 }
 
 const std::vector<double>& SweepTable::Bandwidths(uint64_t point) {
-  return m_walker.At(point % m_plan->AllocationCount());
+  return m_plan->Bandwidths(m_walker, point);
 }
 
 std::optional<double> SweepTable::CostUsd(uint64_t point) {
@@ -69,6 +69,11 @@ std::string SweepTable::Csv() {
 std::optional<std::string> SweepTable::Load(const std::string& text, const std::string& name,
                                             Loaded& loaded) {
   const std::string header = Header();
+  if (text.size() < header.size() && header.compare(0, text.size(), text) == 0) {
+    // The writer was stopped before its header was whole (or written at all): no rows yet.
+    loaded = Loaded{0, 0};
+    return std::nullopt;
+  }
   if (text.compare(0, header.size(), header) != 0) {
     return fmt::format("{}: its header is not this sweep's (expected \"{}\"); it was written "
                        "for another scenario: remove it or use another --out directory",

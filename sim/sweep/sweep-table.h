@@ -39,7 +39,8 @@ class SweepTable {
 
   /// Reads rows of a CSV this plan wrote (a streamed .part file or a finished sweep.csv) and
   /// records them. A last line without its newline (the writer was killed mid-row) is
-  /// ignored. The number of bytes that hold whole rows, or an error naming `name` and the line.
+  /// ignored, and so is a header cut short (valid_bytes 0: start the file afresh). The number
+  /// of bytes that hold whole rows, or an error naming `name` and the line.
   struct Loaded {
     uint64_t rows = 0;
     uint64_t valid_bytes = 0;
