@@ -183,9 +183,24 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
     }
   }
   if (auto v = section.Find("frontier_points")) {
+    // Only the time_x_cost budget sweep uses it; elsewhere it would be silently ignored.
+    if (spec.objective != OptimizeObjective::kTimeXCost) {
+      v->Fail(fmt::format("got {} with \"objective\": \"{}\", which does not use it (it is the "
+                          "number of budgets in the time x cost sweep); accepted only with "
+                          "\"objective\": \"time_x_cost\"; remove this key or change the objective",
+                          v->Shown(), ToString(spec.objective)));
+    }
     spec.frontier_points = static_cast<uint32_t>(v->Integer(2, 1000));
   }
-  if (auto v = section.Find("tolerance")) spec.tolerance = v->Number(1e-9, 0.1, false);
+  if (auto v = section.Find("tolerance")) {
+    spec.tolerance = v->Number(0.0, OptimizeSpec::kMaxTolerance, true);
+    if (spec.tolerance < OptimizeSpec::kMinTolerance) {
+      v->Fail(fmt::format("got {}, below {}, the smallest gap the solver certifies reliably "
+                          "(docs/optimize.md section 8); accepted: a number from {} to {}",
+                          v->Shown(), OptimizeSpec::kMinTolerance, OptimizeSpec::kMinTolerance,
+                          OptimizeSpec::kMaxTolerance));
+    }
+  }
 }
 
 }  // namespace
@@ -234,8 +249,11 @@ void AddOptimizeSectionsToJson(const OptimizeSpec& spec, nlohmann::json& out) {
   }
   if (!spec.given) return;
   nlohmann::json section = {{"objective", ToString(spec.objective)},
-                            {"frontier_points", spec.frontier_points},
                             {"tolerance", spec.tolerance}};
+  // Echoed where the loader accepts it: with time_x_cost only.
+  if (spec.objective == OptimizeObjective::kTimeXCost) {
+    section["frontier_points"] = spec.frontier_points;
+  }
   if (spec.budget_usd) section["budget_usd"] = *spec.budget_usd;
   if (spec.total_bandwidth_GBps_per_npu) {
     section["total_bandwidth_GBps_per_npu"] = *spec.total_bandwidth_GBps_per_npu;

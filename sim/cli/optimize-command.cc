@@ -1,7 +1,14 @@
 #include "sim/cli/optimize-command.h"
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdint>
+#include <exception>
 #include <iostream>
+#include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -9,9 +16,59 @@
 #include "sim/cli/output-files.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/optimum-writers.h"
+#include "sim/optimize/verify.h"
+#include "sim/packet/packet-engine.h"
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
+
+namespace {
+
+// --verify K: an integer of at least 1, said plainly when it is not.
+CLI::Validator VerifyCount() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        int64_t k = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), k);
+        if (error != std::errc() || end != text.data() + text.size() || k < 1) {
+          return fmt::format("got {}; accepted: an integer K of at least 1 (the number of best "
+                             "allocations to re-simulate with the packet engine)",
+                             text);
+        }
+        return {};
+      },
+      "K >= 1");
+}
+
+// One line on stderr, rewritten in place, while the packet runs go (terminals only).
+class VerifyProgressLine {
+ public:
+  VerifyProgressLine() : m_enabled(isatty(STDERR_FILENO) == 1) {}
+  ~VerifyProgressLine() { Clear(); }
+  void Show(size_t index, size_t count, const VerifyCandidate& candidate) {
+    if (!m_enabled) return;
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    std::cerr << fmt::format("\r\x1b[2Khfsim: verify: packet run {} of {} ({}), {:.1f} s so far",
+                             index + 1, count,
+                             candidate.rank > 0 ? fmt::format("rank {}", candidate.rank)
+                                                : std::string("equal split"),
+                             seconds)
+              << std::flush;
+    m_shown = true;
+  }
+  void Clear() {
+    if (m_shown) std::cerr << "\r\x1b[2K" << std::flush;
+    m_shown = false;
+  }
+
+ private:
+  bool m_enabled;
+  bool m_shown = false;
+  std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
+};
+
+}  // namespace
 
 void OptimizeCommand::Register(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
@@ -23,10 +80,13 @@ void OptimizeCommand::Register(CLI::App& app) {
       "lower bound and the relative gap to it are reported. Prints a table; with --out writes "
       "optimum.json, frontier.csv (time x cost: the whole time-vs-cost Pareto frontier), and "
       "frontier.png with the frontier.gp gnuplot script that draws it.\n\n"
+      "The optimiser works on the analytical model (a scenario's \"engine\" and \"packet\" "
+      "section do not change the optimum); --verify K re-simulates the K best allocations with the "
+      "packet engine and prints both times side by side.\n\n"
       "Example:\n"
       "  hfsim optimize configs/libra-gpt3-4d-optimize.json -o out/opt\n"
       "Infeasible constraints are reported with the ones that conflict, exit code 2.\n"
-      "Keys: docs/scenario.md (\"cost\" and \"optimize\").");
+      "Keys and output files: docs/optimize.md.");
   command->add_option("scenario", scenario_path,
                       "Scenario JSON file with an \"optimize\" section (e.g. "
                       "configs/libra-gpt3-4d-optimize.json)")
@@ -38,6 +98,14 @@ void OptimizeCommand::Register(CLI::App& app) {
   command->add_flag("-q,--quiet", quiet, "Do not print the table");
   command->add_flag("--no-plot", no_plot,
                     "With --out, skip frontier.png and frontier.gp (no gnuplot needed)");
+  command->add_option("--verify", verify,
+                      "Re-simulate the K best allocations (the optimum, then the other frontier "
+                      "points by objective value) and the equal split with the packet engine "
+                      "(honouring the scenario's \"packet\" section) and print analytical and "
+                      "packet times side by side; with --out also write verify.csv. Each packet "
+                      "run takes as long as 'hfsim run --engine packet' on the scenario")
+      ->type_name("K")
+      ->check(VerifyCount());
 }
 
 int OptimizeCommand::Execute() const {
@@ -47,6 +115,15 @@ int OptimizeCommand::Execute() const {
     return 2;
   }
   const Scenario scenario = std::move(loaded).Value();
+  if (scenario.engine == EngineKind::kPacket) {
+    std::cerr << "hfsim: note: " << scenario_path
+              << ": the scenario's engine is \"packet\", but the optimum is computed with the "
+                 "analytical model"
+              << (verify > 0 ? "; --verify re-simulates the best allocations with the packet engine"
+                             : "; add --verify K to re-simulate the K best allocations with the "
+                               "packet engine")
+              << "\n";
+  }
   const auto started = std::chrono::steady_clock::now();
   auto outcome = Optimize(scenario);
   const double seconds =
@@ -56,16 +133,47 @@ int OptimizeCommand::Execute() const {
     return 2;
   }
   const OptimizeOutcome& result = outcome.Value();
+  if (result.status == SolveStatus::kLpFailed) {
+    // Not the input's fault: the LP solver gave up on a problem that has a solution.
+    std::cerr << "hfsim: error: " << scenario_path << ": optimize: internal solver failure: "
+              << result.solver_failure << "\n";
+    return 1;
+  }
   if (!quiet) {
     std::cout << OptimumTable(result, scenario)
-              << fmt::format("{:<28} {:.1f} ms, {} time-model evaluations\n", "solved in",
-                             seconds * 1e3, result.evaluations);
+              << fmt::format("{:<28} {:.1f} ms, {} solver iterations, {} time-model evaluations\n",
+                             "solved in", seconds * 1e3, result.iterations, result.evaluations);
+  }
+  std::vector<VerifyRow> verified;
+  if (verify > 0) {
+    const VerifyPlan plan = PlanVerification(result, static_cast<uint32_t>(std::min<int64_t>(
+                                                         verify, UINT32_MAX)));
+    Expected<std::vector<VerifyRow>> rows = std::vector<VerifyRow>{};
+    try {
+      VerifyProgressLine progress;
+      rows = Verify(scenario, plan, PacketEngine(),
+                    [&](size_t index, size_t count, const VerifyCandidate& candidate) {
+                      progress.Show(index, count, candidate);
+                    });
+    } catch (const std::exception& error) {
+      std::cerr << "hfsim: error: " << scenario_path << ": verify: the packet engine failed: "
+                << error.what() << "\n";
+      return 1;
+    }
+    if (!rows) {
+      std::cerr << "hfsim: error: " << scenario_path << ": verify: " << rows.Error().ToString()
+                << "\n";
+      return 2;
+    }
+    verified = std::move(rows).Value();
+    if (!quiet) std::cout << "\n" << VerifyTable(plan, verified, scenario);
   }
   if (out_dir.empty()) return 0;
   OutputFiles files(out_dir);
   // The solve time is left out of optimum.json so the file is the same on every run.
   files.Add("optimum.json", OptimumToJson(result, scenario).dump(2) + "\n");
   files.Add("frontier.csv", FrontierCsv(result, scenario));
+  if (verify > 0) files.Add("verify.csv", VerifyCsv(verified, scenario));
   if (!no_plot) files.Add("frontier.gp", FrontierPlotScript(result, scenario, "frontier.png"));
   if (auto error = files.Commit()) {
     std::cerr << "hfsim: error: " << *error << "\n";

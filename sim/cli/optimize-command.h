@@ -2,6 +2,7 @@
 // iteration time (or time x cost, or time under a budget) subject to its "optimize" section.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -13,9 +14,12 @@ struct OptimizeCommand {
   std::string out_dir;
   bool quiet = false;
   bool no_plot = false;
+  /// --verify K: re-simulate the K best allocations with the packet engine (0: do not).
+  int64_t verify = 0;
 
   void Register(CLI::App& app);
-  /// Exit code: 0 success, 2 bad input (including infeasible constraints), 1 could not write.
+  /// Exit code: 0 success, 2 bad input (including infeasible constraints), 1 could not write,
+  /// the solver's LP failed, or a packet run failed.
   int Execute() const;
 };
 

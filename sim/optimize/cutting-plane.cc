@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csetjmp>
+#include <memory>
 #include <stdexcept>
+#include <string>
 
+#include <fmt/format.h>
 #include <glpk.h>
 
 namespace hfsim {
@@ -14,11 +18,102 @@ namespace {
 // (Lemarechal, Nemirovskii, Nesterov 1995).
 constexpr double kLevelFraction = 0.3;
 
+// GuardedSimplex's return value when GLPK stopped on an error of its own (glp_simplex's codes
+// are positive).
+constexpr int kGlpkError = -1;
+
+struct GlpkTrap {
+  std::jmp_buf jump;
+  std::string output;  ///< what GLPK wrote to its terminal: the error message
+};
+
+int CaptureGlpkOutput(void* info, const char* text) {
+  static_cast<GlpkTrap*>(info)->output += text;
+  return 1;  // captured: GLPK prints nothing itself
+}
+
+[[noreturn]] void OnGlpkError(void* info) { std::longjmp(static_cast<GlpkTrap*>(info)->jump, 1); }
+
+// glp_simplex, except that an error inside GLPK (a failed internal assertion, for instance; on
+// nearly parallel cuts GLPK 5.0's dual simplex can trip "teta >= 0.0" in spychuzc.c) returns
+// kGlpkError with GLPK's message instead of aborting the process. GLPK's environment does not
+// survive an error: it is freed here, and every problem object with it. Only GLPK's C frames
+// lie between the setjmp and the longjmp, so no destructor is skipped; the trap lives on the
+// heap, as a local changed between setjmp and longjmp would be indeterminate after the jump.
+int GuardedSimplex(glp_prob* lp, const glp_smcp* parm, std::string& message) {
+  const auto trap = std::make_unique<GlpkTrap>();
+  glp_error_hook(OnGlpkError, trap.get());
+  glp_term_hook(CaptureGlpkOutput, trap.get());
+  if (setjmp(trap->jump) != 0) {
+    glp_free_env();
+    // GLPK's lines ("Assertion failed: ...", "Error detected in file ... at line ...") as one.
+    const std::string& output = trap->output;
+    message.clear();
+    size_t begin = 0;
+    while (begin < output.size()) {
+      size_t end = output.find('\n', begin);
+      if (end == std::string::npos) end = output.size();
+      if (end > begin) {
+        message += (message.empty() ? "" : "; ") + output.substr(begin, end - begin);
+      }
+      begin = end + 1;
+    }
+    return kGlpkError;
+  }
+  const int code = glp_simplex(lp, parm);
+  glp_term_hook(nullptr, nullptr);
+  glp_error_hook(nullptr, nullptr);
+  return code;
+}
+
 }  // namespace
 
+std::string_view ToString(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::kConverged: return "converged";
+    case SolveStatus::kIterationLimit: return "iteration limit reached";
+    case SolveStatus::kLpFailed: return "LP failed";
+  }
+  return "?";
+}
+
+std::string LpFailureReason(int simplex_code, int status) {
+  // glp_simplex's return codes (GLPK reference manual, "glp_simplex").
+  switch (simplex_code) {
+    case 0: break;
+    case GLP_EBADB: return "the initial basis is invalid (glp_simplex: GLP_EBADB)";
+    case GLP_ESING: return "the basis matrix is singular (glp_simplex: GLP_ESING)";
+    case GLP_ECOND: return "the basis matrix is ill-conditioned (glp_simplex: GLP_ECOND)";
+    case GLP_EBOUND:
+      return "a double-bounded variable has incorrect bounds (glp_simplex: GLP_EBOUND)";
+    case GLP_EFAIL: return "the simplex failed numerically (glp_simplex: GLP_EFAIL)";
+    case GLP_EOBJLL: return "the objective reached its lower limit (glp_simplex: GLP_EOBJLL)";
+    case GLP_EOBJUL: return "the objective reached its upper limit (glp_simplex: GLP_EOBJUL)";
+    case GLP_EITLIM: return "the simplex iteration limit was exceeded (glp_simplex: GLP_EITLIM)";
+    case GLP_ETMLIM: return "the time limit was exceeded (glp_simplex: GLP_ETMLIM)";
+    case GLP_ENOPFS: return "the LP has no primal feasible solution (glp_simplex: GLP_ENOPFS)";
+    case GLP_ENODFS: return "the LP has no dual feasible solution (glp_simplex: GLP_ENODFS)";
+    default: return fmt::format("glp_simplex returned code {}", simplex_code);
+  }
+  // The simplex ran to its end; the status says what it found.
+  switch (status) {
+    case GLP_OPT: return "no failure (GLP_OPT)";
+    case GLP_FEAS: return "the solution is feasible but not proven optimal (status GLP_FEAS)";
+    case GLP_INFEAS: return "the solution is infeasible (status GLP_INFEAS)";
+    case GLP_NOFEAS: return "the LP has no feasible solution (status GLP_NOFEAS)";
+    case GLP_UNBND: return "the LP is unbounded (status GLP_UNBND)";
+    case GLP_UNDEF: return "the solution is undefined (status GLP_UNDEF)";
+    default: return fmt::format("glp_get_status returned {}", status);
+  }
+}
+
 CuttingPlaneSolver::CuttingPlaneSolver(const TimeModel& model, const Polytope& polytope,
-                                       const std::vector<double>& start)
-    : m_model(model), m_dimensions(polytope.DimensionCount()), m_lp(glp_create_prob()) {
+                                       const std::vector<double>& start,
+                                       const SolverOptions& options)
+    : m_model(model),
+      m_options(options),
+      m_dimensions(polytope.DimensionCount()),
+      m_lp(glp_create_prob()) {
   glp_term_out(GLP_OFF);
   m_scale_ns = std::max(model.TimeNs(start), 1e-9);
   glp_set_obj_dir(m_lp, GLP_MIN);
@@ -70,7 +165,9 @@ CuttingPlaneSolver::CuttingPlaneSolver(const TimeModel& model, const Polytope& p
   m_first_cut_row = glp_get_num_rows(m_lp) + 1;
 }
 
-CuttingPlaneSolver::~CuttingPlaneSolver() { glp_delete_prob(m_lp); }
+CuttingPlaneSolver::~CuttingPlaneSolver() {
+  if (m_lp != nullptr) glp_delete_prob(m_lp);
+}
 
 double CuttingPlaneSolver::Evaluate(const std::vector<double>& b) {
   ++m_evaluations;
@@ -100,13 +197,29 @@ double CuttingPlaneSolver::SolveLp() {
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.meth = GLP_DUALP;  // cuts added since the last solve leave the basis dual feasible
-  // Tighter than GLPK's 1e-7 defaults so the bound can certify gaps down to about 1e-8.
+  // Tighter than GLPK's 1e-7 defaults so the bound can certify gaps down to
+  // OptimizeSpec::kMinTolerance (docs/optimize.md section 8, "Tolerance floor").
   parm.tol_bnd = 1e-10;
   parm.tol_dj = 1e-10;
-  if (glp_simplex(m_lp, &parm) != 0 || glp_get_status(m_lp) != GLP_OPT) {
+  if (m_options.simplex_iteration_limit > 0) parm.it_lim = m_options.simplex_iteration_limit;
+  std::string glpk_error;
+  auto lost = [&] {
+    // GLPK freed m_lp with its environment: this solver can solve nothing more.
+    m_lp = nullptr;
+    m_lp_failure = fmt::format("GLPK stopped on an internal error ({})", glpk_error);
+    return NAN;
+  };
+  int code = GuardedSimplex(m_lp, &parm, glpk_error);
+  if (code == kGlpkError) return lost();
+  if (code != 0 || glp_get_status(m_lp) != GLP_OPT) {
     // A stale basis can upset the warm start; retry from scratch once.
     glp_std_basis(m_lp);
-    if (glp_simplex(m_lp, &parm) != 0 || glp_get_status(m_lp) != GLP_OPT) return NAN;
+    code = GuardedSimplex(m_lp, &parm, glpk_error);
+    if (code == kGlpkError) return lost();
+    if (code != 0 || glp_get_status(m_lp) != GLP_OPT) {
+      m_lp_failure = LpFailureReason(code, glp_get_status(m_lp));
+      return NAN;
+    }
   }
   return glp_get_obj_val(m_lp);
 }
@@ -120,8 +233,17 @@ std::vector<double> CuttingPlaneSolver::LpPoint() const {
 }
 
 ConvexSolution CuttingPlaneSolver::Minimise(const std::optional<LinearRow>& extra,
-                                            const std::vector<double>& start, double tolerance,
-                                            uint32_t max_iterations) {
+                                            const std::vector<double>& start,
+                                            double tolerance) {
+  const uint32_t max_iterations = m_options.max_iterations;
+  if (m_lp == nullptr) {
+    ConvexSolution failed;
+    failed.bandwidth_GBps = start;
+    failed.time_ns = m_model.TimeNs(start);
+    failed.status = SolveStatus::kLpFailed;
+    failed.lp_failure = "an earlier internal GLPK error reset GLPK: " + m_lp_failure;
+    return failed;
+  }
   const int t = static_cast<int>(m_dimensions) + 1;
   const int s = t + 1;
   {
@@ -169,7 +291,15 @@ ConvexSolution CuttingPlaneSolver::Minimise(const std::optional<LinearRow>& extr
       glp_set_row_bnds(m_lp, m_proximity_row + static_cast<int>(r), GLP_FR, 0.0, 0.0);
     }
     const double bound = SolveLp();
-    if (std::isnan(bound)) break;
+    if (std::isnan(bound)) {
+      // No bound, so no certificate: an internal failure, not an iteration limit.
+      best.status = SolveStatus::kLpFailed;
+      best.lp_failure = fmt::format(
+          "GLPK could not solve the lower-bound LP of cutting-plane iteration {}{}: {}",
+          best.iterations, m_lp == nullptr ? "" : " (also retried from the standard basis)",
+          m_lp_failure);
+      break;
+    }
     lower = std::max(lower, std::min(bound * m_scale_ns, best.time_ns));
     best.gap = (best.time_ns - lower) / best.time_ns;
     if (best.gap <= tolerance) {
@@ -188,7 +318,15 @@ ConvexSolution CuttingPlaneSolver::Minimise(const std::optional<LinearRow>& extr
       glp_set_row_bnds(m_lp, m_proximity_row + 2 * static_cast<int>(d), GLP_UP, 0.0, centre);
       glp_set_row_bnds(m_lp, m_proximity_row + 2 * static_cast<int>(d) + 1, GLP_LO, centre, 0.0);
     }
-    if (!std::isnan(SolveLp())) next = LpPoint();
+    if (!std::isnan(SolveLp())) {
+      next = LpPoint();
+    } else if (m_lp == nullptr) {
+      best.status = SolveStatus::kLpFailed;
+      best.lp_failure = fmt::format(
+          "GLPK could not solve the level-step LP of cutting-plane iteration {}: {}",
+          best.iterations, m_lp_failure);
+      break;
+    }
     const double value = Evaluate(next);
     if (value < best.time_ns) {
       best.time_ns = value;
@@ -198,7 +336,10 @@ ConvexSolution CuttingPlaneSolver::Minimise(const std::optional<LinearRow>& extr
   best.iterations = std::min(best.iterations, max_iterations);
   best.lower_bound_ns = lower;
   best.gap = (best.time_ns - lower) / best.time_ns;
-  best.converged = best.gap <= tolerance;
+  best.converged = best.status != SolveStatus::kLpFailed && best.gap <= tolerance;
+  if (best.status != SolveStatus::kLpFailed) {
+    best.status = best.converged ? SolveStatus::kConverged : SolveStatus::kIterationLimit;
+  }
   return best;
 }
 

@@ -76,7 +76,7 @@ std::optional<std::vector<double>> EqualSplit(const OptimizeSpec& spec, uint32_t
   return split;
 }
 
-Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
+Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions& options) {
   const OptimizeSpec& spec = scenario.optimize;
   if (!spec.given) {
     return UserError{"optimize", "missing; `hfsim optimize` needs an \"optimize\" section with the "
@@ -94,7 +94,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
   auto centre = Centre(polytope);
   if (!centre) return centre.Error();
   const TimeModel model(scenario);
-  CuttingPlaneSolver solver(model, polytope, centre.Value());
+  CuttingPlaneSolver solver(model, polytope, centre.Value(), options);
 
   OptimizeOutcome outcome;
   outcome.objective = spec.objective;
@@ -111,7 +111,17 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
     outcome.lower_bound_ns = s.lower_bound_ns;
     outcome.gap = s.gap;
     outcome.converged = s.converged;
+    outcome.status = s.status;
+    outcome.solver_failure = s.lp_failure;
     outcome.iterations = s.iterations;
+  };
+  // A failed LP ends the run: the outcome carries GLPK's reason and nothing else is meaningful.
+  auto lp_failed = [&](const ConvexSolution& s) {
+    outcome.status = SolveStatus::kLpFailed;
+    outcome.solver_failure = s.lp_failure;
+    outcome.converged = false;
+    outcome.evaluations = solver.Evaluations();
+    return outcome;
   };
   // The fastest allocation within `budget` (none: no budget).
   auto solve_under = [&](std::optional<double> budget) -> Expected<ConvexSolution> {
@@ -125,10 +135,12 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
   if (spec.objective == OptimizeObjective::kTime) {
     auto solution = solve_under(std::nullopt);
     if (!solution) return solution.Error();
+    if (solution.Value().status == SolveStatus::kLpFailed) return lp_failed(solution.Value());
     keep(solution.Value());
   } else if (spec.objective == OptimizeObjective::kTimeUnderBudget) {
     auto solution = solve_under(spec.budget_usd);
     if (!solution) return solution.Error();
+    if (solution.Value().status == SolveStatus::kLpFailed) return lp_failed(solution.Value());
     keep(solution.Value());
     outcome.budget_usd = spec.budget_usd;
   } else {
@@ -137,6 +149,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
     auto fastest_solution = solve_under(std::nullopt);
     if (!fastest_solution) return fastest_solution.Error();
     const ConvexSolution& fastest = fastest_solution.Value();
+    if (fastest.status == SolveStatus::kLpFailed) return lp_failed(fastest);
     // A hair above the cheapest cost, so that the first budget row is not a knife edge on which
     // the LP's rounding could call the set infeasible.
     const double low = outcome.min_cost_usd * (1.0 + 1e-9);
@@ -145,14 +158,19 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
     // A budget solve that fails is reported, never dereferenced: the first failure is kept and
     // returned once the sweep ends.
     std::optional<UserError> failure;
+    std::optional<ConvexSolution> lp_failure;
     auto frontier_point = [&](double budget) {
+      // After a failure the rest of the sweep is moot (and GLPK may have been reset).
+      if (failure || lp_failure) return FrontierPoint{budget, Allocation{}, 0.0, 0.0, 0};
       auto solution = solve_under(budget);
       if (!solution) {
         if (!failure) failure = solution.Error();
-        return FrontierPoint{budget, Allocation{}, 0.0, 0.0};
+        return FrontierPoint{budget, Allocation{}, 0.0, 0.0, 0};
       }
       const ConvexSolution& s = solution.Value();
-      return FrontierPoint{budget, allocation(s.bandwidth_GBps), s.lower_bound_ns, s.gap};
+      if (s.status == SolveStatus::kLpFailed && !lp_failure) lp_failure = s;
+      return FrontierPoint{budget, allocation(s.bandwidth_GBps), s.lower_bound_ns, s.gap,
+                           s.iterations};
     };
     const uint32_t points = high > low * (1.0 + 1e-12) ? spec.frontier_points : 1;
     for (uint32_t i = 0; i < points; ++i) {
@@ -167,6 +185,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
       if (product(outcome.frontier[i]) < product(outcome.frontier[best])) best = i;
     }
     if (failure) return *failure;
+    if (lp_failure) return lp_failed(*lp_failure);
     FrontierPoint chosen = outcome.frontier[best];
     if (outcome.frontier.size() > 1) {
       // Golden-section search for the least time x cost over budgets around the best sweep point.
@@ -189,6 +208,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
         }
       }
       if (failure) return *failure;
+      if (lp_failure) return lp_failed(*lp_failure);
       for (const FrontierPoint* p : {&p1, &p2}) {
         if (product(*p) < product(chosen)) chosen = *p;
       }
@@ -197,6 +217,8 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario) {
     outcome.lower_bound_ns = chosen.lower_bound_ns;
     outcome.gap = chosen.gap;
     outcome.converged = chosen.gap <= spec.tolerance;
+    outcome.status = outcome.converged ? SolveStatus::kConverged : SolveStatus::kIterationLimit;
+    outcome.iterations = chosen.iterations;
     outcome.budget_usd = chosen.budget_usd;
     if (chosen.budget_usd != outcome.frontier[best].budget_usd) {
       outcome.frontier.push_back(chosen);

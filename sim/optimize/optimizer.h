@@ -12,9 +12,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/expected.h"
+#include "sim/optimize/cutting-plane.h"
 #include "sim/scenario.h"
 
 namespace hfsim {
@@ -30,6 +32,7 @@ struct FrontierPoint {
   Allocation allocation;  ///< the fastest allocation within the budget
   double lower_bound_ns = 0.0;
   double gap = 0.0;
+  uint32_t iterations = 0;  ///< cutting-plane iterations of this point's solve
 };
 
 struct OptimizeOutcome {
@@ -40,6 +43,11 @@ struct OptimizeOutcome {
   double lower_bound_ns = 0.0;
   double gap = 0.0;
   bool converged = false;  ///< gap <= tolerance (false: the iteration limit stopped a solve)
+  /// How the solve of the best point ended. kLpFailed: GLPK failed in some solve (the first
+  /// failure is in solver_failure) and nothing else in the outcome is meaningful.
+  SolveStatus status = SolveStatus::kIterationLimit;
+  std::string solver_failure;
+  /// Cutting-plane iterations of the solve that produced `best` (and its bound).
   uint32_t iterations = 0;
   std::optional<double> budget_usd;  ///< the budget the best point was solved under
   /// All non-fixed dimensions the same share of the total; absent without a total.
@@ -56,8 +64,9 @@ struct OptimizeOutcome {
 
 /// Solves scenario.optimize. A UserError when the scenario has no "optimize" section, when the
 /// constraints admit no allocation (naming the ones that conflict), or when they leave some
-/// dimension's bandwidth unbounded.
-Expected<OptimizeOutcome> Optimize(const Scenario& scenario);
+/// dimension's bandwidth unbounded. An LP that GLPK fails to solve is not the user's error: the
+/// outcome then has status kLpFailed. `options` are the solver's limits (tests lower them).
+Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions& options = {});
 
 /// The equal split of the total (fixed dimensions keep their value), if the spec has a total.
 std::optional<std::vector<double>> EqualSplit(const OptimizeSpec& spec, uint32_t dimension_count);

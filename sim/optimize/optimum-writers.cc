@@ -13,7 +13,7 @@ namespace {
 std::vector<FrontierPoint> RowsOf(const OptimizeOutcome& outcome) {
   if (!outcome.frontier.empty()) return outcome.frontier;
   return {FrontierPoint{outcome.budget_usd.value_or(outcome.best.cost_usd), outcome.best,
-                        outcome.lower_bound_ns, outcome.gap}};
+                        outcome.lower_bound_ns, outcome.gap, outcome.iterations}};
 }
 
 nlohmann::json AllocationJson(const Allocation& a) {
@@ -42,7 +42,9 @@ std::string OptimumTable(const OptimizeOutcome& outcome, const Scenario& scenari
   out += fmt::format("{:<28} {:.6f} ms\n", "iteration time", outcome.best.time_ns / 1e6);
   out += fmt::format("{:<28} {:.6f} ms (gap {:.3g}{})\n", "lower bound",
                      outcome.lower_bound_ns / 1e6, outcome.gap,
-                     outcome.converged ? "" : ", iteration limit reached");
+                     outcome.status == SolveStatus::kIterationLimit
+                         ? fmt::format(", {}", ToString(outcome.status))
+                         : std::string());
   out += fmt::format("{:<28} {:.2f} $\n", "network cost", outcome.best.cost_usd);
   if (outcome.budget_usd) out += fmt::format("{:<28} {:.2f} $\n", "budget", *outcome.budget_usd);
   if (outcome.objective == OptimizeObjective::kTimeXCost) {
@@ -74,6 +76,7 @@ nlohmann::json OptimumToJson(const OptimizeOutcome& outcome, const Scenario& sce
   out["gap"] = outcome.gap;
   out["tolerance"] = scenario.optimize.tolerance;
   out["converged"] = outcome.converged;
+  out["iterations"] = outcome.iterations;
   out["budget_usd"] = outcome.budget_usd ? nlohmann::json(*outcome.budget_usd) : nlohmann::json();
   out["feasible_cost_usd"] = {{"min", outcome.min_cost_usd}, {"max", outcome.max_cost_usd}};
   if (outcome.equal_split) {
@@ -90,6 +93,7 @@ nlohmann::json OptimumToJson(const OptimizeOutcome& outcome, const Scenario& sce
     entry["budget_usd"] = p.budget_usd;
     entry["lower_bound_ns"] = p.lower_bound_ns;
     entry["gap"] = p.gap;
+    entry["iterations"] = p.iterations;
     frontier.push_back(entry);
   }
   out["frontier"] = frontier;

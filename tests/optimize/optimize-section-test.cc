@@ -28,8 +28,26 @@ TEST(OptimizeSection, DefaultsAndEcho) {
   const nlohmann::json echo = ScenarioToJson(s);
   EXPECT_EQ(echo["optimize"]["total"], "equal");
   EXPECT_FALSE(echo.contains("cost"));
+  // frontier_points only where the loader accepts it back: with time_x_cost.
+  EXPECT_FALSE(echo["optimize"].contains("frontier_points"));
   const Scenario again = test::ParseOrDie(echo);
   EXPECT_EQ(ScenarioToJson(again), echo);
+}
+
+TEST(OptimizeSection, FrontierPointsEchoedWithTimeXCostOnly) {
+  const Scenario s = test::ParseOrDie(WithOptimize({{"objective", "time_x_cost"},
+                                                    {"total_bandwidth_GBps_per_npu", 300},
+                                                    {"frontier_points", 5}}));
+  EXPECT_EQ(s.optimize.frontier_points, 5u);
+  const nlohmann::json echo = ScenarioToJson(s);
+  EXPECT_EQ(echo["optimize"]["frontier_points"], 5);
+  EXPECT_EQ(ScenarioToJson(test::ParseOrDie(echo)), echo);
+}
+
+TEST(OptimizeSection, ToleranceDownToTheDocumentedMinimum) {
+  const Scenario s = test::ParseOrDie(WithOptimize(
+      {{"total_bandwidth_GBps_per_npu", 300}, {"tolerance", OptimizeSpec::kMinTolerance}}));
+  EXPECT_EQ(s.optimize.tolerance, 1e-8);
 }
 
 TEST(OptimizeSection, NotEchoedWhenAbsent) {
@@ -129,10 +147,32 @@ INSTANTIATE_TEST_SUITE_P(
                                                {"value_GBps", 5}}};
                  },
                  "optimize.linear[0].relation", "\"<=\""},
-        BadInput{"FrontierPoints", [](auto& d) { d["optimize"]["frontier_points"] = 1; },
+        BadInput{"FrontierPoints",
+                 [](auto& d) {
+                   d["optimize"]["objective"] = "time_x_cost";
+                   d["optimize"]["frontier_points"] = 1;
+                 },
                  "optimize.frontier_points", "from 2 to 1000"},
         BadInput{"Tolerance", [](auto& d) { d["optimize"]["tolerance"] = 0.5; },
                  "optimize.tolerance", "at most 0.1"},
+        // The solver cannot certify gaps that small (docs/optimize.md section 8).
+        BadInput{"ToleranceBelowMinimum", [](auto& d) { d["optimize"]["tolerance"] = 1e-9; },
+                 "optimize.tolerance",
+                 "got 1e-09, below 1e-08, the smallest gap the solver certifies reliably"},
+        BadInput{"ToleranceZero", [](auto& d) { d["optimize"]["tolerance"] = 0; },
+                 "optimize.tolerance", "above 0"},
+        // frontier_points only means something to the time_x_cost sweep.
+        BadInput{"FrontierPointsWithTime", [](auto& d) { d["optimize"]["frontier_points"] = 16; },
+                 "optimize.frontier_points",
+                 "got 16 with \"objective\": \"time\", which does not use it"},
+        BadInput{"FrontierPointsWithTimeUnderBudget",
+                 [](auto& d) {
+                   d["optimize"]["objective"] = "time_under_budget";
+                   d["optimize"]["budget_usd"] = 1e6;
+                   d["optimize"]["frontier_points"] = 8;
+                 },
+                 "optimize.frontier_points",
+                 "accepted only with \"objective\": \"time_x_cost\""},
         BadInput{"CostLength", [](auto& d) { d["cost"] = {{"dimensions", {{{"class", "pod"}}}}}; },
                  "cost.dimensions", "1 entries"},
         BadInput{"CostClass",
