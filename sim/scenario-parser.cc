@@ -76,7 +76,14 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   if (section == nullptr) return spec;
   section->ExpectObject(
       {"scheme", "chunks", "algorithms", "endpoint_delay_ns", "reduction_memory_bandwidth_GBps",
-       "host_overhead_ns_per_message"});
+       "host_overhead_ns_per_message", "pricing", "active_chunks_per_dimension"});
+  if (auto pricing = section->Find("pricing")) {
+    spec.pricing = static_cast<PricingModel>(pricing->Choice({"hfsim", "astra_sim"}));
+  }
+  if (auto active = section->Find("active_chunks_per_dimension")) {
+    spec.active_chunks_per_dimension =
+        static_cast<uint32_t>(active->Integer(1, ScenarioLimits::kMaxChunks));
+  }
   if (auto scheme = section->Find("scheme")) {
     spec.scheme = static_cast<MultiDimScheme>(scheme->Choice({"hierarchical", "naive"}));
   }
@@ -105,6 +112,14 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
       } else {
         const auto elements = entry->Elements(dimensions.size(), dimensions.size());
         for (size_t d = 0; d < elements.size(); ++d) list[d] = ReadAlgorithm(elements[d]);
+      }
+      if (spec.pricing == PricingModel::kAstraSim) {
+        for (CollectiveAlgorithm algorithm : list) {
+          if (algorithm == CollectiveAlgorithm::kDoubleBinaryTree) {
+            entry->Fail("\"double_binary_tree\" has no astra_sim pricing; accepted with "
+                        "\"pricing\": \"astra_sim\": \"ring\", \"direct\", \"halving_doubling\"");
+          }
+        }
       }
     }
   }
@@ -265,6 +280,11 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                           {"endpoint_delay_ns", comm.endpoint_delay_ns},
                           {"reduction_memory_bandwidth_GBps", comm.reduction_Bpns},
                           {"host_overhead_ns_per_message", comm.host.per_message_ns}};
+  // Written only when not the default, so echoes of hfsim-priced scenarios stay as they were.
+  if (comm.pricing == PricingModel::kAstraSim) {
+    out["communication"]["pricing"] = "astra_sim";
+    out["communication"]["active_chunks_per_dimension"] = comm.active_chunks_per_dimension;
+  }
   out["packet"] = PacketSectionToJson(scenario.packet);
   AddOptimizeSectionsToJson(scenario.optimize, out);
   AddSweepSectionToJson(scenario.sweep, out);

@@ -48,8 +48,16 @@ struct TrainingWorkload {
   double peak_TFLOPS = 0.0;
 };
 
+/// How the analytical engine prices a collective: hfsim's own model (docs/scenario.md §10) or
+/// ASTRA-sim's congestion-unaware analytical semantics (docs/astra-sim.md).
+enum class PricingModel { kHfsim, kAstraSim };
+
 struct CommunicationSpec {
   MultiDimScheme scheme = MultiDimScheme::kHierarchical;
+  PricingModel pricing = PricingModel::kHfsim;
+  /// astra_sim pricing only: chunks one dimension works on at once (ASTRA-sim's
+  /// active-chunks-per-dimension); later chunks queue for the dimension, first come first served.
+  uint32_t active_chunks_per_dimension = 1;
   /// algorithms[kind][d]: the algorithm for collective kind on topology dimension d.
   std::array<std::vector<CollectiveAlgorithm>, 4> algorithms;
   /// Pipeline chunks each collective is split into (>= 1).

@@ -73,10 +73,25 @@ CollectiveWorkload ReadCollective(const JsonCursor& section, const Scenario& sce
   return collective;
 }
 
+const std::vector<std::string_view> kCollectiveKindNames = {"all_reduce", "reduce_scatter",
+                                                             "all_gather", "all_to_all"};
+
+// {"kind": ..., "size_bytes": ...}: a collective the layer states itself (imported traces).
+LayerComm ReadLayerComm(const JsonCursor& comm) {
+  comm.ExpectObject({"kind", "size_bytes"});
+  LayerComm result;
+  result.kind = static_cast<CollectiveKind>(
+      comm.At("kind", "\"all_reduce\", \"reduce_scatter\", \"all_gather\" or \"all_to_all\"")
+          .Choice(kCollectiveKindNames));
+  result.size_bytes = comm.At("size_bytes", "an integer number of bytes (the whole unsharded buffer)")
+                          .Integer(1, ScenarioLimits::kMaxCollectiveBytes);
+  return result;
+}
+
 Layer ReadCustomLayer(const JsonCursor& entry) {
   entry.ExpectObject({"name", "params", "forward_flops_per_sample", "output_elements_per_sample",
                       "tensor_parallel_all_reduces", "forward_ns", "input_grad_ns",
-                      "weight_grad_ns"});
+                      "weight_grad_ns", "forward_comm", "input_grad_comm", "weight_grad_comm"});
   Layer layer;
   layer.name = entry.At("name", "a string").String();
   layer.params = entry.At("params", "an integer number of trainable parameters").Integer(0, uint64_t{1} << 50);
@@ -86,6 +101,9 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
   if (auto ns = entry.Find("forward_ns")) layer.forward_ns = ns->Number(0, 1e15, false);
   if (auto ns = entry.Find("input_grad_ns")) layer.input_grad_ns = ns->Number(0, 1e15, false);
   if (auto ns = entry.Find("weight_grad_ns")) layer.weight_grad_ns = ns->Number(0, 1e15, false);
+  if (auto comm = entry.Find("forward_comm")) layer.forward_comm = ReadLayerComm(*comm);
+  if (auto comm = entry.Find("input_grad_comm")) layer.input_grad_comm = ReadLayerComm(*comm);
+  if (auto comm = entry.Find("weight_grad_comm")) layer.weight_grad_comm = ReadLayerComm(*comm);
   return layer;
 }
 
@@ -257,11 +275,12 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
   }
   if (config.tensor_parallel > 1) {
     const bool any = std::any_of(workload.model.layers.begin(), workload.model.layers.end(),
-                                 [](const Layer& l) { return l.tensor_parallel_all_reduces > 0; });
+                                 [](const Layer& l) { return l.HasTensorComm(); });
     if (!any) {
       throw JsonPathError(section.Path() + ".parallelism.tensor",
                           fmt::format("model \"{}\" has no tensor-parallel layers, so tensor {} "
-                                      "would split nothing; accepted: 1 for this model",
+                                      "would split nothing; accepted: 1 for this model (or layers with "
+                                      "\"forward_comm\"/\"input_grad_comm\")",
                                       workload.model_name, config.tensor_parallel));
     }
   }
@@ -324,6 +343,12 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
       if (layer.forward_ns) entry["forward_ns"] = *layer.forward_ns;
       if (layer.input_grad_ns) entry["input_grad_ns"] = *layer.input_grad_ns;
       if (layer.weight_grad_ns) entry["weight_grad_ns"] = *layer.weight_grad_ns;
+      auto comm_json = [](const LayerComm& comm) {
+        return nlohmann::json{{"kind", ToString(comm.kind)}, {"size_bytes", comm.size_bytes}};
+      };
+      if (layer.forward_comm) entry["forward_comm"] = comm_json(*layer.forward_comm);
+      if (layer.input_grad_comm) entry["input_grad_comm"] = comm_json(*layer.input_grad_comm);
+      if (layer.weight_grad_comm) entry["weight_grad_comm"] = comm_json(*layer.weight_grad_comm);
       layers.push_back(entry);
     }
     training["model"] = {{"name", t.model_name}, {"layers", layers}};

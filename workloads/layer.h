@@ -7,7 +7,20 @@
 #include <string>
 #include <vector>
 
+#include "workloads/collective-kind.h"
+
 namespace hfsim {
+
+/// A collective a layer states explicitly (imported traces: LIBRA, ASTRA-sim 1.0 text), instead
+/// of one derived from params and activations. size_bytes follows collective-kind.h's convention
+/// (the whole unsharded per-NPU buffer). Forward and input-gradient collectives run over the
+/// tensor-parallel group, weight-gradient ones over the data-parallel group.
+struct LayerComm {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  uint64_t size_bytes = 0;
+
+  bool operator==(const LayerComm&) const = default;
+};
 
 struct Layer {
   std::string name;
@@ -27,6 +40,14 @@ struct Layer {
   std::optional<double> forward_ns;
   std::optional<double> input_grad_ns;
   std::optional<double> weight_grad_ns;
+  /// Explicit collectives per phase; when set they replace the derived ones of that phase.
+  std::optional<LayerComm> forward_comm;
+  std::optional<LayerComm> input_grad_comm;
+  std::optional<LayerComm> weight_grad_comm;
+
+  bool HasTensorComm() const {
+    return tensor_parallel_all_reduces > 0 || forward_comm || input_grad_comm;
+  }
 
   bool operator==(const Layer&) const = default;
 };

@@ -52,6 +52,23 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
                           config.gradient_bytes_per_param,
                       1};
     }
+    // Explicit collectives replace the derived ones of their phase; a group of one NPU has
+    // nothing to exchange.
+    auto explicit_comm = [](const LayerComm& comm, ParallelGroup group) {
+      return CommRequest{comm.kind, group, comm.size_bytes, 1};
+    };
+    if (layer.forward_comm) {
+      work.forward_comm.reset();
+      if (config.tensor_parallel > 1) work.forward_comm = explicit_comm(*layer.forward_comm, ParallelGroup::kTensor);
+    }
+    if (layer.input_grad_comm) {
+      work.input_grad_comm.reset();
+      if (config.tensor_parallel > 1) work.input_grad_comm = explicit_comm(*layer.input_grad_comm, ParallelGroup::kTensor);
+    }
+    if (layer.weight_grad_comm) {
+      work.weight_grad_comm.reset();
+      if (config.data_parallel > 1) work.weight_grad_comm = explicit_comm(*layer.weight_grad_comm, ParallelGroup::kData);
+    }
     iteration.layers.push_back(std::move(work));
   }
   return iteration;

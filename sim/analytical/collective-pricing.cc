@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/schedule-profile.h"
+#include "sim/analytical/astra-sim-pricing.h"
 #include "sim/analytical/chunk-pipeline.h"
 
 namespace hfsim {
@@ -13,6 +14,9 @@ CollectivePricer::CollectivePricer(const std::vector<Dimension>& dimensions,
 
 CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes,
                                         const std::vector<uint32_t>& dimensions) const {
+  if (m_communication.pricing == PricingModel::kAstraSim) {
+    return AstraSimPrice(m_topology, m_communication, kind, size_bytes, dimensions);
+  }
   const uint32_t dimension_count = m_topology.DimensionCount();
   CollectivePrice price;
   price.dimension_busy_ns.assign(dimension_count, 0.0);

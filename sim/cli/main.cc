@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/convert-command.h"
 #include "sim/cli/optimize-command.h"
 #include "sim/cli/run-command.h"
 #include "sim/cli/sweep-command.h"
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
       "  hfsim topology configs/gpt3-4d-4096.json --route 0 4095   inspect the fabric\n"
       "  hfsim optimize configs/libra-gpt3-4d-optimize.json -o out/opt   best bandwidth split\n"
       "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep   every split, on all cores\n"
+      "  hfsim convert --libra-network N.yml --libra-workload W.txt --libra-comm C.yml -o s.json\n"
       "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
       "run options; docs/scenario.md documents the scenario file.",
       "hfsim");
@@ -32,6 +34,8 @@ int main(int argc, char** argv) {
   optimize.Register(app);
   hfsim::SweepCommand sweep;
   sweep.Register(app);
+  hfsim::ConvertCommand convert;
+  convert.Register(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -43,5 +47,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("topology")) return topology.Execute();
   if (app.got_subcommand("optimize")) return optimize.Execute();
   if (app.got_subcommand("sweep")) return sweep.Execute();
+  if (app.got_subcommand("convert")) return convert.Execute();
   return 2;
 }

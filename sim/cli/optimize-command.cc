@@ -85,13 +85,20 @@ void OptimizeCommand::Register(CLI::App& app) {
       "packet engine and prints both times side by side.\n\n"
       "Example:\n"
       "  hfsim optimize configs/libra-gpt3-4d-optimize.json -o out/opt\n"
+      "  hfsim optimize --libra-network configs/libra-inputs/4d-network.yml \\\n"
+      "    --libra-workload configs/libra-inputs/gpt-small-4d.txt \\\n"
+      "    --libra-comm configs/libra-inputs/gpt-small-4d-comm.yml \\\n"
+      "    --libra-cost configs/libra-inputs/4d-cost-model.yml --total 500   LIBRA's own inputs\n"
       "Infeasible constraints are reported with the ones that conflict, exit code 2.\n"
       "Keys and output files: docs/optimize.md.");
-  command->add_option("scenario", scenario_path,
-                      "Scenario JSON file with an \"optimize\" section (e.g. "
-                      "configs/libra-gpt3-4d-optimize.json)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  auto* scenario = command->add_option("scenario", scenario_path,
+                                       "Scenario JSON file with an \"optimize\" section (e.g. "
+                                       "configs/libra-gpt3-4d-optimize.json); or give LIBRA's "
+                                       "inputs with --libra-network etc. (docs/libra-import.md)")
+                       ->check(CLI::ExistingFile);
+  libra.Register(*command, false);
+  scenario->excludes(command->get_option("--libra-network"));
+  command->get_option("--libra-network")->excludes(scenario);
   command->add_option("-o,--out", out_dir,
                       "Directory for optimum.json, frontier.csv, frontier.gp and frontier.png "
                       "(created if missing; files are replaced whole)");
@@ -108,15 +115,46 @@ void OptimizeCommand::Register(CLI::App& app) {
       ->check(VerifyCount());
 }
 
+// The scenario: the file, or LIBRA's inputs imported (sim/import/libra-inputs.h).
+Expected<Scenario> LoadOptimizeScenario(const std::string& path, const LibraOptions& libra) {
+  if (!libra.Given()) return LoadScenarioFile(path);
+  auto document = ImportLibra(libra.files, libra.Problem());
+  if (!document) return document.Error();
+  auto scenario = ParseScenario(document.Value());
+  if (!scenario) {
+    return UserError{"the scenario imported from " + libra.files.workload, scenario.Error().ToString()};
+  }
+  return scenario;
+}
+
 int OptimizeCommand::Execute() const {
-  auto loaded = LoadScenarioFile(scenario_path);
+  if (scenario_path.empty() && !libra.Given()) {
+    std::cerr << "hfsim: error: optimize: no input; accepted: a scenario file, or LIBRA's inputs "
+                 "(--libra-network, --libra-workload, --libra-comm)\n";
+    return 2;
+  }
+  if (!libra.Given() && (libra.total > 0.0 || !libra.files.cost.empty() ||
+                         libra.problem.objective != "time" || libra.problem.total != "equal")) {
+    std::cerr << "hfsim: error: optimize: --total, --total-mode, --objective and --libra-cost "
+                 "apply to LIBRA inputs only; a scenario file states them in its \"optimize\" "
+                 "and \"cost\" sections\n";
+    return 2;
+  }
+  if (libra.Given() && libra.total <= 0.0) {
+    std::cerr << "hfsim: error: optimize: --total: missing; accepted: the total bandwidth per NPU "
+                 "in GB/s (LIBRA states it as a constraint in Python), e.g. --total 500\n";
+    return 2;
+  }
+  auto loaded = LoadOptimizeScenario(scenario_path, libra);
   if (!loaded) {
     std::cerr << "hfsim: error: " << loaded.Error().ToString() << "\n";
     return 2;
   }
+  // Messages below name the input: the scenario file, or the imported LIBRA workload.
+  const std::string& input_name = libra.Given() ? libra.files.workload : scenario_path;
   const Scenario scenario = std::move(loaded).Value();
   if (scenario.engine == EngineKind::kPacket) {
-    std::cerr << "hfsim: note: " << scenario_path
+    std::cerr << "hfsim: note: " << input_name
               << ": the scenario's engine is \"packet\", but the optimum is computed with the "
                  "analytical model"
               << (verify > 0 ? "; --verify re-simulates the best allocations with the packet engine"
@@ -129,13 +167,13 @@ int OptimizeCommand::Execute() const {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!outcome) {
-    std::cerr << "hfsim: error: " << scenario_path << ": " << outcome.Error().ToString() << "\n";
+    std::cerr << "hfsim: error: " << input_name << ": " << outcome.Error().ToString() << "\n";
     return 2;
   }
   const OptimizeOutcome& result = outcome.Value();
   if (result.status == SolveStatus::kLpFailed) {
     // Not the input's fault: the LP solver gave up on a problem that has a solution.
-    std::cerr << "hfsim: error: " << scenario_path << ": optimize: internal solver failure: "
+    std::cerr << "hfsim: error: " << input_name << ": optimize: internal solver failure: "
               << result.solver_failure << "\n";
     return 1;
   }
@@ -156,12 +194,12 @@ int OptimizeCommand::Execute() const {
                       progress.Show(index, count, candidate);
                     });
     } catch (const std::exception& error) {
-      std::cerr << "hfsim: error: " << scenario_path << ": verify: the packet engine failed: "
+      std::cerr << "hfsim: error: " << input_name << ": verify: the packet engine failed: "
                 << error.what() << "\n";
       return 1;
     }
     if (!rows) {
-      std::cerr << "hfsim: error: " << scenario_path << ": verify: " << rows.Error().ToString()
+      std::cerr << "hfsim: error: " << input_name << ": verify: " << rows.Error().ToString()
                 << "\n";
       return 2;
     }

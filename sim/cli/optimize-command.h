@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/convert-command.h"
+
 namespace hfsim {
 
 struct OptimizeCommand {
@@ -16,6 +18,8 @@ struct OptimizeCommand {
   bool no_plot = false;
   /// --verify K: re-simulate the K best allocations with the packet engine (0: do not).
   int64_t verify = 0;
+  /// LIBRA's inputs instead of a scenario file (--libra-network, ...).
+  LibraOptions libra;
 
   void Register(CLI::App& app);
   /// Exit code: 0 success, 2 bad input (including infeasible constraints), 1 could not write,

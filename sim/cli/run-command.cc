@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/import/astra-import.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
@@ -26,10 +27,32 @@ void RunCommand::Register(CLI::App& app) {
       "Example:\n"
       "  hfsim run configs/quickstart.json -o out/quickstart --format all\n"
       "writes out/quickstart/report.json, summary.csv, dimensions.csv and collectives.csv.\n"
-      "Scenario keys: docs/scenario.md. Report fields: docs/report.md.");
-  run->add_option("scenario", scenario_path, "Scenario JSON file (see configs/ for examples)")
-      ->required()
+      "Scenario keys: docs/scenario.md. Report fields: docs/report.md.\n\n"
+      "ASTRA-sim inputs (docs/astra-sim.md), priced with ASTRA-sim's analytical semantics:\n"
+      "  hfsim run --astra-network configs/astra-sim/ring-fc-switch.yml \\\n"
+      "            --astra-system configs/astra-sim/system.json --collective all_reduce --size 64MiB\n"
+      "  hfsim run --astra-network NET.yml --astra-system SYS.json WORKLOAD.json\n"
+      "where WORKLOAD.json is a scenario without \"topology\" and \"communication\".");
+  run->add_option("scenario", scenario_path,
+                  "Scenario JSON file (see configs/ for examples); with --astra-network, the "
+                  "workload only")
       ->check(CLI::ExistingFile);
+  run->add_option("--astra-network", astra_network,
+                  "ASTRA-sim analytical network YAML (topology, npus_count, bandwidth, latency)")
+      ->check(CLI::ExistingFile);
+  run->add_option("--astra-system", astra_system,
+                  "ASTRA-sim system JSON (scheduling, chunks, implementations, local-mem-bw)")
+      ->check(CLI::ExistingFile);
+  run->add_option("--collective", collective,
+                  "With the ASTRA-sim inputs: one collective over every dimension")
+      ->check(CLI::IsMember({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));
+  run->add_option("--size", size,
+                  "Size of --collective: bytes, or with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB), "
+                  "e.g. 64MiB; the full per-NPU buffer (docs/scenario.md §5.1)");
+  run->add_option("--pricing", pricing,
+                  "Override communication.pricing: hfsim (hfsim's model) or astra_sim (ASTRA-sim's "
+                  "congestion-unaware analytical semantics; the default for ASTRA-sim inputs)")
+      ->check(CLI::IsMember({"hfsim", "astra_sim"}));
   run->add_option("-o,--out", out_dir,
                   "Directory for the report files (created if missing; files are replaced whole)");
   run->add_option("-f,--format", format,
@@ -49,8 +72,55 @@ void RunCommand::Register(CLI::App& app) {
                 "by gnuplot) and the breakdown.gp script that draws it; needs --out");
 }
 
+namespace {
+
+// The scenario document, from a scenario file or from ASTRA-sim inputs, and where its errors
+// are reported ("the file" or the ASTRA-sim inputs).
+Expected<Scenario> LoadRunScenario(const RunCommand& command) {
+  const bool astra = !command.astra_network.empty() || !command.astra_system.empty();
+  const bool single = !command.collective.empty() || !command.size.empty();
+  Expected<nlohmann::json> document = UserError{"", ""};
+  std::string source = command.scenario_path;
+  if (astra) {
+    if (command.astra_network.empty() || command.astra_system.empty()) {
+      return UserError{"run", "--astra-network and --astra-system go together; give both"};
+    }
+    if (single == !command.scenario_path.empty() ||
+        (single && (command.collective.empty() || command.size.empty()))) {
+      return UserError{"run", "with ASTRA-sim inputs give either a workload scenario file or "
+                              "--collective KIND --size SIZE (both), not both and not neither"};
+    }
+    document = ImportAstraSim(AstraInputs{command.astra_network, command.astra_system,
+                                          command.scenario_path, command.collective, command.size});
+    source = fmt::format("{}{} + {}{}", single ? "" : command.scenario_path + " (with ",
+                         command.astra_network, command.astra_system, single ? "" : ")");
+  } else {
+    if (single) return UserError{"run", "--collective and --size need --astra-network and --astra-system"};
+    if (command.scenario_path.empty()) {
+      return UserError{"run", "give a scenario file, or --astra-network and --astra-system "
+                              "(see hfsim run --help)"};
+    }
+    document = LoadScenarioDocument(command.scenario_path);
+  }
+  if (!document) return document.Error();
+  nlohmann::json& json = document.Value();
+  if (!command.pricing.empty() && json.is_object() &&
+      (!json.contains("communication") || json["communication"].is_object())) {
+    json["communication"]["pricing"] = command.pricing;
+  }
+  auto scenario = ParseScenario(json);
+  if (!scenario) {
+    UserError error = scenario.Error();
+    error.where = source + ": " + error.where;
+    return error;
+  }
+  return scenario;
+}
+
+}  // namespace
+
 int RunCommand::Execute() const {
-  auto loaded = LoadScenarioFile(scenario_path);
+  auto loaded = LoadRunScenario(*this);
   if (!loaded) {
     std::cerr << "hfsim: error: " << loaded.Error().ToString() << "\n";
     return 2;

@@ -14,6 +14,14 @@ struct RunCommand {
   int64_t seed = -1;
   bool quiet = false;
   bool plot = false;
+  /// Override the scenario's communication.pricing: hfsim or astra_sim.
+  std::string pricing;
+  /// ASTRA-sim inputs (docs/astra-sim.md): network YAML and system JSON, with the scenario file
+  /// giving only the workload, or a single collective of `collective` kind and `size`.
+  std::string astra_network;
+  std::string astra_system;
+  std::string collective;
+  std::string size;
 
   void Register(CLI::App& app);
   /// Exit code: 0 success, 2 bad input, 1 could not write output.

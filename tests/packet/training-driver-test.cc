@@ -36,10 +36,10 @@ const std::vector<uint32_t> kTensorDims{0};
 Model ToyModel() {
   Model model;
   model.name = "toy";
-  Layer emb{"emb", 1000, 0.0, 100, 1, 1000.0, std::nullopt, std::nullopt};
-  Layer blk{"blk", 5000, 1e9, 100, 2, std::nullopt, std::nullopt, std::nullopt};
-  Layer act{"act", 0, 1e8, 0, 0, std::nullopt, std::nullopt, std::nullopt};
-  Layer meas{"meas", 200, 0.0, 0, 0, 5000.0, 7000.0, std::nullopt};
+  Layer emb{"emb", 1000, 0.0, 100, 1, 1000.0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  Layer blk{"blk", 5000, 1e9, 100, 2, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  Layer act{"act", 0, 1e8, 0, 0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  Layer meas{"meas", 200, 0.0, 0, 0, 5000.0, 7000.0, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   model.layers = {emb, blk, act, meas};
   return model;
 }

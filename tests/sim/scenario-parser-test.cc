@@ -271,6 +271,34 @@ INSTANTIATE_TEST_SUITE_P(
                  "expected an object"}),
     [](const auto& info) { return info.param.name; });
 
+TEST(ScenarioParser, StatedLayerCollectivesAreReadEchoedAndChecked) {
+  nlohmann::json doc = BaseTrainingScenario();
+  doc["workload"]["training"]["model"] = nlohmann::json::parse(R"({"name": "trace", "layers": [
+    {"name": "a", "params": 0, "forward_ns": 10,
+     "forward_comm": {"kind": "all_gather", "size_bytes": 4096},
+     "weight_grad_comm": {"kind": "all_reduce", "size_bytes": 1000}}]})");
+  const Scenario scenario = ParseOrDie(doc);
+  const Layer& layer = scenario.training.model.layers[0];
+  EXPECT_EQ(layer.forward_comm, (LayerComm{CollectiveKind::kAllGather, 4096}));
+  EXPECT_FALSE(layer.input_grad_comm.has_value());
+  EXPECT_EQ(layer.weight_grad_comm, (LayerComm{CollectiveKind::kAllReduce, 1000}));
+  // tensor 4 is accepted: the layer has a stated forward collective.
+  EXPECT_EQ(scenario.training.config.tensor_parallel, 4u);
+  const nlohmann::json echo = ScenarioToJson(scenario);
+  EXPECT_EQ(ScenarioToJson(ParseOrDie(echo)), echo);
+  EXPECT_EQ(echo["workload"]["training"]["model"]["layers"][0]["forward_comm"]["kind"], "all_gather");
+
+  doc["workload"]["training"]["model"]["layers"][0]["forward_comm"]["kind"] = "allgather";
+  auto bad = ParseScenario(doc);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.Error().where, "workload.training.model.layers[0].forward_comm.kind");
+  doc["workload"]["training"]["model"]["layers"][0]["forward_comm"] = {{"kind", "all_gather"},
+                                                                      {"size_bytes", 0}};
+  bad = ParseScenario(doc);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.Error().where, "workload.training.model.layers[0].forward_comm.size_bytes");
+}
+
 TEST(ScenarioParser, SyntaxErrorNamesFileAndOffset) {
   auto result = ParseScenarioText("{\"name\": \"x\",, }", "broken.json");
   ASSERT_FALSE(result);

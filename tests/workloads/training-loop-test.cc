@@ -74,6 +74,30 @@ TEST(TrainingLoop, GivenTimesOverrideFlopsAndParameterFreeLayersHaveNoGradients)
   EXPECT_EQ(it.layers[0].weight_grad_comm->size_bytes, 20u);
 }
 
+TEST(TrainingLoop, StatedCollectivesReplaceDerivedOnesOnTheirPhasesGroup) {
+  Layer layer;
+  layer.name = "imported";
+  layer.params = 10;  // would give a 20-byte data-parallel all-reduce
+  layer.output_elements_per_sample = 100;
+  layer.tensor_parallel_all_reduces = 2;  // would give 2 tensor-parallel all-reduces
+  layer.forward_comm = LayerComm{CollectiveKind::kAllGather, 4096};
+  layer.weight_grad_comm = LayerComm{CollectiveKind::kReduceScatter, 1000};
+  Model model;
+  model.layers = {layer};
+  const TrainingIteration it = BuildTrainingIteration(model, Config(2, 2, 2, OverlapMode::kNone));
+  EXPECT_EQ(it.layers[0].forward_comm,
+            (CommRequest{CollectiveKind::kAllGather, ParallelGroup::kTensor, 4096, 1}));
+  // Input gradient: not stated, so still derived: 1 sample x 100 elements x 2 bytes, twice.
+  EXPECT_EQ(it.layers[0].input_grad_comm,
+            (CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kTensor, 200, 2}));
+  EXPECT_EQ(it.layers[0].weight_grad_comm,
+            (CommRequest{CollectiveKind::kReduceScatter, ParallelGroup::kData, 1000, 1}));
+  // A group of one NPU exchanges nothing, stated or not.
+  const TrainingIteration alone = BuildTrainingIteration(model, Config(2, 2, 1, OverlapMode::kNone));
+  EXPECT_FALSE(alone.layers[0].forward_comm.has_value());
+  EXPECT_TRUE(alone.layers[0].weight_grad_comm.has_value());
+}
+
 LayerWork Work(double forward_ns, double input_grad_ns, double weight_grad_ns) {
   LayerWork work;
   work.name = "l";

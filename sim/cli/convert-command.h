@@ -1,0 +1,38 @@
+// `hfsim convert`: writes LIBRA's inputs (network YAML, ASTRA-sim 1.0 text workload,
+// communicator YAML, cost-model YAML) out as one hfsim scenario JSON, to migrate once and edit.
+// LibraOptions are shared with `hfsim optimize`, which also reads LIBRA's inputs directly.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/import/libra-inputs.h"
+
+namespace hfsim {
+
+/// --libra-network, --libra-workload, --libra-comm, --libra-cost, --objective, --total,
+/// --total-mode.
+struct LibraOptions {
+  LibraFiles files;
+  LibraProblem problem;
+  double total = 0.0;  ///< --total as given (0: not given)
+
+  /// Adds the options to `command`; `required`: the three LIBRA files must be given.
+  void Register(CLI::App& command, bool required);
+  bool Given() const { return !files.network.empty(); }
+  /// The problem with --total applied.
+  LibraProblem Problem() const;
+};
+
+struct ConvertCommand {
+  LibraOptions libra;
+  std::string out_path;
+
+  void Register(CLI::App& app);
+  /// Exit code: 0 written, 2 bad input (a LIBRA file or an option), 1 could not write.
+  int Execute() const;
+};
+
+}  // namespace hfsim

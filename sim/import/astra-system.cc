@@ -1,0 +1,101 @@
+#include "sim/import/astra-system.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/import/astra-network.h"
+#include "sim/json-cursor.h"
+#include "sim/scenario-parser.h"
+
+namespace hfsim {
+
+namespace {
+
+// ASTRA-sim key -> hfsim collective kind.
+constexpr std::pair<const char*, const char*> kImplementations[] = {
+    {"all-reduce-implementation", "all_reduce"},
+    {"reduce-scatter-implementation", "reduce_scatter"},
+    {"all-gather-implementation", "all_gather"},
+    {"all-to-all-implementation", "all_to_all"}};
+
+nlohmann::json ReadImplementation(const JsonCursor& list, const std::vector<uint32_t>& sizes) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto entries = list.Elements(sizes.size(), sizes.size());
+  for (size_t d = 0; d < entries.size(); ++d) {
+    const size_t choice = entries[d].Choice({"ring", "direct", "halvingDoubling"});
+    // halvingDoubling for all-to-all is refused by the loader only if the workload uses it.
+    if (choice == 2) {
+      if ((sizes[d] & (sizes[d] - 1)) != 0) {
+        entries[d].Fail(fmt::format("halvingDoubling needs a power-of-two npus_count, dimension {} has {}; "
+                                    "accepted: \"ring\", \"direct\"", d, sizes[d]));
+      }
+    }
+    out.push_back(choice == 0 ? "ring" : choice == 1 ? "direct" : "halving_doubling");
+  }
+  return out;
+}
+
+nlohmann::json Read(const JsonCursor& root, const std::vector<uint32_t>& sizes) {
+  root.ExpectObject({"scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
+                     "preferred-dataset-splits", "all-reduce-implementation",
+                     "reduce-scatter-implementation", "all-gather-implementation",
+                     "all-to-all-implementation", "collective-optimization", "local-mem-bw",
+                     "intra-dimension-scheduling", "inter-dimension-scheduling", "boost-mode",
+                     "roofline-enabled", "peak-perf", "trace-enabled", "track-local-mem"});
+  // Only the defaults of the keys that would change collective times are accepted.
+  if (auto intra = root.Find("intra-dimension-scheduling")) intra->Choice({"FIFO"});
+  if (auto inter = root.Find("inter-dimension-scheduling")) inter->Choice({"baseline"});
+  if (auto boost = root.Find("boost-mode")) boost->Integer(0, 0);
+  root.At("scheduling-policy", "\"LIFO\" or \"FIFO\"").Choice({"LIFO", "FIFO"});
+  nlohmann::json out;
+  out["pricing"] = "astra_sim";
+  out["endpoint_delay_ns"] =
+      root.At("endpoint-delay", "a number of ns (cycles of 1 ns), 0 or more").Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+  out["active_chunks_per_dimension"] =
+      root.At("active-chunks-per-dimension", "an integer, at least 1").Integer(1, ScenarioLimits::kMaxChunks);
+  out["chunks"] = root.At("preferred-dataset-splits", "an integer, at least 1").Integer(1, ScenarioLimits::kMaxChunks);
+  const size_t scheme =
+      root.At("collective-optimization", "\"localBWAware\" or \"baseline\"").Choice({"localBWAware", "baseline"});
+  out["scheme"] = scheme == 0 ? "hierarchical" : "naive";
+  out["reduction_memory_bandwidth_GBps"] =
+      root.Has("local-mem-bw") ? root.Child("local-mem-bw").Number(0.0, ScenarioLimits::kMaxBandwidthGBps, true) : 0.0;
+  nlohmann::json algorithms;
+  for (const auto& [key, kind] : kImplementations) {
+    algorithms[kind] = ReadImplementation(
+        root.At(key, fmt::format("a list with one of \"ring\", \"direct\", \"halvingDoubling\" per dimension ({})",
+                                 sizes.size())),
+        sizes);
+  }
+  out["algorithms"] = algorithms;
+  return out;
+}
+
+}  // namespace
+
+Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes) {
+  std::error_code error;
+  const auto bytes = std::filesystem::file_size(path, error);
+  if (error) return UserError{path, "cannot open the ASTRA-sim system file"};
+  if (bytes > kMaxAstraInputBytes) {
+    return UserError{path, fmt::format("file has {} bytes; accepted: at most {}", bytes, kMaxAstraInputBytes)};
+  }
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& problem) {
+    return UserError{path, fmt::format("not valid JSON (at byte {}): {}", problem.byte, problem.what())};
+  }
+  try {
+    return Read(JsonCursor(document, ""), sizes);
+  } catch (const JsonPathError& problem) {
+    return UserError{path + ": " + (problem.Path().empty() ? "(top level)" : problem.Path()), problem.Message()};
+  }
+}
+
+}  // namespace hfsim

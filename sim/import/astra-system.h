@@ -1,0 +1,19 @@
+// Reads an ASTRA-sim system JSON into hfsim's "communication" object with
+// "pricing": "astra_sim" (docs/astra-sim.md §3 lists every key and how it maps).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/expected.h"
+
+namespace hfsim {
+
+/// `sizes` are the network's npus_count (implementation lists need one entry per dimension).
+/// Errors name the file and the JSON key.
+Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes);
+
+}  // namespace hfsim

@@ -1,0 +1,95 @@
+// End-to-end: `hfsim run` with ASTRA-sim inputs (configs/astra-sim/), exit codes and messages.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result Hfsim(const std::string& arguments) {
+  const fs::path log = fs::temp_directory_path() / ("hfsim-astra-cli-" + std::to_string(::getpid()) + ".log");
+  const int status = std::system((std::string(HFSIM_BINARY) + " " + arguments + " > " + log.string() + " 2>&1").c_str());
+  std::stringstream text;
+  text << std::ifstream(log).rdbuf();
+  fs::remove(log);
+  return {WEXITSTATUS(status), text.str()};
+}
+
+const std::string kDir = HFSIM_SOURCE_DIR "/configs/astra-sim/";
+const std::string kInputs = "--astra-network " + kDir + "ring-fc-switch.yml --astra-system " + kDir + "system.json";
+
+nlohmann::json Report(const fs::path& dir) {
+  std::ifstream file(dir / "report.json");
+  return nlohmann::json::parse(file);
+}
+
+TEST(AstraCli, CollectiveRunsAndItsEchoReproducesIt) {
+  const fs::path out = fs::temp_directory_path() / ("hfsim-astra-cli-out-" + std::to_string(::getpid()));
+  const Result result = Hfsim("run " + kInputs + " --collective all_reduce --size 64MiB -q -o " + out.string());
+  ASSERT_EQ(0, result.exit_code) << result.output;
+  const nlohmann::json report = Report(out);
+  EXPECT_EQ("astra_sim", report["scenario"]["communication"]["pricing"]);
+  EXPECT_EQ(64u << 20, report["scenario"]["workload"]["collective"]["size_bytes"]);
+  const double time = report["collectives"][0]["time_ns"];
+  EXPECT_GT(time, 0.0);
+  std::ofstream(out / "echo.json") << report["scenario"].dump();
+  const fs::path again = out / "again";
+  ASSERT_EQ(0, Hfsim("run " + (out / "echo.json").string() + " -q -o " + again.string()).exit_code);
+  EXPECT_EQ(time, Report(again)["collectives"][0]["time_ns"]);
+  fs::remove_all(out);
+}
+
+TEST(AstraCli, WorkloadFileRuns) {
+  const Result result = Hfsim("run " + kInputs + " " + kDir + "gpt2-medium-workload.json");
+  EXPECT_EQ(0, result.exit_code) << result.output;
+}
+
+TEST(AstraCli, PricingOverride) {
+  EXPECT_EQ(0, Hfsim("run " + kInputs + " --collective all_to_all --size 1MiB --pricing hfsim -q").exit_code);
+  EXPECT_EQ(0, Hfsim("run " HFSIM_SOURCE_DIR "/configs/allreduce-4d-64MiB.json --pricing astra_sim -q").exit_code);
+}
+
+TEST(AstraCli, BadCombinationsExitTwo) {
+  Result result = Hfsim("run --astra-network " + kDir + "ring-fc-switch.yml --collective all_reduce --size 1MiB");
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("--astra-network and --astra-system go together"), std::string::npos) << result.output;
+  result = Hfsim("run " + kInputs);
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("either a workload scenario file or --collective"), std::string::npos) << result.output;
+  result = Hfsim("run " + kInputs + " --collective all_reduce");
+  EXPECT_EQ(2, result.exit_code);
+  result = Hfsim("run --collective all_reduce --size 1MiB");
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("need --astra-network"), std::string::npos) << result.output;
+  result = Hfsim("run");
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("give a scenario file"), std::string::npos) << result.output;
+  result = Hfsim("run " + kInputs + " --collective all_reduce --size 1furlong");
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("hfsim: error: --size: got \"1furlong\""), std::string::npos) << result.output;
+}
+
+TEST(AstraCli, BadFileNamesTheLine) {
+  const fs::path net = fs::temp_directory_path() / ("hfsim-astra-cli-" + std::to_string(::getpid()) + ".yml");
+  std::ofstream(net) << "topology: [Ring]\nnpus_count: [1000000000000]\nbandwidth: [1]\nlatency: [1]\n";
+  const Result result = Hfsim("run --astra-network " + net.string() + " --astra-system " + kDir +
+                              "system.json --collective all_reduce --size 1MiB");
+  fs::remove(net);
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find(net.string() + ": npus_count[0] (line 2): got 1000000000000"), std::string::npos)
+      << result.output;
+}
+
+}  // namespace
