@@ -4,14 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "sim/scenario-parser.h"
+
 namespace hfsim {
 
 namespace {
 
 constexpr double kMaxPriceUsdPerGBps = 1e9;
 constexpr double kMaxBudgetUsd = 1e18;
-// The largest total a fabric can have: kMaxBandwidthGBps (1e6) in each of 8 dimensions.
-constexpr double kMaxTotalGBps = 8e6;
 constexpr double kMaxCoefficient = 1e6;
 constexpr double kMaxLinearValueGBps = 1e12;
 
@@ -114,7 +114,7 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
                  "(a number above 0)");
   }
   if (auto v = section.Find("total_bandwidth_GBps_per_npu")) {
-    spec.total_bandwidth_GBps_per_npu = v->Number(0.0, kMaxTotalGBps, true);
+    spec.total_bandwidth_GBps_per_npu = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
   }
   if (auto v = section.Find("total")) {
     if (!spec.total_bandwidth_GBps_per_npu) {
@@ -135,8 +135,8 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
                         bound.dimension));
       }
       bounded[bound.dimension] = true;
-      if (auto v = entry.Find("min_GBps")) bound.min_GBps = v->Number(0.0, kMaxTotalGBps, false);
-      if (auto v = entry.Find("max_GBps")) bound.max_GBps = v->Number(0.0, kMaxTotalGBps, true);
+      if (auto v = entry.Find("min_GBps")) bound.min_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, false);
+      if (auto v = entry.Find("max_GBps")) bound.max_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
       if (!bound.min_GBps && !bound.max_GBps) {
         entry.Fail("give \"min_GBps\", \"max_GBps\" or both");
       }
@@ -159,7 +159,7 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
       }
       fixed[pin.dimension] = true;
       pin.bandwidth_GBps = entry.At("bandwidth_GBps", "the dimension's bandwidth in GB/s per NPU")
-                               .Number(0.0, kMaxTotalGBps, true);
+                               .Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
       spec.fixed.push_back(pin);
     }
   }

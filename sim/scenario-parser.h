@@ -21,6 +21,9 @@ struct ScenarioLimits {
   static constexpr uint64_t kMaxNpus = uint64_t{1} << 20;
   static constexpr uint64_t kMaxFullyConnectedSize = 1024;
   static constexpr double kMaxBandwidthGBps = 1e6;
+  /// The largest total per NPU a fabric can have: kMaxBandwidthGBps in each of the most
+  /// dimensions (bounds totals in "optimize" and "sweep").
+  static constexpr double kMaxTotalBandwidthGBps = kMaxBandwidthGBps * kMaxDimensions;
   static constexpr double kMaxLatencyNs = 1e9;
   static constexpr uint64_t kMaxCollectiveBytes = uint64_t{1} << 50;
   static constexpr uint64_t kMaxChunks = 4096;

@@ -14,19 +14,13 @@ constexpr uint64_t kMaxAxisValues = 1000000;
 constexpr size_t kMaxListAllocations = 1000000;
 constexpr size_t kMaxParameters = 8;
 constexpr size_t kMaxParameterValues = 10000;
-// The largest total a fabric can have: kMaxBandwidthGBps in each of the most dimensions.
-constexpr double kMaxTotalGBps =
-    ScenarioLimits::kMaxBandwidthGBps * static_cast<double>(ScenarioLimits::kMaxDimensions);
 
 double Bandwidth(const JsonCursor& value) {
   return value.Number(0.0, ScenarioLimits::kMaxBandwidthGBps, true);
 }
 
-/// from + i * step, rounded to 12 significant digits so that 0.1 + 2 * 0.1 prints as 0.3 and
-/// every run (and every MPI rank) computes the same value.
 double AxisValue(double from, double step, uint64_t i) {
-  const double raw = from + static_cast<double>(i) * step;
-  return std::stod(fmt::format("{:.12g}", raw));
+  return RoundSweepValue(from + static_cast<double>(i) * step);
 }
 
 std::vector<double> ReadAxis(const JsonCursor& axis) {
@@ -81,11 +75,11 @@ void ReadAllocations(const JsonCursor& section, SweepSpec& spec, uint32_t dimens
     split->ExpectObject({"total_GBps", "step_GBps", "min_GBps"});
     SplitSpec& s = spec.split;
     s.total_GBps = split->At("total_GBps", "the total bandwidth per NPU in GB/s")
-                       .Number(0.0, kMaxTotalGBps, true);
+                       .Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
     s.step_GBps = split->At("step_GBps", "the spacing of each dimension's bandwidth in GB/s")
-                      .Number(0.0, kMaxTotalGBps, true);
+                      .Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
     s.min_GBps = s.step_GBps;
-    if (auto v = split->Find("min_GBps")) s.min_GBps = v->Number(0.0, kMaxTotalGBps, true);
+    if (auto v = split->Find("min_GBps")) s.min_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
     if (s.min_GBps * dimension_count > s.total_GBps) {
       split->Fail(fmt::format("{} dimensions x min_GBps {} exceed total_GBps {}: no split exists; "
                               "accepted: min_GBps at most total_GBps / {} = {}",
@@ -159,6 +153,8 @@ void ReadParameters(const JsonCursor& list, SweepSpec& spec) {
 }
 
 }  // namespace
+
+double RoundSweepValue(double value) { return std::stod(fmt::format("{:.12g}", value)); }
 
 std::optional<nlohmann::json::json_pointer> PathToPointer(const std::string& path) {
   std::string pointer;

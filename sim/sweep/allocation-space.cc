@@ -3,16 +3,9 @@
 #include <cmath>
 #include <string>
 
-#include <fmt/format.h>
+#include "sim/sweep-section.h"
 
 namespace hfsim {
-
-namespace {
-
-/// Rounds to 12 significant digits, as the loader does for axes: 0.1 + 0.2 is 0.3 here.
-double Round12(double value) { return std::stod(fmt::format("{:.12g}", value)); }
-
-}  // namespace
 
 AllocationSpace::AllocationSpace(const SweepSpec& spec, const std::vector<Dimension>& dimensions)
     : m_kind(spec.allocations), m_dimension_count(static_cast<uint32_t>(dimensions.size())),
@@ -41,11 +34,11 @@ AllocationSpace::AllocationSpace(const SweepSpec& spec, const std::vector<Dimens
       m_count = Tuples(m_split_units, m_dimension_count - 1);
       for (uint64_t k = 0; k <= m_split_units; ++k) {
         m_split_values.push_back(
-            Round12(m_split.min_GBps + static_cast<double>(k) * m_split.step_GBps));
+            RoundSweepValue(m_split.min_GBps + static_cast<double>(k) * m_split.step_GBps));
       }
-      m_split_exact = Round12(m_split.min_GBps * m_dimension_count +
+      m_split_exact = RoundSweepValue(m_split.min_GBps * m_dimension_count +
                               static_cast<double>(m_split_units) * m_split.step_GBps) ==
-                      Round12(m_split.total_GBps);
+                      RoundSweepValue(m_split.total_GBps);
       break;
   }
 }
@@ -124,7 +117,7 @@ void AllocationSpace::Cursor::Fill() {
       // The last dimension takes the rest: a table entry when the total is a whole number of
       // steps (the same value the rounding below gives, without formatting a number).
       m_bandwidths[D - 1] = s.m_split_exact ? s.SplitValue(s.m_split_units - steps)
-                                            : Round12(s.m_split.total_GBps - used);
+                                            : RoundSweepValue(s.m_split.total_GBps - used);
       break;
     }
   }

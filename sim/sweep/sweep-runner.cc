@@ -88,30 +88,22 @@ std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<u
   return std::nullopt;
 }
 
-/// One forked worker: evaluates pending points w, w + workers, ... of `blocks` and writes each
-/// result to `fd` as it finishes (a packet point takes seconds; the parent shows progress).
-[[noreturn]] void WorkerProcess(const SweepPlan& plan, const std::vector<uint8_t>& done,
-                                const std::vector<uint64_t>& blocks, uint32_t w, uint32_t workers,
-                                int fd) {
+/// One forked worker: evaluates pending[w], pending[w + workers], ... and writes each result
+/// to `fd` as it finishes (a packet point takes seconds; the parent shows progress).
+[[noreturn]] void WorkerProcess(const SweepPlan& plan, const std::vector<uint64_t>& pending,
+                                uint32_t w, uint32_t workers, int fd) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   PointEvaluator evaluator(plan);
-  // The pending points are dealt one by one (not by block): a packet sweep often has fewer
-  // points than a block, and every worker must still get its share.
-  uint64_t pending = 0;
-  for (const uint64_t block : blocks) {
-    const uint64_t end = std::min(plan.PointCount(), (block + 1) * Shard::kBlockPoints);
-    for (uint64_t p = block * Shard::kBlockPoints; p < end; ++p) {
-      if (done[p] != 0 || pending++ % workers != w) continue;
-      const PointResult result{p, evaluator.TimeNs(p)};
-      const char* bytes = reinterpret_cast<const char*>(&result);
-      size_t written = 0;
-      while (written < sizeof result) {
-        const ssize_t n = write(fd, bytes + written, sizeof result - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) _exit(3);
-        written += static_cast<size_t>(n);
-      }
+  for (size_t i = w; i < pending.size(); i += workers) {
+    const PointResult result{pending[i], evaluator.TimeNs(pending[i])};
+    const char* bytes = reinterpret_cast<const char*>(&result);
+    size_t written = 0;
+    while (written < sizeof result) {
+      const ssize_t n = write(fd, bytes + written, sizeof result - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(3);
+      written += static_cast<size_t>(n);
     }
   }
   close(fd);
@@ -123,12 +115,16 @@ std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector
                                         const DeliverResults& deliver,
                                         const std::function<void()>& idle,
                                         const std::atomic<bool>& stop) {
-  uint64_t pending = 0;
+  // The pending points are dealt one by one (not by block): a packet sweep often has fewer
+  // points than a block, and every worker must still get its share.
+  std::vector<uint64_t> pending;
   for (const uint64_t block : blocks) {
     const uint64_t end = std::min(plan.PointCount(), (block + 1) * Shard::kBlockPoints);
-    for (uint64_t p = block * Shard::kBlockPoints; p < end; ++p) pending += done[p] == 0 ? 1 : 0;
+    for (uint64_t p = block * Shard::kBlockPoints; p < end; ++p) {
+      if (done[p] == 0) pending.push_back(p);
+    }
   }
-  workers = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(workers, pending)));
+  workers = static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(workers, pending.size())));
   struct Child {
     pid_t pid = -1;
     int fd = -1;
@@ -143,7 +139,7 @@ std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector
     if (pid == 0) {
       close(fds[0]);
       for (uint32_t v = 0; v < w; ++v) close(children[v].fd);
-      WorkerProcess(plan, done, blocks, w, workers, fds[1]);
+      WorkerProcess(plan, pending, w, workers, fds[1]);
     }
     close(fds[1]);
     children[w] = {pid, fds[0], {}};
