@@ -11,7 +11,7 @@
 
 namespace hfsim {
 
-void LibraOptions::Register(CLI::App& command, bool required) {
+void LibraOptions::Register(CLI::App& command) {
   auto* network = command.add_option("--libra-network", files.network,
                                      "LIBRA network YAML (Topology, NpusCount, CostDimension)");
   auto* workload = command.add_option("--libra-workload", files.workload,
@@ -46,11 +46,6 @@ void LibraOptions::Register(CLI::App& command, bool required) {
   network->needs(workload)->needs(comm);
   workload->needs(network);
   comm->needs(network);
-  if (required) {
-    network->required();
-    workload->required();
-    comm->required();
-  }
 }
 
 LibraProblem LibraOptions::Problem() const {
@@ -62,21 +57,56 @@ LibraProblem LibraOptions::Problem() const {
 void ConvertCommand::Register(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "convert",
-      "Write LIBRA's inputs (network YAML, ASTRA-sim 1.0 text workload, communicator YAML, cost "
-      "model YAML) as one hfsim scenario JSON, checked by the normal loader, to migrate once and "
-      "edit. With --total the scenario gets an \"optimize\" section for 'hfsim optimize'.\n\n"
-      "Example:\n"
+      "Write imported inputs as one hfsim scenario JSON, checked by the normal loader, to migrate "
+      "once and edit. Either LIBRA's inputs (network YAML, ASTRA-sim 1.0 text workload, "
+      "communicator YAML, cost model YAML; with --total the scenario gets an \"optimize\" section "
+      "for 'hfsim optimize') or ASTRA-sim's (network YAML and system JSON with a workload scenario "
+      "file or one collective).\n\n"
+      "Examples:\n"
       "  hfsim convert --libra-network configs/libra-inputs/4d-network.yml \\\n"
       "    --libra-workload configs/libra-inputs/gpt-small-4d.txt \\\n"
       "    --libra-comm configs/libra-inputs/gpt-small-4d-comm.yml \\\n"
       "    --libra-cost configs/libra-inputs/4d-cost-model.yml --total 500 -o gpt.json\n"
-      "What each LIBRA quantity becomes: docs/libra-import.md.");
-  libra.Register(*command, true);
+      "  hfsim convert --astra-network configs/astra-sim/ring-fc-switch.yml \\\n"
+      "    --astra-system configs/astra-sim/system.json --collective all_reduce --size 64MiB "
+      "-o ar.json\n"
+      "What each quantity becomes: docs/libra-import.md, docs/astra-sim.md.");
+  libra.Register(*command);
+  astra.Register(*command);
+  command->add_option("workload", workload_path,
+                      "With --astra-network: a scenario file giving the workload only (no "
+                      "\"topology\" or \"communication\")")
+      ->check(CLI::ExistingFile);
   command->add_option("-o,--out", out_path, "Scenario JSON file to write (default: stdout)");
 }
 
+namespace {
+
+// The imported document and how loader errors name its inputs.
+Expected<nlohmann::json> ImportForConvert(const ConvertCommand& command, std::string* source) {
+  if (command.libra.Given() == command.astra.Given()) {
+    return UserError{"convert", "give either the LIBRA inputs (--libra-network, --libra-workload, "
+                                "--libra-comm) or the ASTRA-sim inputs (--astra-network, "
+                                "--astra-system), not both and not neither (see hfsim convert "
+                                "--help)"};
+  }
+  if (command.astra.Given()) {
+    *source = command.astra.Source(command.workload_path);
+    return command.astra.Import("convert", command.workload_path);
+  }
+  if (!command.workload_path.empty()) {
+    return UserError{"convert", "a workload scenario file goes with the ASTRA-sim inputs; with "
+                                "LIBRA's the workload is --libra-workload"};
+  }
+  *source = "the scenario imported from " + command.libra.files.workload;
+  return ImportLibra(command.libra.files, command.libra.Problem());
+}
+
+}  // namespace
+
 int ConvertCommand::Execute() const {
-  auto document = ImportLibra(libra.files, libra.Problem());
+  std::string source;
+  auto document = ImportForConvert(*this, &source);
   if (!document) {
     std::cerr << "hfsim: error: " << document.Error().ToString() << "\n";
     return 2;
@@ -84,8 +114,7 @@ int ConvertCommand::Execute() const {
   // The loader checks what the importer wrote, so a converted file always loads.
   auto scenario = ParseScenario(document.Value());
   if (!scenario) {
-    std::cerr << "hfsim: error: the scenario imported from " << libra.files.workload << ": "
-              << scenario.Error().ToString() << "\n";
+    std::cerr << "hfsim: error: " << source << ": " << scenario.Error().ToString() << "\n";
     return 2;
   }
   const std::string text = document.Value().dump(2) + "\n";

@@ -1,5 +1,6 @@
 // `hfsim convert`: writes LIBRA's inputs (network YAML, ASTRA-sim 1.0 text workload,
-// communicator YAML, cost-model YAML) out as one hfsim scenario JSON, to migrate once and edit.
+// communicator YAML, cost-model YAML) or ASTRA-sim's (network YAML, system JSON, workload or one
+// collective) out as one hfsim scenario JSON, to migrate once and edit.
 // LibraOptions are shared with `hfsim optimize`, which also reads LIBRA's inputs directly.
 #pragma once
 
@@ -8,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/astra-options.h"
 #include "sim/import/libra-inputs.h"
 
 namespace hfsim {
@@ -19,8 +21,8 @@ struct LibraOptions {
   LibraProblem problem;
   double total = 0.0;  ///< --total as given (0: not given)
 
-  /// Adds the options to `command`; `required`: the three LIBRA files must be given.
-  void Register(CLI::App& command, bool required);
+  /// Adds the options to `command`; the network, workload and communicator files go together.
+  void Register(CLI::App& command);
   bool Given() const { return !files.network.empty(); }
   /// The problem with --total applied.
   LibraProblem Problem() const;
@@ -28,10 +30,13 @@ struct LibraOptions {
 
 struct ConvertCommand {
   LibraOptions libra;
+  AstraOptions astra;
+  /// With the ASTRA-sim inputs: the workload scenario file (none with --collective).
+  std::string workload_path;
   std::string out_path;
 
   void Register(CLI::App& app);
-  /// Exit code: 0 written, 2 bad input (a LIBRA file or an option), 1 could not write.
+  /// Exit code: 0 written, 2 bad input (an imported file or an option), 1 could not write.
   int Execute() const;
 };
 

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       "  hfsim optimize configs/libra-gpt3-4d-optimize.json -o out/opt   best bandwidth split\n"
       "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep   every split, on all cores\n"
       "  hfsim convert --libra-network N.yml --libra-workload W.txt --libra-comm C.yml -o s.json\n"
+      "  hfsim convert --astra-network N.yml --astra-system S.json W.json -o s.json\n"
       "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
       "run options; docs/scenario.md documents the scenario file.",
       "hfsim");

@@ -96,7 +96,7 @@ void OptimizeCommand::Register(CLI::App& app) {
                                        "configs/libra-gpt3-4d-optimize.json); or give LIBRA's "
                                        "inputs with --libra-network etc. (docs/libra-import.md)")
                        ->check(CLI::ExistingFile);
-  libra.Register(*command, false);
+  libra.Register(*command);
   scenario->excludes(command->get_option("--libra-network"));
   command->get_option("--libra-network")->excludes(scenario);
   command->add_option("-o,--out", out_dir,

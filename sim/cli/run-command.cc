@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/import/astra-import.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
@@ -37,18 +36,7 @@ void RunCommand::Register(CLI::App& app) {
                   "Scenario JSON file (see configs/ for examples); with --astra-network, the "
                   "workload only")
       ->check(CLI::ExistingFile);
-  run->add_option("--astra-network", astra_network,
-                  "ASTRA-sim analytical network YAML (topology, npus_count, bandwidth, latency)")
-      ->check(CLI::ExistingFile);
-  run->add_option("--astra-system", astra_system,
-                  "ASTRA-sim system JSON (scheduling, chunks, implementations, local-mem-bw)")
-      ->check(CLI::ExistingFile);
-  run->add_option("--collective", collective,
-                  "With the ASTRA-sim inputs: one collective over every dimension")
-      ->check(CLI::IsMember({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));
-  run->add_option("--size", size,
-                  "Size of --collective: bytes, or with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB), "
-                  "e.g. 64MiB; the full per-NPU buffer (docs/scenario.md §5.1)");
+  astra.Register(*run);
   run->add_option("--pricing", pricing,
                   "Override communication.pricing: hfsim (hfsim's model) or astra_sim (ASTRA-sim's "
                   "congestion-unaware analytical semantics; the default for ASTRA-sim inputs)")
@@ -77,25 +65,12 @@ namespace {
 // The scenario document, from a scenario file or from ASTRA-sim inputs, and where its errors
 // are reported ("the file" or the ASTRA-sim inputs).
 Expected<Scenario> LoadRunScenario(const RunCommand& command) {
-  const bool astra = !command.astra_network.empty() || !command.astra_system.empty();
-  const bool single = !command.collective.empty() || !command.size.empty();
   Expected<nlohmann::json> document = UserError{"", ""};
   std::string source = command.scenario_path;
-  if (astra) {
-    if (command.astra_network.empty() || command.astra_system.empty()) {
-      return UserError{"run", "--astra-network and --astra-system go together; give both"};
-    }
-    if (single == !command.scenario_path.empty() ||
-        (single && (command.collective.empty() || command.size.empty()))) {
-      return UserError{"run", "with ASTRA-sim inputs give either a workload scenario file or "
-                              "--collective KIND --size SIZE (both), not both and not neither"};
-    }
-    document = ImportAstraSim(AstraInputs{command.astra_network, command.astra_system,
-                                          command.scenario_path, command.collective, command.size});
-    source = fmt::format("{}{} + {}{}", single ? "" : command.scenario_path + " (with ",
-                         command.astra_network, command.astra_system, single ? "" : ")");
+  if (command.astra.Given()) {
+    document = command.astra.Import("run", command.scenario_path);
+    source = command.astra.Source(command.scenario_path);
   } else {
-    if (single) return UserError{"run", "--collective and --size need --astra-network and --astra-system"};
     if (command.scenario_path.empty()) {
       return UserError{"run", "give a scenario file, or --astra-network and --astra-system "
                               "(see hfsim run --help)"};

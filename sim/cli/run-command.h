@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/cli/astra-options.h"
+
 namespace hfsim {
 
 /// Adds the subcommand to `app`; the returned flag-holder runs it when selected.
@@ -17,11 +19,8 @@ struct RunCommand {
   /// Override the scenario's communication.pricing: hfsim or astra_sim.
   std::string pricing;
   /// ASTRA-sim inputs (docs/astra-sim.md): network YAML and system JSON, with the scenario file
-  /// giving only the workload, or a single collective of `collective` kind and `size`.
-  std::string astra_network;
-  std::string astra_system;
-  std::string collective;
-  std::string size;
+  /// giving only the workload, or a single collective.
+  AstraOptions astra;
 
   void Register(CLI::App& app);
   /// Exit code: 0 success, 2 bad input, 1 could not write output.

@@ -1,8 +1,10 @@
-// End-to-end: `hfsim run` with ASTRA-sim inputs (configs/astra-sim/), exit codes and messages.
+// End-to-end: `hfsim run` and `hfsim convert` with ASTRA-sim inputs (configs/astra-sim/), exit
+// codes and messages.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <unistd.h>
 
@@ -90,6 +92,55 @@ TEST(AstraCli, BadFileNamesTheLine) {
   EXPECT_EQ(2, result.exit_code);
   EXPECT_NE(result.output.find(net.string() + ": npus_count[0] (line 2): got 1000000000000"), std::string::npos)
       << result.output;
+}
+
+// A converted file is a plain scenario: running it gives the same report as running the
+// ASTRA-sim inputs directly, for a single collective and for a workload file.
+TEST(AstraCli, ConvertedScenarioRunsTheSame) {
+  const fs::path out = fs::temp_directory_path() / ("hfsim-astra-convert-" + std::to_string(::getpid()));
+  fs::create_directories(out);
+  const std::vector<std::string> inputs = {"--collective reduce_scatter --size 3MiB",
+                                           kDir + "gpt2-medium-workload.json"};
+  for (const std::string& input : inputs) {
+    const std::string converted = (out / "converted.json").string();
+    Result result = Hfsim("convert " + kInputs + " " + input + " -o " + converted);
+    ASSERT_EQ(0, result.exit_code) << result.output;
+    EXPECT_NE(result.output.find("wrote " + converted), std::string::npos) << result.output;
+    ASSERT_EQ(0, Hfsim("run " + kInputs + " " + input + " -q -o " + (out / "direct").string()).exit_code);
+    ASSERT_EQ(0, Hfsim("run " + converted + " -q -o " + (out / "converted").string()).exit_code);
+    EXPECT_EQ(Report(out / "direct"), Report(out / "converted")) << input;
+  }
+  // Without -o the scenario goes to stdout.
+  const Result stdout_result = Hfsim("convert " + kInputs + " --collective all_gather --size 1MiB");
+  ASSERT_EQ(0, stdout_result.exit_code) << stdout_result.output;
+  const nlohmann::json document = nlohmann::json::parse(stdout_result.output);
+  EXPECT_EQ("astra_sim", document["communication"]["pricing"]);
+  EXPECT_EQ("all_gather", document["workload"]["collective"]["kind"]);
+  fs::remove_all(out);
+}
+
+TEST(AstraCli, ConvertBadCombinationsExitTwo) {
+  const std::string libra = " --libra-network " HFSIM_SOURCE_DIR "/configs/libra-inputs/4d-network.yml"
+                            " --libra-workload " HFSIM_SOURCE_DIR "/configs/libra-inputs/gpt-small-4d.txt"
+                            " --libra-comm " HFSIM_SOURCE_DIR "/configs/libra-inputs/gpt-small-4d-comm.yml";
+  Result result = Hfsim("convert");
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("give either the LIBRA inputs"), std::string::npos) << result.output;
+  result = Hfsim("convert " + kInputs + " --collective all_reduce --size 1MiB" + libra);
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("not both and not neither"), std::string::npos) << result.output;
+  result = Hfsim("convert " + kInputs);
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("either a workload scenario file or --collective"), std::string::npos)
+      << result.output;
+  result = Hfsim("convert" + libra + " " + kDir + "gpt2-medium-workload.json");
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_NE(result.output.find("goes with the ASTRA-sim inputs"), std::string::npos) << result.output;
+  // Nothing is written when the input is bad.
+  const fs::path out = fs::temp_directory_path() / ("hfsim-astra-convert-bad-" + std::to_string(::getpid()) + ".json");
+  result = Hfsim("convert " + kInputs + " --collective all_reduce --size 0 -o " + out.string());
+  EXPECT_EQ(2, result.exit_code);
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace
