@@ -74,6 +74,9 @@ struct BadInput {
   std::string says;
 };
 
+// ctest lists a parameterised test with its printed parameter: print the case's name, not its bytes.
+void PrintTo(const BadInput& input, std::ostream* out) { *out << input.name; }
+
 class OptimizeBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(OptimizeBadInput, NamesPathAndAccepted) {

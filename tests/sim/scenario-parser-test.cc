@@ -97,6 +97,9 @@ struct BadInput {
   std::string fragment;
 };
 
+// ctest lists a parameterised test with its printed parameter: print the case's name, not its bytes.
+void PrintTo(const BadInput& input, std::ostream* out) { *out << input.name; }
+
 class BadScenario : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(BadScenario, IsRefusedWithPathAndReason) {
