@@ -18,6 +18,7 @@
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/verify.h"
 #include "sim/packet/packet-engine.h"
+#include "sim/progress-bar.h"
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
@@ -39,34 +40,6 @@ CLI::Validator VerifyCount() {
       },
       "K >= 1");
 }
-
-// One line on stderr, rewritten in place, while the packet runs go (terminals only).
-class VerifyProgressLine {
- public:
-  VerifyProgressLine() : m_enabled(isatty(STDERR_FILENO) == 1) {}
-  ~VerifyProgressLine() { Clear(); }
-  void Show(size_t index, size_t count, const VerifyCandidate& candidate) {
-    if (!m_enabled) return;
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
-    std::cerr << fmt::format("\r\x1b[2Khfsim: verify: packet run {} of {} ({}), {:.1f} s so far",
-                             index + 1, count,
-                             candidate.rank > 0 ? fmt::format("rank {}", candidate.rank)
-                                                : std::string("equal split"),
-                             seconds)
-              << std::flush;
-    m_shown = true;
-  }
-  void Clear() {
-    if (m_shown) std::cerr << "\r\x1b[2K" << std::flush;
-    m_shown = false;
-  }
-
- private:
-  bool m_enabled;
-  bool m_shown = false;
-  std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
-};
 
 }  // namespace
 
@@ -188,11 +161,11 @@ int OptimizeCommand::Execute() const {
                                                          verify, UINT32_MAX)));
     Expected<std::vector<VerifyRow>> rows = std::vector<VerifyRow>{};
     try {
-      VerifyProgressLine progress;
+      ProgressBar progress("verify: packet runs", plan.candidates.size(), 0,
+                           isatty(STDERR_FILENO) == 1);
       rows = Verify(scenario, plan, PacketEngine(),
-                    [&](size_t index, size_t count, const VerifyCandidate& candidate) {
-                      progress.Show(index, count, candidate);
-                    });
+                    [&](size_t index, size_t, const VerifyCandidate&) { progress.Update(index); });
+      progress.Finish();
     } catch (const std::exception& error) {
       std::cerr << "hfsim: error: " << input_name << ": verify: the packet engine failed: "
                 << error.what() << "\n";

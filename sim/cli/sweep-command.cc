@@ -17,7 +17,7 @@
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
 #include "sim/scenario-parser.h"
-#include "sim/sweep/progress-bar.h"
+#include "sim/progress-bar.h"
 #include "sim/sweep/sweep-cluster.h"
 #include "sim/sweep/sweep-plots.h"
 #include "sim/sweep/sweep-summary.h"

@@ -1,4 +1,4 @@
-#include "sim/sweep/progress-bar.h"
+#include "sim/progress-bar.h"
 
 #include <cstdio>
 
