@@ -1,0 +1,77 @@
+// The behavioural model of the aggregation switch's pipeline: what the P4 program does to each
+// packet, register by register, so the packet engine's switch and the P4 test vectors (inputs per
+// worker, exact expected outputs) come from one definition.
+//
+// Registers, per slot set (two with shadow copies) and slot: K int32 values, a worker bitmap, a
+// worker counter (0..W-1; 0 = empty or complete) and the max block exponent. On an update from
+// worker w into (set, slot):
+//   * w's bit already set: a duplicate. If the slot is complete (counter 0), the worker lost the
+//     result: answer it with the result (unicast to w in all-reduce mode; in parameter-server mode
+//     forwarded to the owning server with worker id w, which answers w). Otherwise drop it.
+//   * otherwise: set w's bit, clear w's bit in the other set (SwitchML's shadow-copy reuse: w has
+//     received that set's result, since it moved on), then the first packet of a round (counter 0)
+//     writes the values and exponent and later ones add (AddInt32 with the spec's overflow) and
+//     take the max; counter = (counter + 1) mod W. When it wraps to 0 the slot is complete: the
+//     result (the packet's header with the slot's sums, max exponent and bitmap) is multicast to
+//     every worker (all-reduce) or sent to the server shard owning the key (parameter server).
+// Without shadow copies there is one set and a completed slot's bitmap is cleared at once, so a
+// lost result cannot be recovered (the protocol then needs a lossless network).
+//
+// Packets the pipeline does not aggregate: parameter-server packets of cold keys (first key at or
+// above hot_key_capacity_keys) are forwarded unchanged to their server; anything else that is not a
+// well-formed update of this job (wrong type, port, destination, slot, set, worker id, bitmap or
+// value count) is dropped and counted as rejected.
+//
+// Correctness assumes what SwitchML assumes: packets between one worker and the switch are not
+// reordered (loss and duplication are fine), so a stale retransmission cannot overtake the
+// worker's next packet on the same slot.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/aggregation/aggregation-packet.h"
+#include "models/aggregation/aggregation-spec.h"
+
+namespace hfsim {
+
+struct SlotRegisters {
+  std::vector<int32_t> values;  ///< K sums
+  uint32_t bitmap = 0;
+  uint32_t count = 0;
+  int8_t max_exponent = 0;
+};
+
+struct SwitchCounters {
+  uint64_t updates_aggregated = 0;  ///< updates added into a slot
+  uint64_t slots_completed = 0;     ///< rounds that reached W workers (one result each)
+  uint64_t duplicates_dropped = 0;  ///< duplicates into an incomplete slot
+  uint64_t results_resent = 0;      ///< duplicates into a complete slot, answered
+  uint64_t cold_forwarded = 0;      ///< parameter-server packets of cold keys
+  uint64_t rejected = 0;            ///< not a well-formed update of this job
+  uint64_t packets_out = 0;
+};
+
+class SwitchAggregator {
+ public:
+  /// `spec` should pass CheckTofinoFit; the model itself only needs workers <= 32.
+  explicit SwitchAggregator(const AggregationSwitchSpec& spec);
+
+  /// Processes one packet and returns the packets the switch sends because of it, in a fixed
+  /// order (multicast copies by worker id).
+  std::vector<AggregationPacket> Receive(const AggregationPacket& packet);
+
+  const SlotRegisters& Registers(uint32_t set, uint32_t slot) const;
+  const SwitchCounters& Counters() const { return m_counters; }
+  const AggregationSwitchSpec& Spec() const { return m_spec; }
+
+ private:
+  AggregationPacket MakeResult(const AggregationPacket& update, const SlotRegisters& slot) const;
+  bool IsWellFormedUpdate(const AggregationPacket& packet) const;
+
+  AggregationSwitchSpec m_spec;
+  std::vector<SlotRegisters> m_registers;  ///< index set * slots + slot
+  SwitchCounters m_counters;
+};
+
+}  // namespace hfsim

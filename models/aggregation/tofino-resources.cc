@@ -1,0 +1,182 @@
+#include "models/aggregation/tofino-resources.h"
+
+#include <fmt/format.h>
+
+#include "models/aggregation/aggregation-packet.h"
+#include "models/aggregation/fixed-point.h"
+
+namespace hfsim {
+
+namespace {
+
+uint32_t CeilDiv(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+TofinoLimits MakeTofino1() {
+  TofinoLimits limits;
+  limits.generation = TofinoGeneration::kTofino1;
+  limits.name = "Tofino-1";
+  return limits;
+}
+
+TofinoLimits MakeTofino2() {
+  TofinoLimits limits;
+  limits.generation = TofinoGeneration::kTofino2;
+  limits.name = "Tofino-2";
+  limits.mau_stages = 20;
+  limits.register_pair_bits = 128;
+  limits.alu_output_words_per_pass = 4;
+  return limits;
+}
+
+// Bits needed by a signed integer of magnitude up to `magnitude`.
+uint32_t SignedBits(uint64_t magnitude) {
+  uint32_t bits = 0;
+  while (bits < 64 && (uint64_t{1} << bits) <= magnitude) ++bits;
+  return bits + 1;
+}
+
+}  // namespace
+
+const TofinoLimits& LimitsOf(TofinoGeneration generation) {
+  static const TofinoLimits kTofino1 = MakeTofino1();
+  static const TofinoLimits kTofino2 = MakeTofino2();
+  return generation == TofinoGeneration::kTofino2 ? kTofino2 : kTofino1;
+}
+
+TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
+  const TofinoLimits& limits = LimitsOf(spec.generation);
+  TofinoResourceUse use;
+  const uint32_t sets = spec.SlotSets();
+  const bool exponent = spec.scheme == FixedPointScheme::kBlockExponent;
+
+  use.control_stages = limits.control_stages;
+  use.value_alus = CeilDiv(spec.values_per_packet, limits.values_per_alu);
+  use.value_stages = CeilDiv(use.value_alus, limits.stateful_alus_per_stage);
+  use.mau_stages = use.control_stages + use.value_stages;
+  // One bitmap register per set (the packet's set and the other are then different registers, so
+  // both are reached in one pass), one counter, one max-exponent register.
+  use.control_alus = sets + 1 + (exponent ? 1 : 0);
+  use.stateful_alus = use.value_alus + use.control_alus;
+  // Value pair: "first write or add" and "read" (harvest). Bitmap: "test and set" and "clear".
+  // Counter: "increment modulo W". Exponent: "first write or max".
+  use.max_register_actions = 2;
+  // The counter compares with W - 1; the bitmap and values need no constants.
+  use.register_file_constants =
+      static_cast<int64_t>(spec.workers) - 1 > limits.alu_immediate_max ? 1 : 0;
+
+  use.register_entries = uint64_t{spec.aggregator_slots} * sets;
+  use.value_register_bits = use.register_entries * limits.values_per_alu * 32 * use.value_alus;
+  const uint64_t block_bits = uint64_t{limits.sram_block_entries} * limits.sram_block_bits;
+  // Tofino gives every stateful register one spare SRAM block beyond its data.
+  const uint32_t value_register_blocks =
+      CeilDiv(use.register_entries * limits.values_per_alu * 32, block_bits) + 1;
+  use.sram_blocks_per_value_stage =
+      value_register_blocks * std::min(use.value_alus, limits.stateful_alus_per_stage);
+  const uint32_t bitmap_blocks = CeilDiv(uint64_t{spec.aggregator_slots} * 32, block_bits) + 1;
+  const uint32_t counter_blocks = CeilDiv(use.register_entries * 32, block_bits) + 1;
+  use.sram_blocks = value_register_blocks * use.value_alus + bitmap_blocks * sets + counter_blocks +
+                    (exponent ? counter_blocks : 0);
+
+  // PHV, by container size (see the header comment): values in 32-bit containers.
+  use.phv_32bit_containers = spec.values_per_packet;
+  // Ethernet: two 48-bit MACs (3 x 16 each), ethertype. IPv4: version/IHL, DSCP/ECN, TTL,
+  // protocol (8-bit); length, id, flags/fragment, checksum, two addresses as 16-bit halves. UDP:
+  // four 16-bit fields. Aggregation header (aggregation-packet.h): type, flags, worker, exponent,
+  // num_values, reserved (8-bit); slot, bitmap and key as 16-bit halves. Metadata: bitmap read
+  // (2 x 16), counter, multicast group (16-bit); complete flag and max exponent (8-bit).
+  use.phv_8bit_containers = 4 + 6 + 2;
+  use.phv_16bit_containers = 7 + 8 + 4 + 5 + 4;
+  use.harvest_passes_per_slot =
+      CeilDiv(limits.values_per_alu, limits.alu_output_words_per_pass) - 1;
+  use.bitmap_bits = spec.workers;
+  const uint64_t magnitude =
+      spec.scheme == FixedPointScheme::kBlockExponent
+          ? uint64_t{spec.workers} * static_cast<uint64_t>(QuantisationLimit(spec))
+          : uint64_t{spec.workers} * ((uint64_t{1} << spec.value_bits) - 1);
+  use.worst_sum_bits = SignedBits(magnitude);
+  use.parsed_header_bytes = kFrameHeaderBytes;
+  return use;
+}
+
+std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec) {
+  const TofinoLimits& limits = LimitsOf(spec.generation);
+  const TofinoResourceUse use = ComputeTofinoResources(spec);
+  const std::string_view tofino = limits.name;
+  const uint32_t value_stage_room = limits.mau_stages - limits.control_stages;
+  std::vector<ResourceLine> lines;
+  lines.push_back(
+      {"bitmap_bits", "workers", use.bitmap_bits, limits.bitmap_bits,
+       fmt::format("workers {} need a {}-bit worker bitmap per slot and {} has {}-bit "
+                   "register elements (at most {} workers per job)",
+                   spec.workers, use.bitmap_bits, tofino, limits.bitmap_bits, limits.bitmap_bits)});
+  lines.push_back({"even_values_per_packet", "values_per_packet", spec.values_per_packet % 2, 0,
+                   fmt::format("values_per_packet {} must be even: each stateful ALU of {} holds "
+                               "a pair of values",
+                               spec.values_per_packet, tofino)});
+  lines.push_back(
+      {"value_stages", "values_per_packet", use.value_stages, value_stage_room,
+       fmt::format("values_per_packet {} needs {} register stages for values and {} "
+                   "has {} after {} control stages (at most {} values per packet)",
+                   spec.values_per_packet, use.value_stages, tofino, value_stage_room,
+                   limits.control_stages,
+                   value_stage_room * limits.stateful_alus_per_stage * limits.values_per_alu)});
+  lines.push_back({"stateful_alus", "values_per_packet", use.stateful_alus,
+                   uint64_t{limits.mau_stages} * limits.stateful_alus_per_stage,
+                   fmt::format("{} value and {} control stateful ALUs and {} has {} stages x {}",
+                               use.value_alus, use.control_alus, tofino, limits.mau_stages,
+                               limits.stateful_alus_per_stage)});
+  lines.push_back({"register_entries", "aggregator_slots", use.register_entries,
+                   limits.max_register_entries,
+                   fmt::format("aggregator_slots {} x {} slot set(s) need {} register entries and "
+                               "a {} pair register holds {}",
+                               spec.aggregator_slots, spec.SlotSets(), use.register_entries, tofino,
+                               limits.max_register_entries)});
+  lines.push_back(
+      {"register_actions", "aggregator_slots", use.max_register_actions,
+       limits.register_actions_per_register,
+       fmt::format("{} RegisterActions on the busiest register and {} allows {}",
+                   use.max_register_actions, tofino, limits.register_actions_per_register)});
+  lines.push_back(
+      {"sram_blocks_per_stage", "aggregator_slots", use.sram_blocks_per_value_stage,
+       limits.sram_blocks_per_stage,
+       fmt::format("a value stage needs {} SRAM blocks and {} has {} per stage",
+                   use.sram_blocks_per_value_stage, tofino, limits.sram_blocks_per_stage)});
+  lines.push_back({"phv_32bit_containers", "values_per_packet", use.phv_32bit_containers,
+                   limits.phv_32bit_containers,
+                   fmt::format("values_per_packet {} needs {} 32-bit PHV containers and {} has {}",
+                               spec.values_per_packet, use.phv_32bit_containers, tofino,
+                               limits.phv_32bit_containers)});
+  lines.push_back({"phv_16bit_containers", "values_per_packet", use.phv_16bit_containers,
+                   limits.phv_16bit_containers,
+                   fmt::format("headers and metadata need {} 16-bit PHV containers and {} has {}",
+                               use.phv_16bit_containers, tofino, limits.phv_16bit_containers)});
+  lines.push_back({"phv_8bit_containers", "values_per_packet", use.phv_8bit_containers,
+                   limits.phv_8bit_containers,
+                   fmt::format("headers and metadata need {} 8-bit PHV containers and {} has {}",
+                               use.phv_8bit_containers, tofino, limits.phv_8bit_containers)});
+  lines.push_back({"egress_parse_depth_bytes", "values_per_packet", use.parsed_header_bytes,
+                   limits.egress_parse_depth_bytes,
+                   fmt::format("egress parses {} header bytes to address each multicast copy and "
+                               "{} parses at most {}",
+                               use.parsed_header_bytes, tofino, limits.egress_parse_depth_bytes)});
+  // A saturating add clamps instead of overflowing, so only wrapping adds bound the width.
+  if (spec.overflow == OverflowBehaviour::kWrap) {
+    lines.push_back({"int32_sum_bits", "value_bits", use.worst_sum_bits, 32,
+                     fmt::format("value_bits {} summed over {} workers needs {} bits with sign and "
+                                 "the switch adds int32 with wrap-around (accepted: value_bits at "
+                                 "most {}, or \"overflow\": \"saturate\")",
+                                 spec.value_bits, spec.workers, use.worst_sum_bits,
+                                 WidestSafeValueBits(spec.workers))});
+  }
+  return lines;
+}
+
+std::vector<ResourceLine> CheckTofinoFit(const AggregationSwitchSpec& spec) {
+  std::vector<ResourceLine> violations;
+  for (ResourceLine& line : TofinoResourceTable(spec)) {
+    if (!line.Fits()) violations.push_back(std::move(line));
+  }
+  return violations;
+}
+
+}  // namespace hfsim
