@@ -74,8 +74,16 @@ Result Hfsim(const fs::path& dir, const std::string& arguments, const std::strin
 }
 
 /// mpirun as root (CI runs as root; Open MPI refuses without these), ranks oversubscribed.
+/// In the sanitizer build the ranks skip LeakSanitizer: Open MPI leaks at exit from plugins it
+/// has already unloaded, so those leaks cannot be attributed or suppressed by name. hfsim's own
+/// sweep code is leak-checked by the single-process tests here; ASan's other checks stay on.
 std::string Mpirun(int ranks) {
-  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") + HFSIM_MPIRUN +
+#ifdef HFSIM_SANITIZED
+  const std::string sanitizer = "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 ";
+#else
+  const std::string sanitizer;
+#endif
+  return sanitizer + "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + HFSIM_MPIRUN +
          " --oversubscribe -np " + std::to_string(ranks) + " ";
 }
 
