@@ -36,6 +36,8 @@ std::string_view ToString(CollectiveAlgorithm algorithm) {
       return "halving_doubling";
     case CollectiveAlgorithm::kDoubleBinaryTree:
       return "double_binary_tree";
+    case CollectiveAlgorithm::kInNetwork:
+      return "in_network";
   }
   return "?";
 }
@@ -45,6 +47,7 @@ std::optional<CollectiveAlgorithm> ParseCollectiveAlgorithm(std::string_view tex
   if (text == "direct") return CollectiveAlgorithm::kDirect;
   if (text == "halving_doubling") return CollectiveAlgorithm::kHalvingDoubling;
   if (text == "double_binary_tree") return CollectiveAlgorithm::kDoubleBinaryTree;
+  if (text == "in_network") return CollectiveAlgorithm::kInNetwork;
   return std::nullopt;
 }
 
@@ -71,6 +74,7 @@ std::optional<std::string> UnsupportedReason(CollectiveKind kind, CollectiveAlgo
       }
       return std::nullopt;
     case CollectiveAlgorithm::kDoubleBinaryTree:
+    case CollectiveAlgorithm::kInNetwork:
       if (kind != CollectiveKind::kAllReduce) {
         return algorithm_name + " cannot run " + kind_name + " (on " + count +
                " peers); it supports all_reduce only";

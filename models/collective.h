@@ -17,12 +17,16 @@ enum class CollectiveAlgorithm {
   kDirect,            ///< every peer to every peer in one step per phase
   kHalvingDoubling,   ///< recursive halving (reduce) / doubling (gather); power-of-two sizes
   kDoubleBinaryTree,  ///< two complementary binary trees, half the data each; all-reduce only
+  /// The dimension's switch sums the workers' packets (SwitchML); all-reduce on a Switch
+  /// dimension only. No peer-to-peer schedule: models/in-network-allreduce.h prices it from the
+  /// aggregation switch spec and the packet engine runs the switch and worker state machines.
+  kInNetwork,
 };
 
 /// Scenario spellings: "all_reduce", "reduce_scatter", "all_gather", "all_to_all".
 std::string_view ToString(CollectiveKind kind);
 std::optional<CollectiveKind> ParseCollectiveKind(std::string_view text);
-/// Scenario spellings: "ring", "direct", "halving_doubling", "double_binary_tree".
+/// Scenario spellings: "ring", "direct", "halving_doubling", "double_binary_tree", "in_network".
 std::string_view ToString(CollectiveAlgorithm algorithm);
 std::optional<CollectiveAlgorithm> ParseCollectiveAlgorithm(std::string_view text);
 

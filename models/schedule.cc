@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <stdexcept>
+#include <string>
 
 #include "models/schedule-builders.h"
 
@@ -20,8 +21,11 @@ Schedule BuildSchedule(CollectiveKind kind, CollectiveAlgorithm algorithm, uint3
       return BuildHalvingDoublingSchedule(kind, peers);
     case CollectiveAlgorithm::kDoubleBinaryTree:
       return BuildDoubleBinaryTreeSchedule(peers);
+    case CollectiveAlgorithm::kInNetwork:
+      break;  // the switch reduces: no peer-to-peer schedule (models/in-network-allreduce.h)
   }
-  throw std::invalid_argument("BuildSchedule: unknown collective algorithm");
+  throw std::invalid_argument("BuildSchedule: " + std::string(ToString(algorithm)) +
+                              " has no peer-to-peer schedule");
 }
 
 std::vector<uint32_t> ShardBlocks(CollectiveAlgorithm algorithm, uint32_t peers, uint32_t rank) {
@@ -37,9 +41,11 @@ std::vector<uint32_t> ShardBlocks(CollectiveAlgorithm algorithm, uint32_t peers,
       }
       return {BitReverse(rank, static_cast<uint32_t>(std::countr_zero(peers)))};
     case CollectiveAlgorithm::kDoubleBinaryTree:
+    case CollectiveAlgorithm::kInNetwork:
       break;
   }
-  throw std::invalid_argument("ShardBlocks: double_binary_tree runs all_reduce only (no shards)");
+  throw std::invalid_argument("ShardBlocks: " + std::string(ToString(algorithm)) +
+                              " runs all_reduce only (no shards)");
 }
 
 uint64_t BlockBytes(uint64_t buffer_bytes, uint32_t block_count, uint32_t block) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/in-network-report-json.h"
+#include "sim/ps-report-json.h"
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
@@ -151,6 +153,8 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   out["traffic"] = {{"total_bytes", report.total_traffic_bytes},
                     {"per_npu_bytes", report.npus ? report.total_traffic_bytes / report.npus : 0.0}};
   if (report.packet) out["packet"] = PacketToJson(*report.packet, report.dimensions.size());
+  if (report.parameter_server) out["parameter_server"] = PsReportToJson(*report.parameter_server);
+  if (report.in_network) out["in_network"] = InNetworkReportToJson(*report.in_network);
   return out;
 }
 

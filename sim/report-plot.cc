@@ -30,6 +30,8 @@ std::string BreakdownPlotScript(const Report& report, const Scenario& scenario,
     row("forward comm", it.forward_comm_ns);
     row("input-grad comm", it.input_grad_comm_ns);
     row("exposed weight-grad comm", it.weight_grad_comm_exposed_ns);
+  } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    row("parameter-server iteration", it.total_ns);
   } else {
     row("collective", it.total_ns);
   }

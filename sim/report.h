@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "models/collective.h"
+#include "sim/in-network-report.h"
 #include "sim/packet-report.h"
+#include "sim/ps-report.h"
 #include "workloads/training-loop.h"
 
 namespace hfsim {
@@ -63,6 +65,10 @@ struct Report {
   double total_traffic_bytes = 0.0;
   /// Filled by the packet engine only.
   std::optional<PacketReport> packet;
+  /// Filled for workload "parameter_server" only.
+  std::optional<ParameterServerReport> parameter_server;
+  /// Filled when an "in_network" collective ran (docs/in-network.md).
+  std::optional<InNetworkReport> in_network;
 };
 
 }  // namespace hfsim

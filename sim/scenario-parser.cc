@@ -8,10 +8,13 @@
 #include <fmt/format.h>
 
 #include "models/multi-dim-collective.h"
+#include "sim/aggregation-section.h"
+#include "sim/in-network-check.h"
 #include "sim/json-cursor.h"
 #include "sim/optimize-section.h"
 #include "sim/sweep-section.h"
 #include "sim/packet-section.h"
+#include "sim/parameter-server-section.h"
 #include "sim/workload-section.h"
 #include "topologies/topology.h"
 
@@ -63,7 +66,7 @@ CollectiveAlgorithm DefaultAlgorithm(const Dimension& dim) {
 
 CollectiveAlgorithm ReadAlgorithm(const JsonCursor& cursor) {
   return static_cast<CollectiveAlgorithm>(
-      cursor.Choice({"ring", "direct", "halving_doubling", "double_binary_tree"}));
+      cursor.Choice({"ring", "direct", "halving_doubling", "double_binary_tree", "in_network"}));
 }
 
 CommunicationSpec ReadCommunication(const JsonCursor* section,
@@ -157,6 +160,10 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
 }
 
 void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
+  if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    CheckParameterServerFits(root, scenario);
+    return;
+  }
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     CheckAlgorithmsFit(root, scenario, scenario.collective.kind, scenario.collective.dimensions,
                        fmt::format("{} workload", ToString(scenario.collective.kind)));
@@ -176,7 +183,7 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
 Scenario ReadScenario(const JsonCursor& root) {
   root.ExpectObject(
       {"name", "description", "seed", "engine", "topology", "workload", "npu", "communication",
-       "packet", "cost", "optimize", "sweep"});
+       "packet", "cost", "optimize", "sweep", "aggregation"});
   Scenario scenario;
   scenario.name = root.Has("name") ? root.Child("name").String() : "scenario";
   if (root.Has("description")) scenario.description = root.Child("description").String();
@@ -198,6 +205,14 @@ Scenario ReadScenario(const JsonCursor& root) {
   const auto optimize = root.Find("optimize");
   ReadOptimizeSections(cost ? &*cost : nullptr, optimize ? &*optimize : nullptr, scenario);
   if (const auto sweep = root.Find("sweep")) ReadSweepSection(*sweep, scenario);
+  if (const auto aggregation = root.Find("aggregation")) ReadAggregationSection(*aggregation, scenario);
+  CheckInNetworkAlgorithms(root, scenario);
+  CheckLibraScenario(root, scenario);
+  if (scenario.engine == EngineKind::kPacket) {
+    if (auto refusal = InNetworkPacketRefusal(scenario)) {
+      throw JsonPathError(refusal->where, refusal->message);
+    }
+  }
   CheckCollectivesFit(root, scenario);
   return scenario;
 }
@@ -288,6 +303,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
   out["packet"] = PacketSectionToJson(scenario.packet);
   AddOptimizeSectionsToJson(scenario.optimize, out);
   AddSweepSectionToJson(scenario.sweep, out);
+  if (scenario.aggregation) out["aggregation"] = AggregationSectionToJson(*scenario.aggregation);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/aggregation/aggregation-spec.h"
 #include "models/collective.h"
 #include "models/host-overhead.h"
 #include "models/multi-dim-collective.h"
@@ -15,12 +16,15 @@
 #include "sim/sweep-spec.h"
 #include "topologies/dimension.h"
 #include "workloads/layer.h"
+#include "workloads/parameter-server.h"
 #include "workloads/training-loop.h"
 
 namespace hfsim {
 
 enum class EngineKind { kAnalytical, kPacket };
-enum class WorkloadKind { kTraining, kCollective };
+/// kParameterServer: PS-lite style pushes and pulls between workers and server shards
+/// (workloads/parameter-server.h, docs/parameter-server.md).
+enum class WorkloadKind { kTraining, kCollective, kParameterServer };
 
 /// A single collective as the whole workload (for studying one operation).
 struct CollectiveWorkload {
@@ -121,12 +125,15 @@ struct Scenario {
   WorkloadKind workload_kind = WorkloadKind::kCollective;
   CollectiveWorkload collective;
   TrainingWorkload training;
+  ParameterServerWorkload parameter_server;
   CommunicationSpec communication;
   PacketSpec packet;
   /// Cost model and bandwidth-allocation problem for `hfsim optimize`; runs ignore it.
   OptimizeSpec optimize;
   /// Allocations and parameters for `hfsim sweep`; runs ignore it.
   SweepSpec sweep;
+  /// The in-network aggregation switch ("aggregation", docs/aggregation.md), when given.
+  std::optional<AggregationSwitchSpec> aggregation;
 };
 
 std::string_view ToString(EngineKind engine);

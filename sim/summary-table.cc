@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/in-network-report-json.h"
+#include "sim/ps-summary.h"
+
 namespace hfsim {
 
 std::string FormatDuration(double ns) {
@@ -44,6 +47,8 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
                        t.config.data_parallel, fmt::join(t.data_dimensions, ","),
                        t.config.tensor_parallel, fmt::join(t.tensor_dimensions, ","),
                        ToString(t.config.overlap));
+  } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    out += PsWorkloadLine(scenario.parameter_server);
   } else {
     out += fmt::format("workload: {} of {} over dims [{}]\n", ToString(scenario.collective.kind),
                        FormatBytes(static_cast<double>(scenario.collective.size_bytes)),
@@ -75,18 +80,23 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
                        FormatBytes(d.traffic_bytes_per_npu), FormatDuration(d.busy_ns),
                        100.0 * d.utilisation);
   }
-  out += "\n";
-  out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", "collective", "group", "kind",
-                     "size", "count", "each", "total");
-  for (const CollectiveReport& c : report.collectives) {
-    out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", c.phase, c.group,
-                       ToString(c.kind), FormatBytes(static_cast<double>(c.size_bytes)),
-                       c.occurrences, FormatDuration(c.time_ns),
-                       FormatDuration(c.time_ns * static_cast<double>(c.occurrences)));
+  // A parameter-server run has no collectives: its own lines (below) replace the table.
+  if (!report.collectives.empty()) {
+    out += "\n";
+    out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", "collective", "group", "kind",
+                       "size", "count", "each", "total");
+    for (const CollectiveReport& c : report.collectives) {
+      out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", c.phase, c.group,
+                         ToString(c.kind), FormatBytes(static_cast<double>(c.size_bytes)),
+                         c.occurrences, FormatDuration(c.time_ns),
+                         FormatDuration(c.time_ns * static_cast<double>(c.occurrences)));
+    }
   }
   out += fmt::format("\ntraffic: {} per NPU, {} in total per iteration\n",
                      FormatBytes(report.npus ? report.total_traffic_bytes / report.npus : 0.0),
                      FormatBytes(report.total_traffic_bytes));
+  if (report.parameter_server) out += PsSummary(*report.parameter_server);
+  if (report.in_network) out += InNetworkSummary(*report.in_network);
   if (report.packet) {
     const PacketReport& p = *report.packet;
     out += fmt::format(

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/parameter-server-section.h"
 #include "sim/scenario-parser.h"
 #include "workloads/model-zoo.h"
 
@@ -304,13 +305,19 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
 }
 
 void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
-  workload.ExpectObject({"training", "collective"});
+  workload.ExpectObject({"training", "collective", "parameter_server"});
   const bool training = workload.Has("training");
-  if (training == workload.Has("collective")) {
+  const bool parameter_server = workload.Has("parameter_server");
+  if (int{training} + int{workload.Has("collective")} + int{parameter_server} != 1) {
     workload.Fail("give exactly one of \"training\" (a model trained with data/tensor "
-                  "parallelism) or \"collective\" (one collective operation)");
+                  "parallelism), \"collective\" (one collective operation) or "
+                  "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md)");
   }
-  if (training) {
+  if (parameter_server) {
+    scenario.workload_kind = WorkloadKind::kParameterServer;
+    scenario.parameter_server =
+        ReadParameterServerSection(workload.Child("parameter_server"), scenario);
+  } else if (training) {
     scenario.workload_kind = WorkloadKind::kTraining;
     scenario.training = ReadTraining(workload.Child("training"), scenario, scenario.training);
   } else {
@@ -325,6 +332,9 @@ nlohmann::json NpuSectionToJson(const Scenario& scenario) {
 }
 
 nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
+  if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    return ParameterServerSectionToJson(scenario.parameter_server);
+  }
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     const CollectiveWorkload& c = scenario.collective;
     return {{"collective",

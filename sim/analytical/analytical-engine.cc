@@ -3,7 +3,10 @@
 #include <optional>
 
 #include "sim/analytical/collective-pricing.h"
+#include "sim/analytical/ina-ps-pricing.h"
+#include "sim/analytical/ps-pricing.h"
 #include "sim/dimension-reports.h"
+#include "sim/in-network-plan.h"
 #include "sim/version.h"
 
 namespace hfsim {
@@ -33,7 +36,9 @@ CollectiveReport NewEntry(std::string_view phase, std::string_view group, const 
 class TrainingPricer {
  public:
   TrainingPricer(const Scenario& scenario, Report& report)
-      : m_pricer(scenario.dimensions, scenario.communication), m_scenario(scenario), m_report(report) {}
+      : m_pricer(scenario.dimensions, scenario.communication, scenario.aggregation),
+        m_scenario(scenario),
+        m_report(report) {}
 
   // Time of the request's `count` collectives; adds them to the report.
   double Price(const std::optional<CommRequest>& request, int phase, const LayerWork& layer) {
@@ -91,7 +96,7 @@ void RunTraining(const Scenario& scenario, Report& report) {
 
 void RunCollective(const Scenario& scenario, Report& report) {
   const CollectiveWorkload& collective = scenario.collective;
-  const CollectivePricer pricer(scenario.dimensions, scenario.communication);
+  const CollectivePricer pricer(scenario.dimensions, scenario.communication, scenario.aggregation);
   const CollectivePrice price =
       pricer.Price(collective.kind, collective.size_bytes, collective.dimensions);
   CollectiveReport entry = NewEntry("collective", "all",
@@ -101,6 +106,7 @@ void RunCollective(const Scenario& scenario, Report& report) {
   entry.occurrences = 1;
   report.collectives.push_back(std::move(entry));
   report.iteration.total_ns = price.time_ns;
+  report.in_network = PlanInNetworkReport(scenario);
 }
 
 }  // namespace
@@ -111,6 +117,14 @@ Report AnalyticalEngine::Run(const Scenario& scenario) const {
   report.engine = "analytical";
   report.npus = 1;
   for (const Dimension& dim : scenario.dimensions) report.npus *= dim.size;
+  if (IsLibraScenario(scenario)) {
+    RunLibraAnalytical(scenario, report);  // hot keys in the switch, cold ones PS-lite's way
+    return report;
+  }
+  if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    RunParameterServerAnalytical(scenario, report);  // fills its own dimension reports
+    return report;
+  }
   if (scenario.workload_kind == WorkloadKind::kTraining) {
     RunTraining(scenario, report);
   } else {

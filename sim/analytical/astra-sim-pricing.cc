@@ -74,6 +74,7 @@ std::vector<StepCost> Steps(CollectiveKind kind, CollectiveAlgorithm algorithm,
       break;
     }
     case CollectiveAlgorithm::kDoubleBinaryTree:
+    case CollectiveAlgorithm::kInNetwork:
       break;  // refused by the loader under astra_sim pricing
   }
   return steps;

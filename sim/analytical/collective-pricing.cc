@@ -1,7 +1,9 @@
 #include "sim/analytical/collective-pricing.h"
 
 #include <algorithm>
+#include <stdexcept>
 
+#include "models/in-network-allreduce.h"
 #include "models/schedule-profile.h"
 #include "sim/analytical/astra-sim-pricing.h"
 #include "sim/analytical/chunk-pipeline.h"
@@ -9,8 +11,9 @@
 namespace hfsim {
 
 CollectivePricer::CollectivePricer(const std::vector<Dimension>& dimensions,
-                                   const CommunicationSpec& communication)
-    : m_topology(dimensions), m_communication(communication) {}
+                                   const CommunicationSpec& communication,
+                                   const std::optional<AggregationSwitchSpec>& aggregation)
+    : m_topology(dimensions), m_communication(communication), m_aggregation(aggregation) {}
 
 CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes,
                                         const std::vector<uint32_t>& dimensions) const {
@@ -28,6 +31,18 @@ CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes
   ChunkPipeline<double> pipeline(dimension_count);
   for (const CollectiveStage& stage : stages) {
     const Dimension& dim = m_topology.Dim(stage.dimension);
+    if (stage.algorithm == CollectiveAlgorithm::kInNetwork) {
+      if (!m_aggregation) throw std::logic_error("CollectivePricer: in_network needs a switch spec");
+      // The switch sums the chunk's fp32 values; each NPU sends its packets and gets the results.
+      const uint64_t chunk_bytes =
+          static_cast<uint64_t>(stage.buffer_fraction * size / chunks + 0.5);
+      const InNetworkAllReducePrice ina = PriceInNetworkAllReduce(
+          *m_aggregation, InNetworkValues(chunk_bytes), dim.bandwidth_Bpns, dim.latency_ns);
+      pipeline.AddStage(stage.dimension, ina.time_ns);
+      price.dimension_traffic_bytes[stage.dimension] +=
+          static_cast<double>(ina.traffic.wire_bytes_per_worker) * chunks;
+      continue;
+    }
     const ScheduleProfile& profile =
         CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind);
     const double stage_ns =

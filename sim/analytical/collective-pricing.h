@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/multi-dim-collective.h"
@@ -32,7 +33,10 @@ struct CollectivePrice {
 
 class CollectivePricer {
  public:
-  CollectivePricer(const std::vector<Dimension>& dimensions, const CommunicationSpec& communication);
+  /// `aggregation`: the switch spec that prices "in_network" stages (models/in-network-allreduce.h);
+  /// the loader guarantees it is present whenever an algorithm is "in_network".
+  CollectivePricer(const std::vector<Dimension>& dimensions, const CommunicationSpec& communication,
+                   const std::optional<AggregationSwitchSpec>& aggregation = std::nullopt);
 
   CollectivePrice Price(CollectiveKind kind, uint64_t size_bytes,
                         const std::vector<uint32_t>& dimensions) const;
@@ -40,6 +44,7 @@ class CollectivePricer {
  private:
   Topology m_topology;
   CommunicationSpec m_communication;
+  std::optional<AggregationSwitchSpec> m_aggregation;
 };
 
 }  // namespace hfsim

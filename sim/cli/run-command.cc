@@ -10,6 +10,7 @@
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
+#include "sim/in-network-check.h"
 #include "sim/report-csv.h"
 #include "sim/report-json.h"
 #include "sim/report-plot.h"
@@ -104,6 +105,12 @@ int RunCommand::Execute() const {
   if (seed >= 0) scenario.seed = static_cast<uint64_t>(seed);
   if (!engine.empty()) {
     scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
+  }
+  if (scenario.engine == EngineKind::kPacket) {
+    if (auto refusal = InNetworkPacketRefusal(scenario)) {
+      std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
+      return 2;
+    }
   }
   Report report;
   if (scenario.engine == EngineKind::kPacket) {

@@ -14,11 +14,17 @@
 #include <ns3/simulator.h>
 
 #include "sim/analytical/collective-pricing.h"
+#include "sim/analytical/ina-ps-pricing.h"
 #include "sim/dimension-reports.h"
+#include "sim/in-network-check.h"
 #include "sim/packet/collective-executor.h"
+#include "sim/packet/ina-allreduce.h"
+#include "sim/packet/ina-ps.h"
 #include "sim/packet/ip-fabric.h"
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"
+#include "sim/packet/ps-driver.h"
+#include "sim/ps-planned-report.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/packet/tcp-transport.h"
 #include "sim/packet/training-driver.h"
@@ -108,25 +114,13 @@ struct Simulation {
   CollectiveExecutor executor;
 };
 
-void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double simulated_ns,
-                      double wall_seconds) {
-  PacketReport packet;
-  packet.events = events;
-  packet.simulated_ns = simulated_ns;
-  packet.wall_seconds = wall_seconds;
-  packet.transport = sim.network->Counters();
-  const CollectiveStats totals = sim.executor.Totals();
-  packet.bytes_scheduled = totals.bytes_scheduled;
-  packet.bytes_delivered = totals.bytes_delivered;
-  packet.reductions_scheduled = totals.reductions_scheduled;
-  packet.reductions_performed = totals.reductions_performed;
-  packet.duplicate_deliveries = sim.executor.DuplicateDeliveries();
-  packet.protocol_errors = sim.executor.ErrorCount();
-  packet.message_delivery = sim.executor.DeliverySummary();
-  const auto& counters = sim.network->Links();
+// The per-link part of a packet report: every link's counters and the fabric-wide totals.
+void FillLinkReports(const FabricGraph& graph, const Network& network, double simulated_ns,
+                     PacketReport& packet) {
+  const auto& counters = network.Links();
   packet.links.reserve(counters.size());
   for (LinkId id = 0; id < counters.size(); ++id) {
-    const FabricLink& link = sim.graph.Link(id);
+    const FabricLink& link = graph.Link(id);
     const LinkCounters& c = counters[id];
     LinkReport entry;
     entry.link = id;
@@ -146,7 +140,80 @@ void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double s
     packet.queue_peak_bytes = std::max(packet.queue_peak_bytes, c.queue_peak_bytes);
     packet.links.push_back(entry);
   }
+}
+
+void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double simulated_ns,
+                      double wall_seconds) {
+  PacketReport packet;
+  packet.events = events;
+  packet.simulated_ns = simulated_ns;
+  packet.wall_seconds = wall_seconds;
+  packet.transport = sim.network->Counters();
+  const CollectiveStats totals = sim.executor.Totals();
+  packet.bytes_scheduled = totals.bytes_scheduled;
+  packet.bytes_delivered = totals.bytes_delivered;
+  packet.reductions_scheduled = totals.reductions_scheduled;
+  packet.reductions_performed = totals.reductions_performed;
+  packet.duplicate_deliveries = sim.executor.DuplicateDeliveries();
+  packet.protocol_errors = sim.executor.ErrorCount();
+  packet.message_delivery = sim.executor.DeliverySummary();
+  FillLinkReports(sim.graph, *sim.network, simulated_ns, packet);
   report.packet = std::move(packet);
+}
+
+// A parameter_server workload (sim/packet/ps-driver.h): the same fabric and transport, with the
+// PS driver in place of the collective executor. Fills everything but the dimension busy times.
+void RunParameterServer(const Scenario& scenario, Report& report) {
+  const ParameterServerWorkload& workload = scenario.parameter_server;
+  const Topology topology(scenario.dimensions);
+  const FabricGraph graph(topology);
+  Ns3Clock clock;
+  const std::unique_ptr<Network> network = MakeNetwork(graph, clock, scenario);
+  report.npus = topology.NpuCount();
+  ParameterServerReport ps;
+  ps.iterations = workload.iterations;
+  std::vector<PsIterationTraffic> traffic;
+  std::vector<double> dimension_bytes(topology.DimensionCount(), 0.0);
+  for (uint32_t i = 0; i < workload.iterations; ++i) {
+    traffic.push_back(BuildIterationTraffic(workload, scenario.seed, i));
+    AddPlannedIteration(workload, traffic.back(), ps);
+    const std::vector<double> bytes = PsDimensionBytes(topology, workload, traffic.back());
+    for (uint32_t d = 0; d < bytes.size(); ++d) dimension_bytes[d] += bytes[d];
+  }
+  PsDriver driver(clock, network->Transport(), workload, std::move(traffic),
+                  scenario.communication.reduction_Bpns);
+  const auto wall_start = std::chrono::steady_clock::now();
+  driver.Start();
+  ns3::Simulator::Run();
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  driver.CheckComplete();
+  driver.FillReport(ps);
+  FindBusiestServer(ps);
+  const double end_ns = driver.IterationEndNs().back();
+  report.iteration.total_ns = end_ns / workload.iterations;
+  report.communication_ns = report.iteration.total_ns - workload.worker_compute_ns;
+
+  PacketReport packet;
+  packet.events = ns3::Simulator::GetEventCount();
+  packet.simulated_ns = end_ns;
+  packet.wall_seconds = wall_seconds;
+  packet.transport = network->Counters();
+  // Conservation on the fabric: bytes the plan puts on it against bytes delivered; a
+  // "reduction" is one push aggregated at its shard.
+  packet.bytes_scheduled = ps.bytes_pushed + ps.bytes_pulled - ps.local_bytes;
+  packet.bytes_delivered = driver.NetworkBytesDelivered();
+  packet.reductions_scheduled = driver.PushesPlanned();
+  packet.reductions_performed = driver.PushesAggregated();
+  packet.protocol_errors = driver.ErrorCount();
+  packet.message_delivery = driver.DeliverySummary();
+  FillLinkReports(graph, *network, end_ns, packet);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  packet.peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  report.packet = std::move(packet);
+  report.parameter_server = std::move(ps);
+  AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);
 }
 
 // A collective that ran, for the report: what it was and how long it took on the wire.
@@ -231,6 +298,28 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   report.hfsim_version = kHfsimVersion;
   report.engine = "packet";
   UsePriorityQueueScheduler();
+  if (auto refusal = InNetworkPacketRefusal(scenario)) {
+    throw std::invalid_argument("PacketEngine: " + refusal->ToString());
+  }
+  if (IsLibraScenario(scenario)) {
+    RunLibraPacket(scenario, report);  // sim/packet/ina-ps.h
+    ns3::Simulator::Destroy();
+    return report;
+  }
+  if (RunsInNetworkAllReduce(scenario)) {
+    RunInNetworkAllReduce(scenario, report);  // sim/packet/ina-allreduce.h
+    ns3::Simulator::Destroy();
+    return report;
+  }
+  if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    RunParameterServer(scenario, report);
+    ns3::Simulator::Destroy();
+    for (const LinkReport& link : report.packet->links) {
+      DimensionReport& dim = report.dimensions[link.dimension];
+      dim.busy_ns = std::max(dim.busy_ns, link.utilisation * report.iteration.total_ns);
+    }
+    return report;
+  }
   {
     Simulation sim(scenario, m_verify);
     report.npus = sim.topology.NpuCount();

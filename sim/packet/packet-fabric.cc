@@ -15,6 +15,7 @@ namespace {
 
 constexpr uint16_t kProtocol = 0x0800;  // PPP only frames IPv4/IPv6 numbers; no IP stack is installed
 constexpr uint32_t kPppHeaderBytes = 2;
+constexpr uint16_t kFrameProtocol = 0x86DD;  // aggregation frames (SendFrame), told apart by it
 
 }  // namespace
 
@@ -61,8 +62,14 @@ PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uin
 }
 
 bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex, ns3::Ptr<ns3::NetDevice>,
-                                     ns3::Ptr<const ns3::Packet> packet, uint16_t,
+                                     ns3::Ptr<const ns3::Packet> packet, uint16_t protocol,
                                      const ns3::Address&) {
+  if (protocol == kFrameProtocol) {
+    std::vector<uint8_t> frame(packet->GetSize());
+    packet->CopyData(frame.data(), static_cast<uint32_t>(frame.size()));
+    fabric->m_frame_receive(vertex, std::move(frame));
+    return true;
+  }
   // `vertex` is the node this device sits on: the duplex channel brings it the packets that the
   // reverse link carries to that node.
   HfsimHeader header;
@@ -133,6 +140,25 @@ void PacketFabric::Transmit(LinkId link, HfsimHeader header, ns3::Ptr<ns3::Packe
   ++counters.packets;
   counters.bytes += wire;
   counters.queue_peak_bytes = std::max<uint64_t>(counters.queue_peak_bytes, queue.GetNBytes());
+}
+
+void PacketFabric::SendFrame(LinkId link, const std::vector<uint8_t>& frame) {
+  LinkCounters& counters = m_counters[link];
+  const double now_ns = ns3::Simulator::Now().GetPicoSeconds() * 1e-3;
+  if (m_faults.HasFaults(link) && m_faults.Lose(link, now_ns)) {
+    ++counters.drops_injected;
+    return;
+  }
+  ns3::PointToPointNetDevice& device = *m_devices[link];
+  auto packet = ns3::Create<ns3::Packet>(frame.data(), static_cast<uint32_t>(frame.size()));
+  if (!device.Send(packet, m_broadcast, kFrameProtocol)) {
+    ++counters.drops_queue_full;
+    return;
+  }
+  ++counters.packets;
+  counters.bytes += frame.size() + kPppHeaderBytes;
+  counters.queue_peak_bytes =
+      std::max<uint64_t>(counters.queue_peak_bytes, device.GetQueue()->GetNBytes());
 }
 
 }  // namespace hfsim

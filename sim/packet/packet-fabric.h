@@ -49,6 +49,15 @@ class PacketFabric {
   const std::vector<LinkCounters>& Counters() const { return m_counters; }
   const FabricGraph& Graph() const { return m_graph; }
 
+  /// In-network aggregation frames (sim/packet/ina-ps.h) share the links with the transport's
+  /// packets but carry no HfsimHeader: they travel under PPP's IPv6 protocol number, so they are
+  /// on the wire as frame + 2 bytes, and every node they reach (switches included) hands them to
+  /// this callback instead of forwarding them.
+  using FrameReceive = std::function<void(uint32_t vertex, std::vector<uint8_t> frame)>;
+  void SetFrameReceive(FrameReceive receive) { m_frame_receive = std::move(receive); }
+  /// Sends `frame` on `link` from its source node, with the link's faults, queue and counters.
+  void SendFrame(LinkId link, const std::vector<uint8_t>& frame);
+
  private:
   static bool ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex,
                                 ns3::Ptr<ns3::NetDevice> device, ns3::Ptr<const ns3::Packet> packet,
@@ -64,6 +73,7 @@ class PacketFabric {
   std::vector<LinkCounters> m_counters;
   LinkFaults m_faults;
   Deliver m_deliver;
+  FrameReceive m_frame_receive;
   uint32_t m_padding_bytes;
   ns3::Address m_broadcast = ns3::Mac48Address::GetBroadcast();  ///< point-to-point ignores it  ///< virtual bytes so a packet's wire size is payload + header_bytes
 };

@@ -58,6 +58,7 @@ uint32_t ExpectedSteps(CollectiveKind kind, CollectiveAlgorithm algorithm, uint3
     case CollectiveAlgorithm::kHalvingDoubling:
       return (both ? 2 : 1) * Log2(n);
     case CollectiveAlgorithm::kDoubleBinaryTree:
+    case CollectiveAlgorithm::kInNetwork:  // no schedule (not in kAlgorithms)
       return 0;  // not a closed form
   }
   return 0;

@@ -1,0 +1,83 @@
+#include "sim/analytical/ps-pricing.h"
+
+#include <algorithm>
+
+#include "sim/ps-planned-report.h"
+
+namespace hfsim {
+
+double PsPricer::PhaseNs(const ParameterServerWorkload& workload, const PsIterationTraffic& traffic,
+                         bool to_servers) const {
+  std::vector<double> load(m_graph.LinkCount(), 0.0);
+  double latency_ns = 0.0;
+  for (uint32_t w = 0; w < traffic.workers; ++w) {
+    for (uint32_t m = 0; m < traffic.shards; ++m) {
+      const auto bytes = static_cast<double>(traffic.SliceBytes(w, m));
+      const auto worker = static_cast<VertexId>(workload.worker_npus[w]);
+      const auto server = static_cast<VertexId>(workload.server_npus[m]);
+      if (bytes == 0.0 || worker == server) continue;
+      const VertexId src = to_servers ? worker : server;
+      const VertexId dst = to_servers ? server : worker;
+      m_graph.ForEachLinkOnRoute(src, dst, [&](LinkId link) { load[link] += bytes; });
+      latency_ns = std::max(latency_ns, m_graph.RouteLatency_ns(src, dst));
+    }
+  }
+  double bandwidth_ns = 0.0;
+  for (LinkId link = 0; link < load.size(); ++link) {
+    if (load[link] > 0.0) {
+      bandwidth_ns = std::max(bandwidth_ns, load[link] / m_graph.Link(link).bandwidth_Bpns);
+    }
+  }
+  return bandwidth_ns + latency_ns;
+}
+
+PsIterationPrice PsPricer::Price(const ParameterServerWorkload& workload,
+                                 const PsIterationTraffic& traffic) const {
+  PsIterationPrice price;
+  price.compute_ns = workload.worker_compute_ns;
+  price.push_ns = PhaseNs(workload, traffic, true);
+  if (m_reduction_Bpns > 0.0) {
+    for (uint32_t m = 0; m < traffic.shards; ++m) {
+      price.aggregate_ns = std::max(price.aggregate_ns,
+                                    static_cast<double>(traffic.ShardBytes(m)) / m_reduction_Bpns);
+    }
+  }
+  price.pull_ns = PhaseNs(workload, traffic, false);
+  return price;
+}
+
+void RunParameterServerAnalytical(const Scenario& scenario, Report& report) {
+  const ParameterServerWorkload& workload = scenario.parameter_server;
+  const Topology topology(scenario.dimensions);
+  const FabricGraph graph(topology);
+  const PsPricer pricer(graph, scenario.communication.reduction_Bpns);
+  ParameterServerReport ps;
+  ps.iterations = workload.iterations;
+  std::vector<double> dimension_bytes(topology.DimensionCount(), 0.0);
+  double total_ns = 0.0;
+  for (uint32_t i = 0; i < workload.iterations; ++i) {
+    const PsIterationTraffic traffic = BuildIterationTraffic(workload, scenario.seed, i);
+    const PsIterationPrice price = pricer.Price(workload, traffic);
+    ps.iteration_ns.push_back(price.TotalNs());
+    ps.compute_ns += price.compute_ns;
+    ps.push_ns += price.push_ns;
+    ps.aggregate_ns += price.aggregate_ns;
+    ps.pull_ns += price.pull_ns;
+    total_ns += price.TotalNs();
+    AddPlannedIteration(workload, traffic, ps);
+    const std::vector<double> bytes = PsDimensionBytes(topology, workload, traffic);
+    for (uint32_t d = 0; d < bytes.size(); ++d) dimension_bytes[d] += bytes[d];
+  }
+  // The closed form delivers what it plans: every push aggregated once at its shard.
+  ps.bytes_push_delivered = ps.bytes_pushed;
+  ps.bytes_pull_delivered = ps.bytes_pulled;
+  ps.keys_aggregated = ps.keys_pushed;
+  for (PsServerReport& server : ps.servers) server.keys_aggregated = server.keys_pushed;
+  FindBusiestServer(ps);
+  report.iteration.total_ns = total_ns / workload.iterations;
+  report.communication_ns = (ps.push_ns + ps.aggregate_ns + ps.pull_ns) / workload.iterations;
+  report.parameter_server = std::move(ps);
+  AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);
+}
+
+}  // namespace hfsim

@@ -1,0 +1,23 @@
+// The "workload.parameter_server" section of a scenario (docs/parameter-server.md): workers and
+// server shards on NPUs, a dense or sparse (Zipf) model, key partitioning, iterations. Internal
+// to the loader: throws JsonPathError, which ParseScenario turns into an Expected.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sim/json-cursor.h"
+#include "sim/scenario.h"
+
+namespace hfsim {
+
+/// Reads the section (scenario.dimensions must already be read).
+ParameterServerWorkload ReadParameterServerSection(const JsonCursor& section,
+                                                   const Scenario& scenario);
+/// Refuses what has no meaning for parameter-server traffic: communication keys of collectives
+/// (chunks, per-step and per-message costs, ...) set away from their defaults, and "optimize" or
+/// "sweep" sections (their time model prices collectives only).
+void CheckParameterServerFits(const JsonCursor& root, const Scenario& scenario);
+
+nlohmann::json ParameterServerSectionToJson(const ParameterServerWorkload& workload);
+
+}  // namespace hfsim
