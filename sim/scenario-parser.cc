@@ -235,6 +235,9 @@ Expected<nlohmann::json> ParseDocument(std::string_view text, std::string_view s
   } catch (const nlohmann::json::parse_error& error) {
     return UserError{std::string(source_name),
                      fmt::format("not valid JSON (at byte {}): {}", error.byte, error.what())};
+  } catch (const nlohmann::json::out_of_range& error) {  // a number beyond double, e.g. 1e400
+    return UserError{std::string(source_name),
+                     fmt::format("{}; accepted: numbers within +-1.8e308", error.what())};
   }
 }
 

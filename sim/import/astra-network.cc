@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -149,12 +151,23 @@ Expected<AstraNetwork> ReadAstraNetwork(const std::string& path) {
   if (bytes > kMaxAstraInputBytes) {
     return UserError{path, fmt::format("file has {} bytes; accepted: at most {}", bytes, kMaxAstraInputBytes)};
   }
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (!file && !file.eof()) return UserError{path, "cannot read the ASTRA-sim network file"};
+  return ParseAstraNetworkText(text.str(), path);
+}
+
+Expected<AstraNetwork> ParseAstraNetworkText(const std::string& text, const std::string& source_name) {
+  if (text.size() > kMaxAstraInputBytes) {
+    return UserError{source_name, fmt::format("file has {} bytes; accepted: at most {}", text.size(), kMaxAstraInputBytes)};
+  }
   try {
-    return Read(YAML::LoadFile(path));
+    return Read(YAML::Load(text));
   } catch (const NodeError& problem) {
-    return UserError{path + ": " + problem.where, problem.message};
+    return UserError{source_name + ": " + problem.where, problem.message};
   } catch (const YAML::Exception& problem) {
-    return UserError{path, fmt::format("not valid YAML (line {}): {}", problem.mark.line + 1, problem.msg)};
+    return UserError{source_name, fmt::format("not valid YAML (line {}): {}", problem.mark.line + 1, problem.msg)};
   }
 }
 

@@ -24,6 +24,8 @@ inline constexpr uint64_t kMaxAstraInputBytes = uint64_t{1} << 20;
 
 /// The network file's topology; errors name the file, the YAML key and entry, and the line.
 Expected<AstraNetwork> ReadAstraNetwork(const std::string& path);
+/// The same for the file's text; messages name `source_name` where they would name the file.
+Expected<AstraNetwork> ParseAstraNetworkText(const std::string& text, const std::string& source_name);
 
 /// Per-NPU bandwidth in 10^9 B/s for a per-link ASTRA-sim bandwidth in 2^30 B/s.
 double AstraLinkToNpuGBps(const std::string& kind, uint32_t size, double link_GiBps);

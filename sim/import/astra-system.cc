@@ -85,16 +85,27 @@ Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vec
   std::ifstream file(path, std::ios::binary);
   std::ostringstream text;
   text << file.rdbuf();
+  if (!file && !file.eof()) return UserError{path, "cannot read the ASTRA-sim system file"};
+  return ParseAstraSystemText(text.str(), path, sizes);
+}
+
+Expected<nlohmann::json> ParseAstraSystemText(const std::string& text, const std::string& source_name,
+                                              const std::vector<uint32_t>& sizes) {
+  if (text.size() > kMaxAstraInputBytes) {
+    return UserError{source_name, fmt::format("file has {} bytes; accepted: at most {}", text.size(), kMaxAstraInputBytes)};
+  }
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(text.str());
+    document = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& problem) {
-    return UserError{path, fmt::format("not valid JSON (at byte {}): {}", problem.byte, problem.what())};
+    return UserError{source_name, fmt::format("not valid JSON (at byte {}): {}", problem.byte, problem.what())};
+  } catch (const nlohmann::json::out_of_range& problem) {  // a number beyond double, e.g. 1e400
+    return UserError{source_name, fmt::format("{}; accepted: numbers within +-1.8e308", problem.what())};
   }
   try {
     return Read(JsonCursor(document, ""), sizes);
   } catch (const JsonPathError& problem) {
-    return UserError{path + ": " + (problem.Path().empty() ? "(top level)" : problem.Path()), problem.Message()};
+    return UserError{source_name + ": " + (problem.Path().empty() ? "(top level)" : problem.Path()), problem.Message()};
   }
 }
 

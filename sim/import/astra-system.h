@@ -15,5 +15,8 @@ namespace hfsim {
 /// `sizes` are the network's npus_count (implementation lists need one entry per dimension).
 /// Errors name the file and the JSON key.
 Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes);
+/// The same for the file's text; messages name `source_name` where they would name the file.
+Expected<nlohmann::json> ParseAstraSystemText(const std::string& text, const std::string& source_name,
+                                              const std::vector<uint32_t>& sizes);
 
 }  // namespace hfsim

@@ -60,6 +60,14 @@ Expected<LibraCommunicator> ReadLibraCommunicator(const std::string& path,
 Expected<LibraCostTable> ReadLibraCost(const std::string& path);
 Expected<LibraWorkload> ReadLibraWorkload(const std::string& path);
 
+// The same for a file's text (each Read* above reads the file and calls these); messages name
+// `path` where they would name the file.
+Expected<LibraNetwork> ParseLibraNetworkText(const std::string& text, const std::string& path);
+Expected<LibraCommunicator> ParseLibraCommunicatorText(const std::string& text, const std::string& path,
+                                                       const LibraNetwork& network);
+Expected<LibraCostTable> ParseLibraCostText(const std::string& text, const std::string& path);
+Expected<LibraWorkload> ParseLibraWorkloadText(const std::string& text, const std::string& path);
+
 /// The file's text, or an error naming it (missing, unreadable, a directory, too big).
 Expected<std::string> ReadLibraFile(const std::string& path);
 

@@ -82,7 +82,11 @@ std::optional<UserError> ReadPhase(const std::vector<std::string>& fields, size_
 Expected<LibraWorkload> ReadLibraWorkload(const std::string& path) {
   auto text = ReadLibraFile(path);
   if (!text) return text.Error();
-  std::istringstream in(text.Value());
+  return ParseLibraWorkloadText(text.Value(), path);
+}
+
+Expected<LibraWorkload> ParseLibraWorkloadText(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
   LibraWorkload workload;
   std::optional<uint64_t> declared_count;
   int declared_line = 0;

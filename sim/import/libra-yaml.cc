@@ -45,19 +45,17 @@ std::string Shown(const YAML::Node& node) {
   return "nothing";
 }
 
-YAML::Node LoadYaml(const std::string& path, const std::string& what) {
-  auto text = ReadLibraFile(path);
-  if (!text) throw LibraError{text.Error()};
+YAML::Node LoadYaml(const std::string& text, const std::string& path, const std::string& what) {
   // LIBRA's YAML files are a few lines; a large one is not one of them (and deep nesting costs
   // the parser stack).
   constexpr size_t kMaxYamlBytes = 1 << 20;
-  if (text.Value().size() > kMaxYamlBytes) {
+  if (text.size() > kMaxYamlBytes) {
     throw LibraError{{path, fmt::format("{} bytes; accepted: a YAML file of at most {} bytes with {}",
-                                        text.Value().size(), kMaxYamlBytes, what)}};
+                                        text.size(), kMaxYamlBytes, what)}};
   }
   YAML::Node root;
   try {
-    root = YAML::Load(text.Value());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& error) {
     throw LibraError{{fmt::format("{}:{}", path, error.mark.line + 1),
                       fmt::format("not valid YAML ({}); accepted: {}", Printable(error.msg), what)}};
@@ -130,6 +128,25 @@ Expected<T> Catching(F&& read) {
 
 }  // namespace
 
+Expected<LibraNetwork> ReadLibraNetwork(const std::string& path) {
+  auto text = ReadLibraFile(path);
+  if (!text) return text.Error();
+  return ParseLibraNetworkText(text.Value(), path);
+}
+
+Expected<LibraCommunicator> ReadLibraCommunicator(const std::string& path,
+                                                  const LibraNetwork& network) {
+  auto text = ReadLibraFile(path);
+  if (!text) return text.Error();
+  return ParseLibraCommunicatorText(text.Value(), path, network);
+}
+
+Expected<LibraCostTable> ReadLibraCost(const std::string& path) {
+  auto text = ReadLibraFile(path);
+  if (!text) return text.Error();
+  return ParseLibraCostText(text.Value(), path);
+}
+
 Expected<std::string> ReadLibraFile(const std::string& path) {
   std::error_code code;
   if (!std::filesystem::is_regular_file(path, code)) {
@@ -146,10 +163,10 @@ Expected<std::string> ReadLibraFile(const std::string& path) {
   return text.str();
 }
 
-Expected<LibraNetwork> ReadLibraNetwork(const std::string& path) {
+Expected<LibraNetwork> ParseLibraNetworkText(const std::string& text, const std::string& path) {
   return Catching<LibraNetwork>([&] {
     const std::string what = "Topology, NpusCount and CostDimension lists, one entry per dimension";
-    const YAML::Node root = LoadYaml(path, what);
+    const YAML::Node root = LoadYaml(text, path, what);
     ExpectKeys(path, root, {"Topology", "NpusCount", "CostDimension"});
     const size_t max_dims = ScenarioLimits::kMaxDimensions;
     const std::string list_what = fmt::format("a list of 1 to {} entries", max_dims);
@@ -190,10 +207,10 @@ Expected<LibraNetwork> ReadLibraNetwork(const std::string& path) {
   });
 }
 
-Expected<LibraCommunicator> ReadLibraCommunicator(const std::string& path,
-                                                  const LibraNetwork& network) {
+Expected<LibraCommunicator> ParseLibraCommunicatorText(const std::string& text, const std::string& path,
+                                                       const LibraNetwork& network) {
   return Catching<LibraCommunicator>([&] {
-    const YAML::Node root = LoadYaml(path, "Forward, InputGrad and WeightGrad lists");
+    const YAML::Node root = LoadYaml(text, path, "Forward, InputGrad and WeightGrad lists");
     ExpectKeys(path, root, {"Forward", "InputGrad", "WeightGrad"});
     const size_t k = network.sizes.size();
     auto read = [&](const std::string& key) {
@@ -223,9 +240,9 @@ Expected<LibraCommunicator> ReadLibraCommunicator(const std::string& path,
   });
 }
 
-Expected<LibraCostTable> ReadLibraCost(const std::string& path) {
+Expected<LibraCostTable> ParseLibraCostText(const std::string& text, const std::string& path) {
   return Catching<LibraCostTable>([&] {
-    const YAML::Node root = LoadYaml(path, "cost dimensions, each a mapping of Link, Switch, Nic prices");
+    const YAML::Node root = LoadYaml(text, path, "cost dimensions, each a mapping of Link, Switch, Nic prices");
     LibraCostTable table;
     for (auto it = root.begin(); it != root.end(); ++it) {
       const std::string raw = it->first.IsScalar() ? it->first.Scalar() : "?";
