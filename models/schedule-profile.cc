@@ -91,12 +91,22 @@ class LinkLoads {
 
 double ScheduleProfile::TimeNs(double buffer_bytes, double bandwidth_Bpns, double latency_ns,
                                double endpoint_delay_ns, double reduction_Bpns,
-                               double host_per_message_ns) const {
-  double time = steps * endpoint_delay_ns + messages * host_per_message_ns +
+                               const HostStack& host) const {
+  double time = steps * endpoint_delay_ns + messages * host.send_per_message_ns +
                 latency_hops * latency_ns +
                 bandwidth_coefficient * buffer_bytes / bandwidth_Bpns;
   if (reduction_Bpns > 0.0) time += reduction_coefficient * buffer_bytes / reduction_Bpns;
+  // Only a posting cost (kind none, host_overhead_ns_per_message): the sum above, unchanged.
+  if (host.HasMoreThanPosting()) time += HostExtraNs(buffer_bytes, latency_ns, host);
   return time;
+}
+
+double ScheduleProfile::HostExtraNs(double buffer_bytes, double latency_ns,
+                                    const HostStack& host) const {
+  return received_messages * host.receive_per_message_ns +
+         (sent_bytes_coefficient * host.send_per_byte_ns +
+          received_bytes_coefficient * host.receive_per_byte_ns) * buffer_bytes +
+         host.extra_round_trips * 2.0 * latency_hops * latency_ns;
 }
 
 ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimension_kind) {
@@ -106,6 +116,9 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
   std::vector<uint64_t> reduced(schedule.peers, 0);  // blocks reduced at each NPU in a step
   std::vector<uint32_t> reducers;
   std::vector<uint32_t> posted(schedule.peers, 0);  // messages each NPU sends in a step
+  std::vector<uint32_t> received(schedule.peers, 0);  // messages each NPU receives in a step
+  std::vector<uint64_t> out_blocks(schedule.peers, 0);  // blocks each NPU sends in a step
+  std::vector<uint64_t> in_blocks(schedule.peers, 0);   // blocks each NPU receives in a step
   uint64_t sent_blocks = 0;
   uint64_t link_blocks = 0;
 
@@ -118,6 +131,9 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
       longest = std::max(longest, hops);
       loads.Add(t.src, t.dst, t.block_count);
       ++posted[t.src];
+      ++received[t.dst];
+      out_blocks[t.src] += t.block_count;
+      in_blocks[t.dst] += t.block_count;
       sent_blocks += t.block_count;
       link_blocks += static_cast<uint64_t>(t.block_count) * hops;
       if (t.reduce) {
@@ -136,7 +152,21 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
       most_posted = std::max(most_posted, count);
       count = 0;
     }
+    uint32_t most_received = 0;
+    uint64_t most_out = 0;
+    uint64_t most_in = 0;
+    for (uint32_t npu = 0; npu < schedule.peers; ++npu) {
+      most_received = std::max(most_received, received[npu]);
+      most_out = std::max(most_out, out_blocks[npu]);
+      most_in = std::max(most_in, in_blocks[npu]);
+      received[npu] = 0;
+      out_blocks[npu] = 0;
+      in_blocks[npu] = 0;
+    }
     profile.messages += most_posted;
+    profile.received_messages += most_received;
+    profile.sent_bytes_coefficient += static_cast<double>(most_out) / blocks;
+    profile.received_bytes_coefficient += static_cast<double>(most_in) / blocks;
     profile.latency_hops += longest;
     profile.bandwidth_coefficient +=
         static_cast<double>(loads.TakeMax()) / blocks / links.LinkBandwidthFraction();

@@ -1,11 +1,17 @@
 // The closed-form cost of a schedule on one dimension, linear in the buffer size.
 //
 // For a buffer of S bytes on a dimension with per-NPU bandwidth B (bytes/ns), hop latency a (ns),
-// per-step endpoint delay e (ns), reduction memory bandwidth R (bytes/ns, 0 = free) and host
-// cost per message o (ns; models/host-overhead.h):
+// per-step endpoint delay e (ns), reduction memory bandwidth R (bytes/ns, 0 = free) and a host
+// stack (models/host-stack.h) with send/receive costs per message o_s, o_r (ns) and per byte
+// p_s, p_r (ns/B) and k extra round trips:
 //
-//   time(S) = steps * e + messages * o + latency_hops * a + bandwidth_coefficient * S / B
+//   time(S) = steps * e + messages * o_s + latency_hops * a + bandwidth_coefficient * S / B
 //             + reduction_coefficient * S / R
+//             + received_messages * o_r + (sent_bytes_coefficient * p_s
+//             + received_bytes_coefficient * p_r) * S + k * 2 * latency_hops * a
+//
+// (the host terms: per step, each cost times the most messages / bytes one NPU sends or receives,
+// and k round trips of the step's longest route).
 //
 // Each step costs its longest route's hops times a, plus the busiest link's bytes divided by
 // that link's share of B (links per kind: topologies/dimension-links.h), plus the most bytes any
@@ -16,6 +22,7 @@
 #include <cstdint>
 
 #include "models/collective.h"
+#include "models/host-stack.h"
 #include "models/schedule.h"
 #include "topologies/dimension.h"
 
@@ -36,11 +43,27 @@ struct ScheduleProfile {
   double traffic_coefficient = 0.0;
   /// Bytes crossing links (sum over links of bytes / S), i.e. traffic counted once per hop.
   double link_bytes_coefficient = 0.0;
+  /// Sum over steps of the most messages one NPU receives in that step.
+  double received_messages = 0.0;
+  /// Sum over steps of (most bytes one NPU sends in that step / S).
+  double sent_bytes_coefficient = 0.0;
+  /// Sum over steps of (most bytes one NPU receives in that step / S).
+  double received_bytes_coefficient = 0.0;
 
   /// time(S) as in the header comment. reduction_Bpns <= 0 means reductions are free.
   double TimeNs(double buffer_bytes, double bandwidth_Bpns, double latency_ns,
+                double endpoint_delay_ns, double reduction_Bpns, const HostStack& host) const;
+  /// The same with only a posting cost per message (a host stack of kind none).
+  double TimeNs(double buffer_bytes, double bandwidth_Bpns, double latency_ns,
                 double endpoint_delay_ns, double reduction_Bpns,
-                double host_per_message_ns = 0.0) const;
+                double host_per_message_ns = 0.0) const {
+    HostStack host;
+    host.send_per_message_ns = host_per_message_ns;
+    return TimeNs(buffer_bytes, bandwidth_Bpns, latency_ns, endpoint_delay_ns, reduction_Bpns,
+                  host);
+  }
+  /// The host terms of time(S) beyond messages * o_s (receive, per-byte, round trips), ns.
+  double HostExtraNs(double buffer_bytes, double latency_ns, const HostStack& host) const;
 };
 
 /// Derives the profile by walking the schedule's transfers over the dimension's links.

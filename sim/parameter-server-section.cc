@@ -173,7 +173,8 @@ void CheckParameterServerFits(const JsonCursor& root, const Scenario& scenario) 
       {"scheme", spec.scheme != defaults.scheme},
       {"chunks", spec.chunks != defaults.chunks},
       {"endpoint_delay_ns", spec.endpoint_delay_ns != defaults.endpoint_delay_ns},
-      {"host_overhead_ns_per_message", spec.host.per_message_ns != defaults.host.per_message_ns},
+      {"host_overhead_ns_per_message", spec.host != defaults.host},
+      {"host_stack", spec.host != defaults.host},
       {"pricing", spec.pricing != defaults.pricing},
       {"active_chunks_per_dimension",
        spec.active_chunks_per_dimension != defaults.active_chunks_per_dimension}};

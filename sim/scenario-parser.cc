@@ -69,6 +69,41 @@ CollectiveAlgorithm ReadAlgorithm(const JsonCursor& cursor) {
       cursor.Choice({"ring", "direct", "halving_doubling", "double_binary_tree", "in_network"}));
 }
 
+// `communication.host_stack`: a kind's name, or {"kind": name, any field overriding the preset}
+// (models/host-stack.h, docs/host-stack.md).
+HostStack ReadHostStack(const JsonCursor& cursor) {
+  const std::vector<std::string_view> kinds = {"none", "rdma", "rdma_copy", "grpc"};
+  if (cursor.Node().is_string()) {
+    return HostStack::Preset(static_cast<HostStackKind>(cursor.Choice(kinds)));
+  }
+  if (!cursor.Node().is_object()) {
+    cursor.Fail(fmt::format("got {}; accepted: \"none\", \"rdma\", \"rdma_copy\", \"grpc\" "
+                            "or an object {{\"kind\": one of those, fields overriding its preset}}",
+                            cursor.Shown()));
+  }
+  cursor.ExpectObject({"kind", "send_per_message_ns", "receive_per_message_ns",
+                       "send_per_byte_ns", "receive_per_byte_ns", "extra_round_trips"});
+  const JsonCursor kind =
+      cursor.At("kind", "\"none\", \"rdma\", \"rdma_copy\" or \"grpc\"");
+  HostStack host = HostStack::Preset(static_cast<HostStackKind>(kind.Choice(kinds)));
+  for (auto [key, field] :
+       {std::pair<std::string_view, double*>{"send_per_message_ns", &host.send_per_message_ns},
+        {"receive_per_message_ns", &host.receive_per_message_ns}}) {
+    if (auto value = cursor.Find(key)) {
+      *field = value->Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+    }
+  }
+  for (auto [key, field] :
+       {std::pair<std::string_view, double*>{"send_per_byte_ns", &host.send_per_byte_ns},
+        {"receive_per_byte_ns", &host.receive_per_byte_ns}}) {
+    if (auto value = cursor.Find(key)) *field = value->Number(0.0, kMaxHostPerByteNs, false);
+  }
+  if (auto trips = cursor.Find("extra_round_trips")) {
+    host.extra_round_trips = static_cast<uint32_t>(trips->Integer(0, kMaxExtraRoundTrips));
+  }
+  return host;
+}
+
 CommunicationSpec ReadCommunication(const JsonCursor* section,
                                     const std::vector<Dimension>& dimensions) {
   CommunicationSpec spec;
@@ -79,7 +114,7 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   if (section == nullptr) return spec;
   section->ExpectObject(
       {"scheme", "chunks", "algorithms", "endpoint_delay_ns", "reduction_memory_bandwidth_GBps",
-       "host_overhead_ns_per_message", "pricing", "active_chunks_per_dimension"});
+       "host_overhead_ns_per_message", "host_stack", "pricing", "active_chunks_per_dimension"});
   if (auto pricing = section->Find("pricing")) {
     spec.pricing = static_cast<PricingModel>(pricing->Choice({"hfsim", "astra_sim"}));
   }
@@ -97,7 +132,15 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
     spec.endpoint_delay_ns = delay->Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
   }
   if (auto host = section->Find("host_overhead_ns_per_message")) {
-    spec.host.per_message_ns = host->Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+    spec.host.send_per_message_ns = host->Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+  }
+  if (auto stack = section->Find("host_stack")) {
+    // No precedence to guess: host_stack's send_per_message_ns is the same cost.
+    if (section->Has("host_overhead_ns_per_message")) {
+      stack->Fail("cannot be given together with communication.host_overhead_ns_per_message; "
+                  "accepted: one of them (set \"send_per_message_ns\" in host_stack instead)");
+    }
+    spec.host = ReadHostStack(*stack);
   }
   if (auto reduction = section->Find("reduction_memory_bandwidth_GBps")) {
     spec.reduction_Bpns = reduction->Number(0.0, ScenarioLimits::kMaxBandwidthGBps, false);
@@ -297,7 +340,18 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                           {"algorithms", algorithms},
                           {"endpoint_delay_ns", comm.endpoint_delay_ns},
                           {"reduction_memory_bandwidth_GBps", comm.reduction_Bpns},
-                          {"host_overhead_ns_per_message", comm.host.per_message_ns}};
+                          {"host_overhead_ns_per_message", comm.host.send_per_message_ns}};
+  // A host stack beyond a posting cost is echoed as host_stack (in full) instead.
+  if (comm.host.kind != HostStackKind::kNone || comm.host.HasMoreThanPosting()) {
+    out["communication"].erase("host_overhead_ns_per_message");
+    out["communication"]["host_stack"] = {
+        {"kind", ToString(comm.host.kind)},
+        {"send_per_message_ns", comm.host.send_per_message_ns},
+        {"receive_per_message_ns", comm.host.receive_per_message_ns},
+        {"send_per_byte_ns", comm.host.send_per_byte_ns},
+        {"receive_per_byte_ns", comm.host.receive_per_byte_ns},
+        {"extra_round_trips", comm.host.extra_round_trips}};
+  }
   // Written only when not the default, so echoes of hfsim-priced scenarios stay as they were.
   if (comm.pricing == PricingModel::kAstraSim) {
     out["communication"]["pricing"] = "astra_sim";

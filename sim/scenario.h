@@ -10,7 +10,7 @@
 
 #include "models/aggregation/aggregation-spec.h"
 #include "models/collective.h"
-#include "models/host-overhead.h"
+#include "models/host-stack.h"
 #include "models/multi-dim-collective.h"
 #include "sim/optimize-spec.h"
 #include "sim/sweep-spec.h"
@@ -70,8 +70,10 @@ struct CommunicationSpec {
   double endpoint_delay_ns = 0.0;
   /// Memory bandwidth for reductions, bytes/ns; 0 = reductions are free.
   double reduction_Bpns = 0.0;
-  /// Host cost of posting each message (models/host-overhead.h).
-  HostOverhead host;
+  /// The host side of each message: posting, copies, serialisation, polling
+  /// (models/host-stack.h). Kind none with only send_per_message_ns set is the older
+  /// `host_overhead_ns_per_message`.
+  HostStack host;
 
   const std::vector<CollectiveAlgorithm>& AlgorithmsFor(CollectiveKind kind) const {
     return algorithms[static_cast<size_t>(kind)];

@@ -48,7 +48,7 @@ CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes
     const double stage_ns =
         profile.TimeNs(stage.buffer_fraction * size / chunks, dim.bandwidth_Bpns, dim.latency_ns,
                        m_communication.endpoint_delay_ns, m_communication.reduction_Bpns,
-                       m_communication.host.per_message_ns);
+                       m_communication.host);
     pipeline.AddStage(stage.dimension, stage_ns);
     price.dimension_traffic_bytes[stage.dimension] +=
         profile.traffic_coefficient * stage.buffer_fraction * size;

@@ -85,7 +85,7 @@ Time TimeModel::CollectiveTime(const Collective& collective,
     const double latency = m_dimensions[stage.dimension].latency_ns;
     Time stage_ns = stage.profile->TimeNs(stage.buffer_bytes, bandwidth, latency,
                                           comm.endpoint_delay_ns, comm.reduction_Bpns,
-                                          comm.host.per_message_ns);
+                                          comm.host);
     if constexpr (std::is_same_v<Time, TimeGradient>) {
       stage_ns.gradient[stage.dimension] =
           -stage.profile->bandwidth_coefficient * stage.buffer_bytes / (bandwidth * bandwidth);

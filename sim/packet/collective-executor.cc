@@ -13,6 +13,7 @@
 
 #include "models/multi-dim-collective.h"
 #include "models/schedule.h"
+#include "topologies/dimension-links.h"
 
 namespace hfsim {
 namespace {
@@ -424,7 +425,8 @@ class CollectiveExecutor::Impl {
         m_transport(transport),
         m_options(options),
         m_npus(topology.NpuCount()),
-        m_reduction_free_ns(m_npus, 0.0) {
+        m_reduction_free_ns(m_npus, 0.0),
+        m_host_free_ns(m_npus, 0.0) {
     if (m_npus >= (uint64_t{1} << 32)) {
       throw std::invalid_argument("CollectiveExecutor: NPU ids must fit in 32 bits");
     }
@@ -467,7 +469,13 @@ class CollectiveExecutor::Impl {
   void NpuDone(CollectiveRun& run, uint64_t npu);
   void OnDelivered(uint64_t id);
   void OnAcknowledged(uint64_t id);
+  /// The host's cost before the NPU's sends of its current step leave (models/host-stack.h).
+  double HostSendNs(CollectiveRun& run, uint64_t npu, uint32_t stage);
+  /// The links of a dimension (hops for the host stack's round trips), built when first needed.
+  const DimensionLinks& Links(uint32_t dimension);
+  /// A delivered message counted at its step: host receive, then reduction, then FinishReceive.
   void Consume(uint32_t slot);
+  void Reduce(uint32_t slot);
   void FinishReceive(uint32_t slot);
   void MaybeFree(uint32_t slot);
   void Release(CollectiveRun& run);
@@ -497,6 +505,8 @@ class CollectiveExecutor::Impl {
   std::vector<uint32_t> m_free_slots;
   std::vector<std::vector<uint64_t>> m_payloads;  ///< per slot, verification only
   std::vector<double> m_reduction_free_ns;        ///< per NPU: when its reduction engine is idle
+  std::vector<double> m_host_free_ns;  ///< per NPU: when its host receive engine is idle
+  std::vector<std::unique_ptr<DimensionLinks>> m_links;  ///< per dimension, see Links()
   std::vector<WorkItem> m_work;
   bool m_draining = false;
   std::vector<std::string> m_errors;
@@ -688,9 +698,9 @@ void CollectiveExecutor::Impl::StartStep(CollectiveRun& run, CollectiveId id, ui
       }
     }
   }
-  // Before its sends leave, the NPU pays the step's endpoint delay and posts each message
-  // (models/host-overhead.h), exactly as the analytical profile charges it.
-  const double delay_ns = m_spec.endpoint_delay_ns + m_spec.host.PostingNs(p.sends_pending);
+  // Before its sends leave, the NPU pays the step's endpoint delay and its host's cost of each
+  // message (models/host-stack.h), exactly as the analytical profile charges them.
+  const double delay_ns = m_spec.endpoint_delay_ns + HostSendNs(run, npu, stage);
   if (delay_ns > 0.0) {
     p.delay_pending = true;
     m_clock.ScheduleNs(delay_ns, [this, id, npu, stage] {
@@ -704,6 +714,41 @@ void CollectiveExecutor::Impl::StartStep(CollectiveRun& run, CollectiveId id, ui
     IssueSends(run, id, npu, stage);
   }
   PullEarly(run, npu, stage);
+}
+
+double CollectiveExecutor::Impl::HostSendNs(CollectiveRun& run, uint64_t npu,
+                                            uint32_t stage) {
+  const StageProgress& p = run.Progress(npu, stage);
+  const HostStack& host = m_spec.host;
+  // Only a posting cost (host_overhead_ns_per_message): the older sum, to the last bit.
+  if (!host.HasMoreThanPosting()) return host.PostingNs(p.sends_pending);
+  const CollectivePlan& plan = run.plan;
+  const StageRun& stage_run = plan.stages[stage];
+  const uint32_t dimension = stage_run.stage.dimension;
+  const uint32_t rank = m_topology.Coordinate(npu, dimension);
+  const IndexedSchedule& schedule = *stage_run.schedule;
+  double ns = 0.0;
+  uint32_t farthest = 0;
+  for (uint32_t i : schedule.Sends(p.step, rank)) {
+    const Transfer& t = schedule.At(p.step, i);
+    const uint64_t bytes = plan.TransferBytes(stage, p.next_chunk, t);
+    if (bytes == 0) continue;
+    ns += host.SendNs(static_cast<double>(bytes));
+    if (host.extra_round_trips > 0) {
+      farthest = std::max(farthest, Links(dimension).Hops(rank, t.dst));
+    }
+  }
+  // The receiver first learns the size: round trips to the step's farthest peer.
+  return ns + host.extra_round_trips * 2.0 * farthest * m_topology.Dim(dimension).latency_ns;
+}
+
+const DimensionLinks& CollectiveExecutor::Impl::Links(uint32_t dimension) {
+  if (m_links.empty()) m_links.resize(m_topology.DimensionCount());
+  if (!m_links[dimension]) {
+    const Dimension& dim = m_topology.Dim(dimension);
+    m_links[dimension] = std::make_unique<DimensionLinks>(dim.kind, dim.size);
+  }
+  return *m_links[dimension];
 }
 
 void CollectiveExecutor::Impl::IssueSends(CollectiveRun& run, CollectiveId id, uint64_t npu,
@@ -859,6 +904,25 @@ void CollectiveExecutor::Impl::OnDelivered(uint64_t id) {
 }
 
 void CollectiveExecutor::Impl::Consume(uint32_t slot) {
+  const MessageRecord& m = m_messages[slot];
+  const double host_ns = m_spec.host.ReceiveNs(static_cast<double>(m.bytes));
+  if (host_ns > 0.0) {
+    // One host receive engine per NPU (polling, dispatch, copies out): messages are taken one
+    // after another, each when it is there, the NPU has reached its step and the previous one
+    // is done; then the reduction, if any.
+    const double now = m_clock.NowNs();
+    double& free_ns = m_host_free_ns[m.dst];
+    free_ns = std::max(free_ns, now) + host_ns;
+    m_clock.ScheduleNs(free_ns - now, [this, slot] {
+      Reduce(slot);
+      Drain();
+    });
+    return;
+  }
+  Reduce(slot);
+}
+
+void CollectiveExecutor::Impl::Reduce(uint32_t slot) {
   const MessageRecord& m = m_messages[slot];
   if (m.reduce && m_spec.reduction_Bpns > 0.0) {
     // One reduction engine per NPU: reductions run one after another, each starting when its

@@ -9,7 +9,10 @@
 //     round(buffer_fraction_s * chunk bytes) and runs BuildSchedule(stage kind, algorithm, n) in
 //     every group of its dimension at once; a transfer carries
 //     BlockRunBytes(stage buffer, block_count, first_block, block_count) bytes;
-//   * endpoint_delay_ns once per step, before the NPU's sends of that step;
+//   * endpoint_delay_ns once per step, before the NPU's sends of that step, plus the host
+//     stack's send cost of each of those sends and its extra round trips to the step's farthest
+//     peer (models/host-stack.h); after delivery, the host's receive cost of each message on a
+//     serial receive engine per NPU, before any reduction;
 //   * with reduction_Bpns > 0, a reducing receive counts as done bytes / reduction_Bpns after it
 //     was delivered; an NPU's reductions queue one after another (one reduction engine per NPU).
 //
