@@ -36,7 +36,9 @@ AggregationPacket SwitchAggregator::MakeResult(const AggregationPacket& update,
   result.source = Endpoint::Switch();
   result.header.type = AggregationMessage::kResult;
   result.header.retransmission = false;
-  result.header.exponent = slot.max_exponent;
+  // With a fixed scale the exponent means nothing and the P4 program keeps no exponent
+  // register: a result carries the exponent field of the packet that produced it.
+  if (m_spec.scheme == FixedPointScheme::kBlockExponent) result.header.exponent = slot.max_exponent;
   result.header.worker_bitmap = slot.bitmap;
   result.values = slot.values;
   return result;
@@ -61,8 +63,17 @@ std::vector<AggregationPacket> SwitchAggregator::Receive(const AggregationPacket
   }
   const uint32_t bit = h.worker_bitmap;
   SlotRegisters& slot = m_registers[size_t{h.slot_set} * m_spec.aggregator_slots + h.slot];
+  const bool duplicate = (slot.bitmap & bit) != 0;
+  // Shadow copies: the worker has the other set's result, since it moved on to this set, so its
+  // bit there is cleared. The P4 program does this on every packet, duplicates included (a no-op
+  // for them when packets are not reordered), and so does the model, to match it bit for bit.
+  slot.bitmap |= bit;
+  if (m_spec.shadow_copies) {
+    const uint32_t other = 1 - h.slot_set;
+    m_registers[size_t{other} * m_spec.aggregator_slots + h.slot].bitmap &= ~bit;
+  }
 
-  if ((slot.bitmap & bit) != 0) {
+  if (duplicate) {
     if (slot.count != 0) {
       ++m_counters.duplicates_dropped;
       return out;
@@ -78,11 +89,6 @@ std::vector<AggregationPacket> SwitchAggregator::Receive(const AggregationPacket
     return out;
   }
 
-  slot.bitmap |= bit;
-  if (m_spec.shadow_copies) {
-    const uint32_t other = 1 - h.slot_set;
-    m_registers[size_t{other} * m_spec.aggregator_slots + h.slot].bitmap &= ~bit;
-  }
   if (slot.count == 0) {
     slot.values = packet.values;
     slot.max_exponent = h.exponent;

@@ -4,16 +4,18 @@
 //
 // Registers, per slot set (two with shadow copies) and slot: K int32 values, a worker bitmap, a
 // worker counter (0..W-1; 0 = empty or complete) and the max block exponent. On an update from
-// worker w into (set, slot):
-//   * w's bit already set: a duplicate. If the slot is complete (counter 0), the worker lost the
-//     result: answer it with the result (unicast to w in all-reduce mode; in parameter-server mode
-//     forwarded to the owning server with worker id w, which answers w). Otherwise drop it.
-//   * otherwise: set w's bit, clear w's bit in the other set (SwitchML's shadow-copy reuse: w has
-//     received that set's result, since it moved on), then the first packet of a round (counter 0)
-//     writes the values and exponent and later ones add (AddInt32 with the spec's overflow) and
-//     take the max; counter = (counter + 1) mod W. When it wraps to 0 the slot is complete: the
-//     result (the packet's header with the slot's sums, max exponent and bitmap) is multicast to
-//     every worker (all-reduce) or sent to the server shard owning the key (parameter server).
+// worker w into (set, slot), first w's bit is set in this set and cleared in the other
+// (SwitchML's shadow-copy reuse: w has received that set's result, since it moved on; the P4
+// program does this for every packet, and so does the model). Then:
+//   * w's bit was already set: a duplicate. If the slot is complete (counter 0), the worker lost
+//     the result: answer it with the result (unicast to w in all-reduce mode; in parameter-server
+//     mode forwarded to the owning server with worker id w, which answers w). Otherwise drop it.
+//   * otherwise the first packet of a round (counter 0) writes the values and exponent and later
+//     ones add (AddInt32 with the spec's overflow) and take the max exponent (block exponents;
+//     with a fixed scale a result carries the exponent field of the packet that completed or
+//     re-requested it); counter = (counter + 1) mod W. When it wraps to 0 the slot is complete:
+//     the result (the packet's header with the slot's sums, max exponent and bitmap) is multicast
+//     to every worker (all-reduce) or sent to the server shard owning the key (parameter server).
 // Without shadow copies there is one set and a completed slot's bitmap is cleared at once, so a
 // lost result cannot be recovered (the protocol then needs a lossless network).
 //

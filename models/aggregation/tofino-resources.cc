@@ -57,9 +57,10 @@ TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
   // both are reached in one pass), one counter, one max-exponent register.
   use.control_alus = sets + 1 + (exponent ? 1 : 0);
   use.stateful_alus = use.value_alus + use.control_alus;
-  // Value pair: "first write or add" and "read" (harvest). Bitmap: "test and set" and "clear".
-  // Counter: "increment modulo W". Exponent: "first write or max".
-  use.max_register_actions = 2;
+  // The RegisterActions of the generated program (p4/p4-program.cc). Value pair: write, add,
+  // read (a resent result), and on Tofino-1 read-second (the harvest pass). Bitmap: test-and-set,
+  // clear. Counter: increment modulo W, read. Exponent: write, max, read.
+  use.max_register_actions = limits.alu_output_words_per_pass >= limits.values_per_alu ? 3 : 4;
   // The counter compares with W - 1; the bitmap and values need no constants.
   use.register_file_constants =
       static_cast<int64_t>(spec.workers) - 1 > limits.alu_immediate_max ? 1 : 0;
