@@ -6,6 +6,7 @@
 
 #include "sim/cli/convert-command.h"
 #include "sim/cli/optimize-command.h"
+#include "sim/cli/p4-command.h"
 #include "sim/cli/run-command.h"
 #include "sim/cli/sweep-command.h"
 #include "sim/cli/topology-command.h"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
       "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep   every split, on all cores\n"
       "  hfsim convert --libra-network N.yml --libra-workload W.txt --libra-comm C.yml -o s.json\n"
       "  hfsim convert --astra-network N.yml --astra-system S.json W.json -o s.json\n"
+      "  hfsim p4 configs/p4-switchml-tofino1.json -o out/p4   Tofino program and test vectors\n"
       "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
       "run options; docs/scenario.md documents the scenario file.",
       "hfsim");
@@ -37,6 +39,8 @@ int main(int argc, char** argv) {
   sweep.Register(app);
   hfsim::ConvertCommand convert;
   convert.Register(app);
+  hfsim::P4Command p4;
+  p4.Register(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -49,5 +53,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("optimize")) return optimize.Execute();
   if (app.got_subcommand("sweep")) return sweep.Execute();
   if (app.got_subcommand("convert")) return convert.Execute();
+  if (app.got_subcommand("p4")) return p4.Execute();
   return 2;
 }

@@ -13,8 +13,12 @@ std::optional<std::string> OutputFiles::Commit() const {
   fs::create_directories(m_directory, error);
   if (error) return fmt::format("{}: cannot create the output directory: {}", m_directory, error.message());
   for (const auto& [name, contents] : m_files) {
+    // A name may hold a subdirectory ("ptf/test.py"): the temporary sits next to its target.
     const fs::path target = fs::path(m_directory) / name;
-    const fs::path temporary = fs::path(m_directory) / ("." + name + ".partial");
+    const fs::path temporary =
+        target.parent_path() / ("." + target.filename().string() + ".partial");
+    fs::create_directories(target.parent_path(), error);
+    if (error) return fmt::format("{}: cannot create the directory: {}", target.parent_path().string(), error.message());
     {
       std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
       file << contents;
