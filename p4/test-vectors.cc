@@ -10,6 +10,7 @@
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
+#include "models/deterministic-rng.h"
 #include "p4/port-plan.h"
 
 namespace hfsim {
@@ -20,14 +21,6 @@ constexpr uint64_t kMaxSteps = 1000000;
 constexpr const char* kNoteDuplicate = "duplicate";
 constexpr const char* kNoteRetransmission = "retransmission after lost result";
 constexpr const char* kNoteCold = "cold key: forwarded unchanged to its server";
-
-// splitmix64: a fixed, portable generator (std:: distributions are implementation-defined).
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 }  // namespace
 
