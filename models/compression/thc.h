@@ -1,0 +1,90 @@
+// THC, homomorphic compression (Li et al., NSDI'24; REFERENCE.md section 5): workers quantise
+// gradients to b-bit indices into a table of integers, the aggregator (a software parameter server
+// or the switch) adds the table integers of all workers without decompressing, and every worker
+// decodes the sum to the mean. Per step and worker:
+//   1. u = gradient + residual (error feedback);
+//   2. all workers agree on the largest ||u|| (one float each way; the caller takes the max);
+//   3. y = H D u, the randomized Hadamard transform with a shared seed (hadamard.h);
+//   4. scale by sqrt(D) / max_norm (so coordinates have spread about 1), clip to [-T, T];
+//   5. map [-T, T] onto the integer grid [0, g] and round stochastically (unbiased) to one of the
+//      two neighbouring table levels; the level's position is the b-bit index sent;
+//   6. residual = u - own contribution decoded alone.
+// The aggregator maps each index to its table integer and adds them: n workers' sums fit an 8-bit
+// lane while n * g <= 255. Decode: y = (sum / n - g / 2) * (2T / g) / scale, then D H y.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "models/compression/hadamard.h"
+#include "models/deterministic-rng.h"
+
+namespace hfsim {
+
+struct ThcConfig {
+  uint32_t bits = 4;          ///< b: bits per index, 1..8
+  uint32_t granularity = 30;  ///< g: the integer grid [0, g] the table lives on
+  /// Strictly increasing, from 0 to g, 2^bits entries; empty: DefaultThcTable(bits, granularity).
+  std::vector<uint32_t> table;
+  double clip = 2.15;    ///< T, in units of the scaled coordinates' spread (about 1 after step 4)
+  uint32_t block = 4096;  ///< RHT block, a power of two (an assumption: the paper's code uses large blocks)
+  uint64_t seed = 1;     ///< shared by all workers: the same D
+  bool error_feedback = true;
+};
+
+/// The paper's 4-bit table for g = 30 ({0,3,5,7,9,11,13,14,16,17,19,21,23,25,27,30}); for other
+/// bits or granularities the uniform table round(i g / (2^b - 1)).
+std::vector<uint32_t> DefaultThcTable(uint32_t bits, uint32_t granularity);
+
+/// The table of `config` after defaults, checked: throws std::invalid_argument naming the problem.
+std::vector<uint32_t> ResolvedThcTable(const ThcConfig& config);
+
+/// Dense little-endian bit packing of b-bit values (two 4-bit indices per byte, low nibble first).
+std::vector<uint8_t> PackIndices(const std::vector<uint32_t>& indices, uint32_t bits);
+std::vector<uint32_t> UnpackIndices(const std::vector<uint8_t>& bytes, uint32_t bits, uint64_t count);
+
+/// Index k of the table level v rounds to: between table[k] <= v <= table[k+1], the upper one with
+/// probability (v - table[k]) / (table[k+1] - table[k]) (u uniform in [0, 1)), so E[table[k]] = v.
+uint32_t StochasticTableIndex(double v, const std::vector<uint32_t>& table, double u);
+
+/// The largest n with n * g <= 255: workers whose table sums fit one 8-bit switch lane.
+uint32_t MaxThcLaneWorkers(uint32_t granularity);
+/// Why `workers` cannot aggregate in 8-bit lanes, or nullopt when they can.
+std::optional<std::string> ThcLaneProblem(uint32_t workers, uint32_t granularity);
+
+class ThcWorker {
+ public:
+  /// `dimension`: the gradient's length; `rounding_seed`: this worker's own stochastic rounding.
+  ThcWorker(const ThcConfig& config, uint64_t dimension, uint64_t rounding_seed);
+
+  /// Step 1: u = gradient + residual; returns ||u|| for the max-norm agreement.
+  double Prepare(const Eigen::VectorXd& gradient);
+  /// Steps 3-6: the packed indices of u at the agreed `max_norm` (>= this worker's norm).
+  std::vector<uint8_t> Encode(double max_norm);
+
+  const Eigen::VectorXd& Residual() const { return m_residual; }
+  uint64_t PaddedLength() const { return m_rht.PaddedLength(m_dimension); }
+
+ private:
+  ThcConfig m_config;
+  std::vector<uint32_t> m_table;
+  uint64_t m_dimension;
+  RandomizedHadamard m_rht;
+  DeterministicRng m_rng;
+  Eigen::VectorXd m_prepared;
+  Eigen::VectorXd m_residual;
+};
+
+/// The aggregator: per coordinate, the sum over workers of table[index]. Integer additions only.
+std::vector<uint32_t> AggregateThc(const std::vector<std::vector<uint8_t>>& packed,
+                                   const ThcConfig& config, uint64_t padded_length);
+
+/// The mean of the workers' inputs, from the aggregated sums of `workers` workers.
+Eigen::VectorXd DecodeThc(const std::vector<uint32_t>& sums, uint32_t workers, double max_norm,
+                          const ThcConfig& config, uint64_t dimension);
+
+}  // namespace hfsim
