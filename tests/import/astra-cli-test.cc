@@ -11,23 +11,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/hfsim-cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using Result = hfsim::test::CliResult;
 
-Result Hfsim(const std::string& arguments) {
-  const fs::path log = fs::temp_directory_path() / ("hfsim-astra-cli-" + std::to_string(::getpid()) + ".log");
-  const int status = std::system((std::string(HFSIM_BINARY) + " " + arguments + " > " + log.string() + " 2>&1").c_str());
-  std::stringstream text;
-  text << std::ifstream(log).rdbuf();
-  fs::remove(log);
-  return {WEXITSTATUS(status), text.str()};
-}
+Result Hfsim(const std::string& arguments) { return hfsim::test::RunHfsim(HFSIM_BINARY, arguments); }
 
 const std::string kDir = HFSIM_SOURCE_DIR "/configs/astra-sim/";
 const std::string kInputs = "--astra-network " + kDir + "ring-fc-switch.yml --astra-system " + kDir + "system.json";

@@ -11,35 +11,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/hfsim-cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using hfsim::test::CliResult;
+using hfsim::test::Slurp;
 
-Result Hfsim(const std::string& arguments) {
-  const fs::path log =
-      fs::temp_directory_path() / ("hfsim-p4-cli-test-" + std::to_string(::getpid()) + ".log");
-  const std::string command =
-      std::string(HFSIM_BINARY) + " " + arguments + " > " + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream file(log);
-  std::stringstream text;
-  text << file.rdbuf();
-  file.close();
-  fs::remove(log);
-  return {WEXITSTATUS(status), text.str()};
-}
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+CliResult Hfsim(const std::string& arguments) { return hfsim::test::RunHfsim(HFSIM_BINARY, arguments); }
 
 const fs::path kConfigs = fs::path(HFSIM_SOURCE_DIR) / "configs";
 const std::vector<std::string> kFiles = {
@@ -73,7 +54,7 @@ class P4Cli : public ::testing::Test {
 TEST_F(P4Cli, WritesProgramControlPlaneReportVectorsAndPtfTest) {
   for (const std::string config : {"p4-switchml-tofino1.json", "p4-libra-tofino2.json"}) {
     const fs::path out = m_dir / config;
-    const Result result = Hfsim("p4 " + (kConfigs / config).string() + " -o " + out.string());
+    const CliResult result = Hfsim("p4 " + (kConfigs / config).string() + " -o " + out.string());
     ASSERT_EQ(result.exit_code, 0) << result.output;
     for (const std::string& file : kFiles) {
       EXPECT_TRUE(fs::exists(out / file)) << file;
@@ -104,7 +85,7 @@ TEST_F(P4Cli, ScenarioWithoutAggregationSectionExitsTwo) {
     json.erase("aggregation");
     json["communication"].erase("algorithms");
   });
-  const Result result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
+  const CliResult result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("aggregation: missing"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(m_dir / "out" / "aggregation.p4"));
@@ -114,7 +95,7 @@ TEST_F(P4Cli, OverLimitSpecExitsTwoNamingTheLimit) {
   const fs::path scenario = Scenario([](nlohmann::json& json) {
     json["aggregation"]["values_per_packet"] = 72;  // nine value stages: Tofino-1 has eight
   });
-  const Result result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
+  const CliResult result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("aggregation.values_per_packet"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("value_stages"), std::string::npos) << result.output;
@@ -125,18 +106,18 @@ TEST_F(P4Cli, SpecTheGeneratorCannotExpressExitsTwoNamingTheKey) {
   const fs::path scenario = Scenario([](nlohmann::json& json) {
     json["aggregation"]["shadow_copies"] = false;
   });
-  const Result result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
+  const CliResult result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("aggregation.shadow_copies"), std::string::npos) << result.output;
 }
 
 TEST_F(P4Cli, BadVectorOptionsExitTwo) {
   const std::string scenario = (kConfigs / "p4-switchml-tofino1.json").string();
-  const Result pool = Hfsim("p4 " + scenario + " -o " + (m_dir / "out").string() +
+  const CliResult pool = Hfsim("p4 " + scenario + " -o " + (m_dir / "out").string() +
                             " --pool-slots 513");
   EXPECT_EQ(pool.exit_code, 2) << pool.output;
   EXPECT_NE(pool.output.find("--pool-slots 513"), std::string::npos) << pool.output;
-  const Result values = Hfsim("p4 " + scenario + " -o " + (m_dir / "out").string() +
+  const CliResult values = Hfsim("p4 " + scenario + " -o " + (m_dir / "out").string() +
                               " --vector-values 0");
   EXPECT_EQ(values.exit_code, 2) << values.output;
 }

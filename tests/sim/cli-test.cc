@@ -10,36 +10,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/hfsim-cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using Result = hfsim::test::CliResult;
+using hfsim::test::Slurp;
 
-Result Hfsim(const std::string& arguments) {
-  // ctest runs tests as parallel processes: one log per process.
-  const fs::path log =
-      fs::temp_directory_path() / ("hfsim-cli-test-" + std::to_string(::getpid()) + ".log");
-  const std::string command =
-      std::string(HFSIM_BINARY) + " " + arguments + " > " + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream file(log);
-  std::stringstream text;
-  text << file.rdbuf();
-  file.close();
-  fs::remove(log);
-  return {WEXITSTATUS(status), text.str()};
-}
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+Result Hfsim(const std::string& arguments) { return hfsim::test::RunHfsim(HFSIM_BINARY, arguments); }
 
 class CliTest : public ::testing::Test {
  protected:
