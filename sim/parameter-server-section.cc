@@ -151,15 +151,29 @@ ParameterServerWorkload ReadParameterServerSection(const JsonCursor& section,
   return ps;
 }
 
-void CheckParameterServerFits(const JsonCursor& root, const Scenario& scenario) {
-  if (scenario.workload_kind != WorkloadKind::kParameterServer) return;
+void CheckPointToPointWorkloadFits(const JsonCursor& root, const Scenario& scenario) {
+  const bool gossip = scenario.workload_kind == WorkloadKind::kGossip;
+  if (scenario.workload_kind != WorkloadKind::kParameterServer && !gossip) return;
+  const std::string_view workload = gossip ? "gossip" : "parameter_server";
   // The optimiser's and the analytical sweep's time model (sim/optimize/time-model.h) price
   // collectives only: they would price this workload as nothing.
   for (std::string_view section : {"optimize", "sweep"}) {
     if (root.Has(section)) {
-      root.Child(section).Fail(
-          "not available for a parameter_server workload (hfsim optimize "
-          "and sweep price collectives only); accepted: remove this section");
+      root.Child(section).Fail(fmt::format(
+          "not available for a {} workload (hfsim optimize and sweep price collectives only); "
+          "accepted: remove this section",
+          workload));
+    }
+  }
+  if (gossip) {
+    // Gossip exchanges are priced by the analytical engine only so far, and never aggregate in
+    // a switch.
+    if (root.Has("aggregation")) {
+      root.Child("aggregation").Fail("not used by a gossip workload; accepted: remove this section");
+    }
+    if (scenario.engine == EngineKind::kPacket) {
+      root.Child("engine").Fail("a gossip workload runs on the analytical engine only so far; "
+                                "accepted: \"analytical\"");
     }
   }
   const auto communication = root.Find("communication");
@@ -180,9 +194,10 @@ void CheckParameterServerFits(const JsonCursor& root, const Scenario& scenario) 
        spec.active_chunks_per_dimension != defaults.active_chunks_per_dimension}};
   for (const auto& [key, differs] : changed) {
     if (differs && communication->Has(key)) {
-      communication->Child(key).Fail(
-          "does not apply to a parameter_server workload (it sends point-to-point pushes and "
-          "pulls, not collectives); accepted: its default, or leave it out");
+      communication->Child(key).Fail(fmt::format(
+          "does not apply to a {} workload (it sends point-to-point messages, not collectives); "
+          "accepted: its default, or leave it out",
+          workload));
     }
   }
 }

@@ -13,10 +13,11 @@ namespace hfsim {
 /// Reads the section (scenario.dimensions must already be read).
 ParameterServerWorkload ReadParameterServerSection(const JsonCursor& section,
                                                    const Scenario& scenario);
-/// Refuses what has no meaning for parameter-server traffic: communication keys of collectives
-/// (chunks, per-step and per-message costs, ...) set away from their defaults, and "optimize" or
-/// "sweep" sections (their time model prices collectives only).
-void CheckParameterServerFits(const JsonCursor& root, const Scenario& scenario);
+/// Refuses what has no meaning for point-to-point workloads (parameter_server and gossip):
+/// communication keys of collectives (chunks, per-step and per-message costs, ...) set away from
+/// their defaults, and "optimize" or "sweep" sections (their time model prices collectives only);
+/// for gossip also an "aggregation" section and the packet engine.
+void CheckPointToPointWorkloadFits(const JsonCursor& root, const Scenario& scenario);
 
 nlohmann::json ParameterServerSectionToJson(const ParameterServerWorkload& workload);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/gossip-report-json.h"
 #include "sim/in-network-report-json.h"
 #include "sim/ps-report-json.h"
 #include "sim/scenario-parser.h"
@@ -154,6 +155,7 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
                     {"per_npu_bytes", report.npus ? report.total_traffic_bytes / report.npus : 0.0}};
   if (report.packet) out["packet"] = PacketToJson(*report.packet, report.dimensions.size());
   if (report.parameter_server) out["parameter_server"] = PsReportToJson(*report.parameter_server);
+  if (report.gossip) out["gossip"] = GossipReportToJson(*report.gossip);
   if (report.in_network) out["in_network"] = InNetworkReportToJson(*report.in_network);
   return out;
 }

@@ -32,6 +32,8 @@ std::string BreakdownPlotScript(const Report& report, const Scenario& scenario,
     row("exposed weight-grad comm", it.weight_grad_comm_exposed_ns);
   } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     row("parameter-server iteration", it.total_ns);
+  } else if (scenario.workload_kind == WorkloadKind::kGossip) {
+    row("gossip step (compute + exchanges)", it.total_ns);
   } else {
     row("collective", it.total_ns);
   }

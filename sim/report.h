@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/collective.h"
+#include "sim/gossip-report.h"
 #include "sim/in-network-report.h"
 #include "sim/packet-report.h"
 #include "sim/ps-report.h"
@@ -67,6 +68,8 @@ struct Report {
   std::optional<PacketReport> packet;
   /// Filled for workload "parameter_server" only.
   std::optional<ParameterServerReport> parameter_server;
+  /// Filled for workload "gossip" only.
+  std::optional<GossipReport> gossip;
   /// Filled when an "in_network" collective ran (docs/in-network.md).
   std::optional<InNetworkReport> in_network;
 };

@@ -203,8 +203,9 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
 }
 
 void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
-  if (scenario.workload_kind == WorkloadKind::kParameterServer) {
-    CheckParameterServerFits(root, scenario);
+  if (scenario.workload_kind == WorkloadKind::kParameterServer ||
+      scenario.workload_kind == WorkloadKind::kGossip) {
+    CheckPointToPointWorkloadFits(root, scenario);
     return;
   }
   if (scenario.workload_kind == WorkloadKind::kCollective) {

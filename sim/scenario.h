@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/aggregation/aggregation-spec.h"
+#include "models/learning/gossip.h"
 #include "models/collective.h"
 #include "models/host-stack.h"
 #include "models/multi-dim-collective.h"
@@ -24,7 +25,7 @@ namespace hfsim {
 enum class EngineKind { kAnalytical, kPacket };
 /// kParameterServer: PS-lite style pushes and pulls between workers and server shards
 /// (workloads/parameter-server.h, docs/parameter-server.md).
-enum class WorkloadKind { kTraining, kCollective, kParameterServer };
+enum class WorkloadKind { kTraining, kCollective, kParameterServer, kGossip };
 
 /// A single collective as the whole workload (for studying one operation).
 struct CollectiveWorkload {
@@ -117,6 +118,21 @@ struct PacketSpec {
   std::vector<LinkDown> link_down;
 };
 
+/// Decentralised training with gossip exchanges (S3; "gossip", docs/learning.md): workers on
+/// chosen NPUs really train a small classifier, and each exchange carries the simulated model's
+/// bytes over the fabric.
+struct GossipWorkload {
+  GossipSpec spec;  ///< spec.workers == worker_npus.size(); spec.model_bytes from the model
+  SyntheticTaskSpec task;
+  std::vector<uint32_t> worker_npus;
+  uint32_t server_npu = 0;  ///< the elastic-averaging centre ("elastic" only)
+  /// The simulated model: a zoo name (its fp32 parameters make model_bytes), or "" when the
+  /// scenario gave model_bytes directly.
+  std::string model_name;
+  double step_compute_ns = 0.0;  ///< one local SGD step of the simulated model
+  double target_accuracy = 0.9;  ///< for time-to-accuracy
+};
+
 struct Scenario {
   std::string name;
   /// Free text for people; echoed, never interpreted.
@@ -128,6 +144,7 @@ struct Scenario {
   CollectiveWorkload collective;
   TrainingWorkload training;
   ParameterServerWorkload parameter_server;
+  GossipWorkload gossip;
   CommunicationSpec communication;
   PacketSpec packet;
   /// Cost model and bandwidth-allocation problem for `hfsim optimize`; runs ignore it.

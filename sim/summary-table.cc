@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/gossip-report-json.h"
 #include "sim/in-network-report-json.h"
 #include "sim/ps-summary.h"
 
@@ -49,6 +50,8 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
                        ToString(t.config.overlap));
   } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     out += PsWorkloadLine(scenario.parameter_server);
+  } else if (report.gossip) {
+    out += GossipSummary(*report.gossip);
   } else {
     out += fmt::format("workload: {} of {} over dims [{}]\n", ToString(scenario.collective.kind),
                        FormatBytes(static_cast<double>(scenario.collective.size_bytes)),

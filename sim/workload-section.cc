@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/gossip-section.h"
 #include "sim/parameter-server-section.h"
 #include "sim/scenario-parser.h"
 #include "workloads/model-zoo.h"
@@ -305,15 +306,20 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
 }
 
 void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
-  workload.ExpectObject({"training", "collective", "parameter_server"});
+  workload.ExpectObject({"training", "collective", "parameter_server", "gossip"});
   const bool training = workload.Has("training");
   const bool parameter_server = workload.Has("parameter_server");
-  if (int{training} + int{workload.Has("collective")} + int{parameter_server} != 1) {
+  const bool gossip = workload.Has("gossip");
+  if (int{training} + int{workload.Has("collective")} + int{parameter_server} + int{gossip} != 1) {
     workload.Fail("give exactly one of \"training\" (a model trained with data/tensor "
-                  "parallelism), \"collective\" (one collective operation) or "
-                  "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md)");
+                  "parallelism), \"collective\" (one collective operation), "
+                  "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md) or "
+                  "\"gossip\" (decentralised SGD with gossip exchanges, docs/learning.md)");
   }
-  if (parameter_server) {
+  if (gossip) {
+    scenario.workload_kind = WorkloadKind::kGossip;
+    scenario.gossip = ReadGossipSection(workload.Child("gossip"), scenario);
+  } else if (parameter_server) {
     scenario.workload_kind = WorkloadKind::kParameterServer;
     scenario.parameter_server =
         ReadParameterServerSection(workload.Child("parameter_server"), scenario);
@@ -335,6 +341,7 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     return ParameterServerSectionToJson(scenario.parameter_server);
   }
+  if (scenario.workload_kind == WorkloadKind::kGossip) return GossipSectionToJson(scenario.gossip);
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     const CollectiveWorkload& c = scenario.collective;
     return {{"collective",

@@ -23,7 +23,7 @@ class GossipRun {
     const Eigen::VectorXd initial = m_model.Initial(SplitMix64(spec.seed));
     const double weight = spec.rule == GossipRule::kGoSgd ? 1.0 / spec.workers : 1.0;
     for (uint32_t w = 0; w < spec.workers; ++w) {
-      m_workers.push_back({Shard(task.train, w, spec.workers), {initial, weight}, initial, 0});
+      m_workers.push_back({WorkerShard(task.train, w, spec.workers), {initial, weight}, initial, 0});
     }
     m_centre = initial;
   }

@@ -39,8 +39,8 @@ SyntheticTask MakeSyntheticTask(const SyntheticTaskSpec& spec) {
   return {all.Slice(0, spec.train_samples), all.Slice(spec.train_samples, total)};
 }
 
-Dataset Shard(const Dataset& train, uint32_t worker, uint32_t workers) {
-  if (workers == 0 || worker >= workers) throw std::invalid_argument("Shard: worker out of range");
+Dataset WorkerShard(const Dataset& train, uint32_t worker, uint32_t workers) {
+  if (workers == 0 || worker >= workers) throw std::invalid_argument("WorkerShard: worker out of range");
   const uint64_t n = train.Samples();
   const auto begin = static_cast<uint32_t>(n * worker / workers);
   const auto end = static_cast<uint32_t>(n * (worker + 1) / workers);

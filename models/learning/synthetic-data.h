@@ -44,6 +44,6 @@ SyntheticTask MakeSyntheticTask(const SyntheticTaskSpec& spec);
 
 /// Worker w's shard of `train` among `workers`: contiguous, sizes differing by at most one (the
 /// samples are generated in random order, so contiguous shards are i.i.d.).
-Dataset Shard(const Dataset& train, uint32_t worker, uint32_t workers);
+Dataset WorkerShard(const Dataset& train, uint32_t worker, uint32_t workers);
 
 }  // namespace hfsim

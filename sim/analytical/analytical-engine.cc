@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "sim/analytical/collective-pricing.h"
+#include "sim/analytical/gossip-pricing.h"
 #include "sim/analytical/ina-ps-pricing.h"
 #include "sim/analytical/ps-pricing.h"
 #include "sim/dimension-reports.h"
@@ -123,6 +124,10 @@ Report AnalyticalEngine::Run(const Scenario& scenario) const {
   }
   if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     RunParameterServerAnalytical(scenario, report);  // fills its own dimension reports
+    return report;
+  }
+  if (scenario.workload_kind == WorkloadKind::kGossip) {
+    RunGossipAnalytical(scenario, report);  // the learning, and its exchanges priced
     return report;
   }
   if (scenario.workload_kind == WorkloadKind::kTraining) {

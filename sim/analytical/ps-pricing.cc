@@ -2,33 +2,23 @@
 
 #include <algorithm>
 
+#include "sim/analytical/transfer-phase.h"
 #include "sim/ps-planned-report.h"
 
 namespace hfsim {
 
 double PsPricer::PhaseNs(const ParameterServerWorkload& workload, const PsIterationTraffic& traffic,
                          bool to_servers) const {
-  std::vector<double> load(m_graph.LinkCount(), 0.0);
-  double latency_ns = 0.0;
+  std::vector<Transfer> transfers;
   for (uint32_t w = 0; w < traffic.workers; ++w) {
     for (uint32_t m = 0; m < traffic.shards; ++m) {
-      const auto bytes = static_cast<double>(traffic.SliceBytes(w, m));
       const auto worker = static_cast<VertexId>(workload.worker_npus[w]);
       const auto server = static_cast<VertexId>(workload.server_npus[m]);
-      if (bytes == 0.0 || worker == server) continue;
-      const VertexId src = to_servers ? worker : server;
-      const VertexId dst = to_servers ? server : worker;
-      m_graph.ForEachLinkOnRoute(src, dst, [&](LinkId link) { load[link] += bytes; });
-      latency_ns = std::max(latency_ns, m_graph.RouteLatency_ns(src, dst));
+      const auto bytes = static_cast<double>(traffic.SliceBytes(w, m));
+      transfers.push_back(to_servers ? Transfer{worker, server, bytes} : Transfer{server, worker, bytes});
     }
   }
-  double bandwidth_ns = 0.0;
-  for (LinkId link = 0; link < load.size(); ++link) {
-    if (load[link] > 0.0) {
-      bandwidth_ns = std::max(bandwidth_ns, load[link] / m_graph.Link(link).bandwidth_Bpns);
-    }
-  }
-  return bandwidth_ns + latency_ns;
+  return ConcurrentTransfersNs(m_graph, transfers);
 }
 
 PsIterationPrice PsPricer::Price(const ParameterServerWorkload& workload,

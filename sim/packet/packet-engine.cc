@@ -301,6 +301,9 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   if (auto refusal = InNetworkPacketRefusal(scenario)) {
     throw std::invalid_argument("PacketEngine: " + refusal->ToString());
   }
+  if (scenario.workload_kind == WorkloadKind::kGossip) {
+    throw std::invalid_argument("PacketEngine: a gossip workload runs on the analytical engine only");
+  }
   if (IsLibraScenario(scenario)) {
     RunLibraPacket(scenario, report);  // sim/packet/ina-ps.h
     ns3::Simulator::Destroy();

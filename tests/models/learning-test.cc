@@ -32,12 +32,12 @@ TEST(SyntheticTask, IsDeterministicSizedAndShardedWithoutOverlap) {
   // Shards of 7 workers partition the training rows in order.
   uint32_t rows = 0;
   for (uint32_t w = 0; w < 7; ++w) {
-    const Dataset shard = Shard(a.train, w, 7);
+    const Dataset shard = WorkerShard(a.train, w, 7);
     EXPECT_TRUE(shard.features.row(0) == a.train.features.row(rows));
     rows += shard.Samples();
   }
   EXPECT_EQ(rows, 1000u);
-  EXPECT_THROW(Shard(a.train, 7, 7), std::invalid_argument);
+  EXPECT_THROW(WorkerShard(a.train, 7, 7), std::invalid_argument);
   spec.classes = 1;
   EXPECT_THROW(MakeSyntheticTask(spec), std::invalid_argument);
 }

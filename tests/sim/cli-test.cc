@@ -155,4 +155,20 @@ TEST_F(CliTest, TopologyChecksReachabilityAndPrintsRoutes) {
   EXPECT_EQ(Hfsim("topology " + kQuickstart + " --route 0 32").exit_code, 2);  // NPU 32 of 32
 }
 
+TEST_F(CliTest, GossipRunReportsLearningTrafficAndTimeToAccuracy) {
+  const std::string s3 = HFSIM_SOURCE_DIR "/configs/s3-gossip-adaptive.json";
+  const Result result = Hfsim("run " + s3 + " -o " + m_dir.string() + " --format all --plot");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("gossip: push_sum rule, adaptive trigger"), std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("reached 80.0%"), std::string::npos) << result.output;
+  const auto report = nlohmann::json::parse(Slurp(m_dir / "report.json"));
+  EXPECT_GT(report["gossip"]["messages"].get<int>(), 0);
+  EXPECT_EQ(report["gossip"]["evaluations"].size(), 40u);
+  EXPECT_TRUE(std::filesystem::exists(m_dir / "breakdown.png"));
+  const Result packet = Hfsim("run " + s3 + " --engine packet");
+  EXPECT_EQ(packet.exit_code, 2) << packet.output;
+  EXPECT_NE(packet.output.find("analytical engine only"), std::string::npos) << packet.output;
+}
+
 }  // namespace
