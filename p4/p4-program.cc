@@ -382,8 +382,9 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
     t.Line("    }}");
   }
   t.Blank();
-  t.Line("    // A completed slot (or a resent one) becomes a result from the switch.");
-  t.Line("    action make_result(bit<8> retransmission) {{");
+  t.Line("    // A completed slot (or a resent one) becomes a result from the switch. Called directly,");
+  t.Line("    // never from a table, so its parameter has a direction.");
+  t.Line("    action make_result(in bit<8> retransmission) {{");
   t.Line("        hdr.agg.msg_type = MSG_RESULT;");
   t.Line("        hdr.agg.flags = (hdr.agg.flags & FLAG_SLOT_SET) | retransmission;");
   t.Line("        hdr.agg.worker_bitmap = meta.bitmap_before | meta.worker_bit;");

@@ -254,8 +254,9 @@ control Ingress(inout ingress_headers_t hdr,
         size = 32;
     }
 
-    // A completed slot (or a resent one) becomes a result from the switch.
-    action make_result(bit<8> retransmission) {
+    // A completed slot (or a resent one) becomes a result from the switch. Called directly,
+    // never from a table, so its parameter has a direction.
+    action make_result(in bit<8> retransmission) {
         hdr.agg.msg_type = MSG_RESULT;
         hdr.agg.flags = (hdr.agg.flags & FLAG_SLOT_SET) | retransmission;
         hdr.agg.worker_bitmap = meta.bitmap_before | meta.worker_bit;
