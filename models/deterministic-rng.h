@@ -1,5 +1,5 @@
-// A small deterministic random generator (splitmix64) with the few distributions hfsim's models
-// need. std:: distributions are implementation-defined, so results drawn through them could differ
+// A small deterministic random generator (splitmix64, workloads/splitmix64.h) with the few
+// distributions hfsim's models need. std:: distributions are implementation-defined, so results drawn through them could differ
 // between standard libraries; everything here is specified bit for bit, so the same seed gives the
 // same numbers on every machine.
 #pragma once
@@ -8,15 +8,9 @@
 #include <cstdint>
 #include <numbers>
 
-namespace hfsim {
+#include "workloads/splitmix64.h"
 
-/// One splitmix64 step: a bijective mix of x (Steele, Lea, Flood 2014).
-inline uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+namespace hfsim {
 
 class DeterministicRng {
  public:

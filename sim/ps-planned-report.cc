@@ -21,19 +21,20 @@ void AddPlannedIteration(const ParameterServerWorkload& workload, const PsIterat
       const uint64_t keys = traffic.SliceKeys(w, m);
       if (keys == 0) continue;
       const uint64_t bytes = traffic.SliceBytes(w, m);
+      const uint64_t pull_bytes = traffic.PullSliceBytes(w, m);
       const bool local = workload.worker_npus[w] == workload.server_npus[m];
       PsServerReport& server = report.servers[m];
       ++server.pushes;
       server.keys_pushed += keys;
       server.push_bytes += bytes;
-      server.pull_bytes += bytes;
+      server.pull_bytes += pull_bytes;
       if (!local) server.incast_bytes += bytes;
       ++report.push_messages;
       ++report.pull_messages;
       report.bytes_pushed += bytes;
-      report.bytes_pulled += bytes;
+      report.bytes_pulled += pull_bytes;
       report.keys_pushed += keys;
-      if (local) report.local_bytes += 2 * bytes;
+      if (local) report.local_bytes += bytes + pull_bytes;
     }
   }
 }
@@ -57,7 +58,7 @@ std::vector<double> PsDimensionBytes(const Topology& topology,
       const uint64_t server = workload.server_npus[m];
       for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
         if (topology.Coordinate(worker, d) != topology.Coordinate(server, d)) {
-          bytes[d] += 2.0 * static_cast<double>(traffic.SliceBytes(w, m));  // push and pull
+          bytes[d] += static_cast<double>(traffic.SliceBytes(w, m) + traffic.PullSliceBytes(w, m));
         }
       }
     }

@@ -9,6 +9,7 @@
 
 #include "models/multi-dim-collective.h"
 #include "sim/aggregation-section.h"
+#include "sim/compression-section.h"
 #include "sim/in-network-check.h"
 #include "sim/json-cursor.h"
 #include "sim/optimize-section.h"
@@ -114,7 +115,9 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   if (section == nullptr) return spec;
   section->ExpectObject(
       {"scheme", "chunks", "algorithms", "endpoint_delay_ns", "reduction_memory_bandwidth_GBps",
-       "host_overhead_ns_per_message", "host_stack", "pricing", "active_chunks_per_dimension"});
+       "host_overhead_ns_per_message", "host_stack", "pricing", "active_chunks_per_dimension",
+       "compression"});
+  if (auto compression = section->Find("compression")) spec.compression = ReadCompression(*compression);
   if (auto pricing = section->Find("pricing")) {
     spec.pricing = static_cast<PricingModel>(pricing->Choice({"hfsim", "astra_sim"}));
   }
@@ -258,6 +261,7 @@ Scenario ReadScenario(const JsonCursor& root) {
     }
   }
   CheckCollectivesFit(root, scenario);
+  ApplyCompression(root, scenario);
   return scenario;
 }
 
@@ -352,6 +356,9 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
         {"send_per_byte_ns", comm.host.send_per_byte_ns},
         {"receive_per_byte_ns", comm.host.receive_per_byte_ns},
         {"extra_round_trips", comm.host.extra_round_trips}};
+  }
+  if (comm.compression.scheme != CompressionScheme::kNone) {
+    out["communication"]["compression"] = CompressionToJson(comm.compression);
   }
   // Written only when not the default, so echoes of hfsim-priced scenarios stay as they were.
   if (comm.pricing == PricingModel::kAstraSim) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/aggregation/aggregation-spec.h"
+#include "models/compression/wire-size.h"
 #include "models/learning/gossip.h"
 #include "models/collective.h"
 #include "models/host-stack.h"
@@ -75,6 +76,8 @@ struct CommunicationSpec {
   /// (models/host-stack.h). Kind none with only send_per_message_ns set is the older
   /// `host_overhead_ns_per_message`.
   HostStack host;
+  /// How gradients travel (S5, "compression"): parameter_server dense workloads only.
+  CompressionChoice compression;
 
   const std::vector<CollectiveAlgorithm>& AlgorithmsFor(CollectiveKind kind) const {
     return algorithms[static_cast<size_t>(kind)];

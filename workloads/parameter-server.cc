@@ -15,6 +15,11 @@ uint64_t ParameterServerWorkload::ValueBytes(uint64_t key) const {
   return kind == PsModelKind::kDense ? dense.key_bytes[key] : sparse.bytes_per_key;
 }
 
+PsWireBytes ParameterServerWorkload::WireBytes(uint64_t key) const {
+  const uint64_t bytes = ValueBytes(key);
+  return wire_encoding ? wire_encoding(bytes) : PsWireBytes{bytes, bytes};
+}
+
 uint32_t ParameterServerWorkload::ShardOf(uint64_t key) const {
   return ShardOfKey(key, KeyCount(), Shards(), partition);
 }
@@ -29,13 +34,6 @@ std::vector<uint64_t> DenseKeyBytes(const std::vector<uint64_t>& tensor_bytes,
     }
   }
   return keys;
-}
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 uint32_t ShardOfKey(uint64_t key, uint64_t key_count, uint32_t shards, KeyPartition partition) {
@@ -95,16 +93,18 @@ PsIterationTraffic BuildIterationTraffic(const ParameterServerWorkload& workload
   traffic.hot_bytes.assign(traffic.workers, 0);
   traffic.slice_keys.assign(static_cast<size_t>(traffic.workers) * traffic.shards, 0);
   traffic.slice_bytes.assign(traffic.slice_keys.size(), 0);
+  traffic.pull_slice_bytes.assign(traffic.slice_keys.size(), 0);
   auto add = [&](uint32_t worker, uint64_t key) {
-    const uint64_t bytes = workload.ValueBytes(key) + kPsKeyIdBytes;
     if (key < hot_key_count) {
       ++traffic.hot_keys[worker];
-      traffic.hot_bytes[worker] += bytes;
+      traffic.hot_bytes[worker] += workload.ValueBytes(key) + kPsKeyIdBytes;
       return;
     }
+    const PsWireBytes wire = workload.WireBytes(key);
     const size_t slice = static_cast<size_t>(worker) * traffic.shards + workload.ShardOf(key);
     ++traffic.slice_keys[slice];
-    traffic.slice_bytes[slice] += bytes;
+    traffic.slice_bytes[slice] += wire.push + kPsKeyIdBytes;
+    traffic.pull_slice_bytes[slice] += wire.pull + kPsKeyIdBytes;
   };
   if (workload.kind == PsModelKind::kDense) {
     // Every worker touches every key: fill worker 0, copy.
@@ -114,6 +114,8 @@ PsIterationTraffic BuildIterationTraffic(const ParameterServerWorkload& workload
                   traffic.slice_keys.begin() + static_cast<ptrdiff_t>(w) * traffic.shards);
       std::copy_n(traffic.slice_bytes.begin(), traffic.shards,
                   traffic.slice_bytes.begin() + static_cast<ptrdiff_t>(w) * traffic.shards);
+      std::copy_n(traffic.pull_slice_bytes.begin(), traffic.shards,
+                  traffic.pull_slice_bytes.begin() + static_cast<ptrdiff_t>(w) * traffic.shards);
       traffic.hot_keys[w] = traffic.hot_keys[0];
       traffic.hot_bytes[w] = traffic.hot_bytes[0];
     }

@@ -24,9 +24,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "workloads/splitmix64.h"
 
 namespace hfsim {
 
@@ -57,6 +60,12 @@ struct PsSparseModel {
   double zipf_exponent = 0.0;
 };
 
+/// Bytes one key's values take on the wire in each direction.
+struct PsWireBytes {
+  uint64_t push = 0;
+  uint64_t pull = 0;
+};
+
 struct ParameterServerWorkload {
   /// NPU ids of the N workers (distinct) and of the M server shards (distinct; a server may share
   /// an NPU with a worker, as BytePS colocates them). Shard m runs on server_npus[m].
@@ -72,9 +81,16 @@ struct ParameterServerWorkload {
 
   uint32_t Workers() const { return static_cast<uint32_t>(worker_npus.size()); }
   uint32_t Shards() const { return static_cast<uint32_t>(server_npus.size()); }
+  /// How a key's values travel: fp32 both ways when unset; set by the scenario loader from
+  /// communication.compression (S5: THC, FP16, top-k; models/compression/wire-size.h), which
+  /// workloads/ cannot depend on. Argument: the key's value bytes.
+  std::function<PsWireBytes(uint64_t value_bytes)> wire_encoding;
+
   uint64_t KeyCount() const;
   /// Value bytes of key `key` (without its id).
   uint64_t ValueBytes(uint64_t key) const;
+  /// Bytes key `key`'s values take on the wire, pushed and pulled (without its id).
+  PsWireBytes WireBytes(uint64_t key) const;
   uint32_t ShardOf(uint64_t key) const;
 };
 
@@ -83,9 +99,6 @@ struct ParameterServerWorkload {
 std::vector<uint64_t> DenseKeyBytes(const std::vector<uint64_t>& tensor_bytes,
                                     uint64_t partition_bytes);
 
-/// SplitMix64's finaliser: a bijection on 64-bit values that mixes every input bit into every
-/// output bit.
-uint64_t SplitMix64(uint64_t x);
 uint32_t ShardOfKey(uint64_t key, uint64_t key_count, uint32_t shards, KeyPartition partition);
 
 /// The engine that draws worker `worker`'s keys in `iteration`: seeded from (seed, iteration,
@@ -108,15 +121,20 @@ struct PsIterationTraffic {
   std::vector<uint64_t> hot_keys;
   std::vector<uint64_t> hot_bytes;
   /// Indexed [worker * shards + shard]: the cold keys of that worker that belong to that shard,
-  /// and the bytes of its push (equal to those of the pull back): sum of (value bytes + 8).
+  /// and the bytes of its push and of the pull back: sum of (wire bytes of the values + 8).
   std::vector<uint64_t> slice_keys;
   std::vector<uint64_t> slice_bytes;
+  std::vector<uint64_t> pull_slice_bytes;
 
   uint64_t SliceKeys(uint32_t worker, uint32_t shard) const {
     return slice_keys[static_cast<size_t>(worker) * shards + shard];
   }
   uint64_t SliceBytes(uint32_t worker, uint32_t shard) const {
     return slice_bytes[static_cast<size_t>(worker) * shards + shard];
+  }
+  /// Bytes of the pull back to the worker: SliceBytes unless the values are compressed.
+  uint64_t PullSliceBytes(uint32_t worker, uint32_t shard) const {
+    return pull_slice_bytes[static_cast<size_t>(worker) * shards + shard];
   }
   /// Bytes shard `shard` receives in pushes (and sends in pulls) this iteration.
   uint64_t ShardBytes(uint32_t shard) const;

@@ -14,7 +14,8 @@ double PsPricer::PhaseNs(const ParameterServerWorkload& workload, const PsIterat
     for (uint32_t m = 0; m < traffic.shards; ++m) {
       const auto worker = static_cast<VertexId>(workload.worker_npus[w]);
       const auto server = static_cast<VertexId>(workload.server_npus[m]);
-      const auto bytes = static_cast<double>(traffic.SliceBytes(w, m));
+      const auto bytes = static_cast<double>(to_servers ? traffic.SliceBytes(w, m)
+                                                        : traffic.PullSliceBytes(w, m));
       transfers.push_back(to_servers ? Transfer{worker, server, bytes} : Transfer{server, worker, bytes});
     }
   }

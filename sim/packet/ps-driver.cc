@@ -165,7 +165,7 @@ void PsDriver::CloseShardIteration(uint32_t shard, uint32_t iteration) {
   state.reduced.shrink_to_fit();
   for (uint32_t w = 0; w < traffic.workers; ++w) {
     if (traffic.SliceKeys(w, shard) == 0) continue;
-    Send(MessageInfo{false, false, iteration, w, shard, traffic.SliceBytes(w, shard)});
+    Send(MessageInfo{false, false, iteration, w, shard, traffic.PullSliceBytes(w, shard)});
   }
 }
 
