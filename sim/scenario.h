@@ -11,6 +11,7 @@
 #include "models/aggregation/aggregation-spec.h"
 #include "models/compression/wire-size.h"
 #include "models/learning/gossip.h"
+#include "models/learning/learning-task.h"
 #include "models/collective.h"
 #include "models/host-stack.h"
 #include "models/multi-dim-collective.h"
@@ -126,7 +127,7 @@ struct PacketSpec {
 /// bytes over the fabric.
 struct GossipWorkload {
   GossipSpec spec;  ///< spec.workers == worker_npus.size(); spec.model_bytes from the model
-  SyntheticTaskSpec task;
+  LearningTaskSpec task;
   std::vector<uint32_t> worker_npus;
   uint32_t server_npu = 0;  ///< the elastic-averaging centre ("elastic" only)
   /// The simulated model: a zoo name (its fp32 parameters make model_bytes), or "" when the

@@ -1,10 +1,7 @@
-// The analytical engine's run of a gossip scenario (docs/learning.md): the workers' learning runs
-// in-process (models/learning/gossip.h); each step costs step_compute_ns plus one phase in which
-// that step's exchange messages cross the fabric concurrently, priced like any set of concurrent
-// point-to-point messages (transfer-phase.h: the busiest link's bytes over its bandwidth plus the
-// longest route latency). Exchanges do not overlap computation: a worker waits for its exchange
-// before its next step (the conservative choice; gossip implementations that overlap would be
-// faster).
+// The analytical engine's run of a gossip scenario (docs/learning.md, sim/gossip-run.h): each
+// step costs step_compute_ns plus one phase in which that step's exchange messages cross the
+// fabric concurrently, priced like any set of concurrent point-to-point messages
+// (transfer-phase.h: the busiest link's bytes over its bandwidth plus the longest route latency).
 #pragma once
 
 #include "sim/report.h"

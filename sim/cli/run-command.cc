@@ -107,11 +107,6 @@ int RunCommand::Execute() const {
     scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
   }
   if (scenario.engine == EngineKind::kPacket) {
-    if (scenario.workload_kind == WorkloadKind::kGossip) {
-      std::cerr << "hfsim: error: --engine packet: a gossip workload runs on the analytical engine "
-                   "only so far; accepted: --engine analytical\n";
-      return 2;
-    }
     if (auto refusal = InNetworkPacketRefusal(scenario)) {
       std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
       return 2;

@@ -16,8 +16,10 @@
 #include "sim/analytical/collective-pricing.h"
 #include "sim/analytical/ina-ps-pricing.h"
 #include "sim/dimension-reports.h"
+#include "sim/gossip-run.h"
 #include "sim/in-network-check.h"
 #include "sim/packet/collective-executor.h"
+#include "sim/packet/gossip-driver.h"
 #include "sim/packet/ina-allreduce.h"
 #include "sim/packet/ina-ps.h"
 #include "sim/packet/ip-fabric.h"
@@ -161,6 +163,22 @@ void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double s
   report.packet = std::move(packet);
 }
 
+// The parts of a packet report every point-to-point workload (parameter server, gossip) fills
+// alike: events, times, transport and link counters, peak memory. The caller adds conservation.
+PacketReport PointToPointPacketReport(const FabricGraph& graph, const Network& network,
+                                      double end_ns, double wall_seconds) {
+  PacketReport packet;
+  packet.events = ns3::Simulator::GetEventCount();
+  packet.simulated_ns = end_ns;
+  packet.wall_seconds = wall_seconds;
+  packet.transport = network.Counters();
+  FillLinkReports(graph, network, end_ns, packet);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  packet.peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  return packet;
+}
+
 // A parameter_server workload (sim/packet/ps-driver.h): the same fabric and transport, with the
 // PS driver in place of the collective executor. Fills everything but the dimension busy times.
 void RunParameterServer(const Scenario& scenario, Report& report) {
@@ -194,11 +212,7 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
   report.iteration.total_ns = end_ns / workload.iterations;
   report.communication_ns = report.iteration.total_ns - workload.worker_compute_ns;
 
-  PacketReport packet;
-  packet.events = ns3::Simulator::GetEventCount();
-  packet.simulated_ns = end_ns;
-  packet.wall_seconds = wall_seconds;
-  packet.transport = network->Counters();
+  PacketReport packet = PointToPointPacketReport(graph, *network, end_ns, wall_seconds);
   // Conservation on the fabric: bytes the plan puts on it against bytes delivered; a
   // "reduction" is one push aggregated at its shard.
   packet.bytes_scheduled = ps.bytes_pushed + ps.bytes_pulled - ps.local_bytes;
@@ -207,13 +221,44 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
   packet.reductions_performed = driver.PushesAggregated();
   packet.protocol_errors = driver.ErrorCount();
   packet.message_delivery = driver.DeliverySummary();
-  FillLinkReports(graph, *network, end_ns, packet);
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  packet.peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
   report.packet = std::move(packet);
   report.parameter_server = std::move(ps);
   AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);
+}
+
+// A gossip workload (sim/gossip-run.h): the learning runs first, then its exchange messages run
+// step by step on the fabric and transport (sim/packet/gossip-driver.h); the report is built from
+// the measured step end times exactly as the analytical engine builds it from its priced ones.
+void RunGossipPacket(const Scenario& scenario, Report& report) {
+  const GossipWorkload& g = scenario.gossip;
+  const GossipTrace trace = TrainGossip(g);
+  const Topology topology(scenario.dimensions);
+  const FabricGraph graph(topology);
+  Ns3Clock clock;
+  const std::unique_ptr<Network> network = MakeNetwork(graph, clock, scenario);
+  std::vector<uint32_t> node_npus = g.worker_npus;
+  node_npus.push_back(g.server_npu);  // node W: the elastic centre (unused by the other rules)
+  GossipDriver driver(clock, network->Transport(), trace, std::move(node_npus), g.spec.steps,
+                      g.step_compute_ns);
+  const auto wall_start = std::chrono::steady_clock::now();
+  driver.Start();
+  ns3::Simulator::Run();
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  driver.CheckComplete();
+  ReportGossip(scenario, trace, driver.StepEndNs(), report);
+
+  const double end_ns = driver.StepEndNs().back();
+  PacketReport packet = PointToPointPacketReport(graph, *network, end_ns, wall_seconds);
+  // Conservation: every byte handed to the fabric delivered, and every exchange message (local
+  // ones too) merged into its receiver's model exactly once.
+  packet.bytes_scheduled = driver.NetworkBytesSent();
+  packet.bytes_delivered = driver.NetworkBytesDelivered();
+  packet.reductions_scheduled = trace.messages.size();
+  packet.reductions_performed = driver.MessagesDelivered();
+  packet.protocol_errors = driver.ErrorCount();
+  packet.message_delivery = driver.DeliverySummary();
+  report.packet = std::move(packet);
 }
 
 // A collective that ran, for the report: what it was and how long it took on the wire.
@@ -301,9 +346,6 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   if (auto refusal = InNetworkPacketRefusal(scenario)) {
     throw std::invalid_argument("PacketEngine: " + refusal->ToString());
   }
-  if (scenario.workload_kind == WorkloadKind::kGossip) {
-    throw std::invalid_argument("PacketEngine: a gossip workload runs on the analytical engine only");
-  }
   if (IsLibraScenario(scenario)) {
     RunLibraPacket(scenario, report);  // sim/packet/ina-ps.h
     ns3::Simulator::Destroy();
@@ -314,8 +356,10 @@ Report PacketEngine::Run(const Scenario& scenario) const {
     ns3::Simulator::Destroy();
     return report;
   }
-  if (scenario.workload_kind == WorkloadKind::kParameterServer) {
-    RunParameterServer(scenario, report);
+  if (scenario.workload_kind == WorkloadKind::kParameterServer ||
+      scenario.workload_kind == WorkloadKind::kGossip) {
+    const bool gossip = scenario.workload_kind == WorkloadKind::kGossip;
+    (gossip ? RunGossipPacket : RunParameterServer)(scenario, report);
     ns3::Simulator::Destroy();
     for (const LinkReport& link : report.packet->links) {
       DimensionReport& dim = report.dimensions[link.dimension];

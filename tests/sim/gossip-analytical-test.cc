@@ -99,9 +99,9 @@ TEST(GossipLoader, ErrorsNameThePathAndWhatIsAccepted) {
                 s["batch"] = 4096;
               }),
               g, "in-process");
-  nlohmann::json packet = TwoWorkers();
-  packet["engine"] = "packet";
-  ExpectError(packet, "engine", "analytical engine only");
+  nlohmann::json aggregation = TwoWorkers();
+  aggregation["aggregation"] = nlohmann::json::object();
+  ExpectError(aggregation, "aggregation", "gossip");
   nlohmann::json optimize = TwoWorkers();
   optimize["optimize"] = nlohmann::json::object();
   ExpectError(optimize, "optimize", "gossip");
