@@ -100,8 +100,9 @@ PsSparseModel ReadSparse(const JsonCursor& sparse) {
 
 ParameterServerWorkload ReadParameterServerSection(const JsonCursor& section,
                                                    const Scenario& scenario) {
+  // "convergence" is read by ReadConvergenceSection once the workload is known.
   section.ExpectObject({"workers", "servers", "dense", "sparse", "key_partition", "iterations",
-                        "worker_compute_ns"});
+                        "worker_compute_ns", "convergence"});
   uint64_t npus = 1;
   for (const Dimension& dim : scenario.dimensions) npus *= dim.size;
   ParameterServerWorkload ps;

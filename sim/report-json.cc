@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/convergence-report-json.h"
 #include "sim/gossip-report-json.h"
 #include "sim/in-network-report-json.h"
 #include "sim/ps-report-json.h"
@@ -156,6 +157,7 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   if (report.packet) out["packet"] = PacketToJson(*report.packet, report.dimensions.size());
   if (report.parameter_server) out["parameter_server"] = PsReportToJson(*report.parameter_server);
   if (report.gossip) out["gossip"] = GossipReportToJson(*report.gossip);
+  if (report.convergence) out["convergence"] = ConvergenceReportToJson(*report.convergence);
   if (report.in_network) out["in_network"] = InNetworkReportToJson(*report.in_network);
   return out;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/collective.h"
+#include "sim/convergence-report.h"
 #include "sim/gossip-report.h"
 #include "sim/in-network-report.h"
 #include "sim/packet-report.h"
@@ -68,6 +69,8 @@ struct Report {
   std::optional<PacketReport> packet;
   /// Filled for workload "parameter_server" only.
   std::optional<ParameterServerReport> parameter_server;
+  /// Filled when workload.parameter_server.convergence is given.
+  std::optional<ConvergenceReport> convergence;
   /// Filled for workload "gossip" only.
   std::optional<GossipReport> gossip;
   /// Filled when an "in_network" collective ran (docs/in-network.md).

@@ -137,6 +137,19 @@ struct GossipWorkload {
   double target_accuracy = 0.9;  ///< for time-to-accuracy
 };
 
+/// Synchronous data-parallel training of a small classifier to a target accuracy, its gradients
+/// travelling with the scenario's compression ("workload.parameter_server.convergence", S5's time
+/// to accuracy; sim/convergence-run.h). Each step stands for one iteration of the workload.
+struct ConvergenceSpec {
+  LearningTaskSpec task;
+  ClassifierSpec classifier;
+  LearningRate learning_rate;
+  uint32_t batch = 16;
+  uint32_t max_steps = 300;
+  uint32_t eval_every = 5;
+  double target_accuracy = 0.85;
+};
+
 struct Scenario {
   std::string name;
   /// Free text for people; echoed, never interpreted.
@@ -148,6 +161,8 @@ struct Scenario {
   CollectiveWorkload collective;
   TrainingWorkload training;
   ParameterServerWorkload parameter_server;
+  /// Time to accuracy of a parameter_server workload, when given.
+  std::optional<ConvergenceSpec> convergence;
   GossipWorkload gossip;
   CommunicationSpec communication;
   PacketSpec packet;

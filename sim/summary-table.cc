@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/convergence-report-json.h"
 #include "sim/gossip-report-json.h"
 #include "sim/in-network-report-json.h"
 #include "sim/ps-summary.h"
@@ -50,6 +51,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
                        ToString(t.config.overlap));
   } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     out += PsWorkloadLine(scenario.parameter_server);
+    if (report.convergence) out += ConvergenceSummary(*report.convergence);
   } else if (report.gossip) {
     out += GossipSummary(*report.gossip);
   } else {

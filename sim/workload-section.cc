@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "sim/convergence-section.h"
 #include "sim/gossip-section.h"
 #include "sim/parameter-server-section.h"
 #include "sim/scenario-parser.h"
@@ -321,8 +322,9 @@ void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
     scenario.gossip = ReadGossipSection(workload.Child("gossip"), scenario);
   } else if (parameter_server) {
     scenario.workload_kind = WorkloadKind::kParameterServer;
-    scenario.parameter_server =
-        ReadParameterServerSection(workload.Child("parameter_server"), scenario);
+    const JsonCursor section = workload.Child("parameter_server");
+    scenario.parameter_server = ReadParameterServerSection(section, scenario);
+    if (auto c = section.Find("convergence")) scenario.convergence = ReadConvergenceSection(*c, scenario);
   } else if (training) {
     scenario.workload_kind = WorkloadKind::kTraining;
     scenario.training = ReadTraining(workload.Child("training"), scenario, scenario.training);
@@ -339,7 +341,9 @@ nlohmann::json NpuSectionToJson(const Scenario& scenario) {
 
 nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kParameterServer) {
-    return ParameterServerSectionToJson(scenario.parameter_server);
+    nlohmann::json out = ParameterServerSectionToJson(scenario.parameter_server);
+    if (scenario.convergence) out["parameter_server"]["convergence"] = ConvergenceToJson(*scenario.convergence);
+    return out;
   }
   if (scenario.workload_kind == WorkloadKind::kGossip) return GossipSectionToJson(scenario.gossip);
   if (scenario.workload_kind == WorkloadKind::kCollective) {

@@ -4,6 +4,7 @@
 
 #include "sim/analytical/collective-pricing.h"
 #include "sim/analytical/gossip-pricing.h"
+#include "sim/convergence-run.h"
 #include "sim/analytical/ina-ps-pricing.h"
 #include "sim/analytical/ps-pricing.h"
 #include "sim/dimension-reports.h"
@@ -118,12 +119,13 @@ Report AnalyticalEngine::Run(const Scenario& scenario) const {
   report.engine = "analytical";
   report.npus = 1;
   for (const Dimension& dim : scenario.dimensions) report.npus *= dim.size;
-  if (IsLibraScenario(scenario)) {
-    RunLibraAnalytical(scenario, report);  // hot keys in the switch, cold ones PS-lite's way
-    return report;
-  }
   if (scenario.workload_kind == WorkloadKind::kParameterServer) {
-    RunParameterServerAnalytical(scenario, report);  // fills its own dimension reports
+    if (IsLibraScenario(scenario)) {
+      RunLibraAnalytical(scenario, report);  // hot keys in the switch, cold ones PS-lite's way
+    } else {
+      RunParameterServerAnalytical(scenario, report);  // fills its own dimension reports
+    }
+    AddConvergence(scenario, report);  // time to accuracy, when asked for
     return report;
   }
   if (scenario.workload_kind == WorkloadKind::kGossip) {

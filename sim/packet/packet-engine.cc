@@ -15,6 +15,7 @@
 
 #include "sim/analytical/collective-pricing.h"
 #include "sim/analytical/ina-ps-pricing.h"
+#include "sim/convergence-run.h"
 #include "sim/dimension-reports.h"
 #include "sim/gossip-run.h"
 #include "sim/in-network-check.h"
@@ -349,6 +350,7 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   if (IsLibraScenario(scenario)) {
     RunLibraPacket(scenario, report);  // sim/packet/ina-ps.h
     ns3::Simulator::Destroy();
+    AddConvergence(scenario, report);  // time to accuracy, when asked for
     return report;
   }
   if (RunsInNetworkAllReduce(scenario)) {
@@ -365,6 +367,7 @@ Report PacketEngine::Run(const Scenario& scenario) const {
       DimensionReport& dim = report.dimensions[link.dimension];
       dim.busy_ns = std::max(dim.busy_ns, link.utilisation * report.iteration.total_ns);
     }
+    AddConvergence(scenario, report);  // time to accuracy, when asked for
     return report;
   }
   {
