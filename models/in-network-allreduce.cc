@@ -9,6 +9,13 @@ uint64_t InNetworkValues(uint64_t buffer_bytes) {
   return (buffer_bytes + kInNetworkValueBytes - 1) / kInNetworkValueBytes;
 }
 
+uint64_t InNetworkValues(uint64_t buffer_bytes, const AggregationSwitchSpec& spec,
+                         uint32_t thc_block) {
+  const uint64_t values = InNetworkValues(buffer_bytes);
+  if (!spec.IsThc() || thc_block == 0) return values;
+  return (values + thc_block - 1) / thc_block * thc_block;
+}
+
 namespace {
 
 // The closed form of the header for a round trip of `legs` link crossings (2: worker, switch,
@@ -20,25 +27,31 @@ InNetworkAllReducePrice Price(const AggregationSwitchSpec& spec, uint64_t values
   price.traffic = ComputeAggregationTraffic(spec, values);
   const AggregationTraffic& t = price.traffic;
   if (t.blocks == 0) return price;
+  // Updates and results are the same size but for THC (b-bit indices up, 8-bit lanes down).
+  const double update_ns = static_cast<double>(t.update_frame_bytes) / bandwidth_Bpns;
   const double frame_ns = static_cast<double>(t.frame_bytes) / bandwidth_Bpns;
-  const double round_trip_ns = legs * (frame_ns + latency_ns);
+  const double round_trip_ns = legs / 2.0 * (update_ns + frame_ns) + legs * latency_ns;
   const uint64_t pool = t.slots_used;  // min(P, blocks); P only matters through it and below
-  const uint64_t priming = spec.scheme == FixedPointScheme::kBlockExponent ? 1 : 0;
+  const uint64_t priming = t.packets_per_worker > t.blocks ? 1 : 0;
   const uint64_t full_pool = std::min<uint64_t>(spec.aggregator_slots, t.blocks);
   // Slots [0, c) carry ceil(blocks / P) data rounds, slots [c, U) one fewer.
   const uint64_t data_rounds = (t.blocks + full_pool - 1) / full_pool;
   const uint64_t c = (t.blocks - 1) % full_pool + 1;
   auto slot_end = [&](uint64_t slot, uint64_t rounds) {
-    return static_cast<double>(slot + 1) * frame_ns +
+    return static_cast<double>(slot + 1) * update_ns +
            static_cast<double>(rounds - 1) * round_trip_ns;
   };
   double window = slot_end(c - 1, data_rounds + priming);
   if (c < pool) window = std::max(window, slot_end(pool - 1, data_rounds - 1 + priming));
-  const double tail_ns = round_trip_ns - frame_ns;  // after the last frame left the worker
+  const double tail_ns = round_trip_ns - update_ns;  // after the last frame left the worker
   price.max_rounds = data_rounds + priming;
+  price.update_frame_ns = update_ns;
   price.frame_ns = frame_ns;
   price.round_trip_ns = round_trip_ns;
-  price.bandwidth_bound_ns = static_cast<double>(t.packets_per_worker) * frame_ns + tail_ns;
+  // The busier direction of the worker's link is never idle: M - 1 frames of it, plus one round
+  // trip for the first (or last) frame.
+  price.bandwidth_bound_ns =
+      static_cast<double>(t.packets_per_worker - 1) * std::max(update_ns, frame_ns) + round_trip_ns;
   price.window_bound_ns = window + tail_ns;
   price.time_ns = std::max(price.bandwidth_bound_ns, price.window_bound_ns);
   return price;

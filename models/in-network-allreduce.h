@@ -21,6 +21,13 @@
 // Only the slots s = c - 1 (the last with the most rounds) and s = U - 1 (the last used) can give
 // the maximum, so the formula costs O(1).
 //
+// THC jobs (value_format "thc") send smaller updates than results (F_up = 58 + K b / 8 bytes of
+// b-bit indices, F = 58 + K bytes of 8-bit lane sums, K values per packet), and prime every slot
+// to agree on the norm exponent. With t_up = F_up / B, the same reasoning gives RT = t_up + t + 2a,
+// slot s's first frame leaving at (s + 1) t_up, the tail RT - t_up, and the bandwidth bound
+// (M - 1) max(t_up, t) + RT (the busier direction of the link never idle), which is M t + t + 2a
+// when both frames are equal.
+//
 // Endpoint delay, host cost per message and reduction bandwidth do not apply: the workers do no
 // per-step synchronisation and the switch adds in its pipeline.
 #pragma once
@@ -37,11 +44,16 @@ inline constexpr uint64_t kInNetworkValueBytes = 4;
 
 /// Values an all-reduce of `buffer_bytes` aggregates: ceil(buffer_bytes / 4).
 uint64_t InNetworkValues(uint64_t buffer_bytes);
+/// The same in the switch of `spec`: for THC, the coordinates after padding the fp32 values to
+/// whole RHT blocks of `thc_block` (ThcWorker::PaddedLength); otherwise InNetworkValues.
+uint64_t InNetworkValues(uint64_t buffer_bytes, const AggregationSwitchSpec& spec,
+                         uint32_t thc_block);
 
 struct InNetworkAllReducePrice {
   AggregationTraffic traffic;       ///< per worker, each way
   uint64_t max_rounds = 0;          ///< rounds of the busiest slot (R_0)
-  double frame_ns = 0.0;            ///< t = F / B
+  double update_frame_ns = 0.0;     ///< t_up = F_up / B (= t but for THC)
+  double frame_ns = 0.0;            ///< t = F / B, a result frame
   double round_trip_ns = 0.0;       ///< RT = 2t + 2a (all-reduce), 4t + 4a (parameter server)
   double bandwidth_bound_ns = 0.0;  ///< M t + tail (tail = RT - t: t + 2a for all-reduce)
   double window_bound_ns = 0.0;     ///< max_s [(s + 1) t + (R_s - 1) RT] + tail

@@ -1,5 +1,7 @@
 #include "sim/aggregation-section.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/aggregation/tofino-resources.h"
@@ -31,10 +33,43 @@ void ReadAggregationSection(const JsonCursor& section, Scenario& scenario) {
   section.ExpectObject({"mode", "workers", "aggregator_slots", "values_per_packet", "value_bits",
                         "fixed_point", "fixed_scale", "overflow", "shadow_copies",
                         "hot_key_capacity_keys", "server_shards", "tofino_generation", "udp_port",
-                        "multicast_group"});
+                        "multicast_group", "value_format", "thc"});
   AggregationSwitchSpec spec;
   if (auto v = section.Find("mode")) {
     spec.mode = static_cast<AggregationMode>(v->Choice({"allreduce", "parameter_server"}));
+  }
+  if (auto v = section.Find("value_format")) {
+    spec.value_format = static_cast<ValueFormat>(v->Choice({"int32", "thc"}));
+  }
+  if (spec.IsThc()) {
+    // THC's values are table indices: no float-to-integer conversion, and lanes that cannot
+    // overflow (checked with the Tofino fit below) instead of int32 adds.
+    for (std::string_view key : {"value_bits", "fixed_point", "fixed_scale", "overflow"}) {
+      if (section.Has(key)) {
+        section.Child(key).Fail("applies only with \"value_format\": \"int32\" (THC values are "
+                                "table indices summed in 8-bit lanes); remove it");
+      }
+    }
+    if (spec.mode != AggregationMode::kAllReduce) {
+      section.Child("value_format")
+          .Fail("\"thc\" runs with \"mode\": \"allreduce\" only so far; accepted: \"int32\"");
+    }
+    if (auto t = section.Find("thc")) {
+      t->ExpectObject({"bits", "granularity"});
+      if (auto b = t->Find("bits")) {
+        const uint64_t bits = b->Integer(1, 4);
+        if (bits == 3) b->Fail("got 3; accepted: 1, 2 or 4 (whole indices in a byte)");
+        spec.thc_bits = static_cast<uint32_t>(bits);
+      }
+      const uint32_t levels = (1u << spec.thc_bits) - 1;
+      if (auto g = t->Find("granularity")) {
+        spec.thc_granularity = static_cast<uint32_t>(g->Integer(levels, 255));
+      } else {
+        spec.thc_granularity = std::max(spec.thc_granularity, levels);
+      }
+    }
+  } else if (section.Has("thc")) {
+    section.Child("thc").Fail("applies only with \"value_format\": \"thc\"; remove it or set it");
   }
   if (auto v = section.Find("workers"))
     spec.workers = static_cast<uint32_t>(v->Integer(1, kMaxWorkers));
@@ -103,13 +138,18 @@ nlohmann::json AggregationSectionToJson(const AggregationSwitchSpec& spec) {
                         {"workers", spec.workers},
                         {"aggregator_slots", spec.aggregator_slots},
                         {"values_per_packet", spec.values_per_packet},
-                        {"value_bits", spec.value_bits},
-                        {"fixed_point", ToString(spec.scheme)},
-                        {"overflow", ToString(spec.overflow)},
                         {"shadow_copies", spec.shadow_copies},
                         {"tofino_generation", static_cast<int>(spec.generation)},
                         {"udp_port", spec.udp_port},
                         {"multicast_group", spec.multicast_group}};
+  if (spec.IsThc()) {
+    out["value_format"] = ToString(spec.value_format);
+    out["thc"] = {{"bits", spec.thc_bits}, {"granularity", spec.thc_granularity}};
+  } else {
+    out["value_bits"] = spec.value_bits;
+    out["fixed_point"] = ToString(spec.scheme);
+    out["overflow"] = ToString(spec.overflow);
+  }
   if (spec.scheme == FixedPointScheme::kFixedScale) out["fixed_scale"] = spec.fixed_scale;
   if (spec.mode == AggregationMode::kParameterServer) {
     out["hot_key_capacity_keys"] = spec.hot_key_capacity_keys;

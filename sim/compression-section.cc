@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/in-network-check.h"
 #include "sim/scenario.h"
 
 namespace hfsim {
@@ -55,18 +56,68 @@ nlohmann::json CompressionToJson(const CompressionChoice& choice) {
   return out;
 }
 
+namespace {
+
+// A THC switch (aggregation.value_format "thc") sums the indices the workers' THC encoders
+// produce, so the workers must run THC with the switch's bits and granularity.
+void CheckThcSwitch(const JsonCursor& root, const Scenario& scenario) {
+  const CompressionChoice& choice = scenario.communication.compression;
+  const AggregationSwitchSpec& spec = *scenario.aggregation;
+  const JsonCursor aggregation = root.Child("aggregation");
+  if (choice.scheme != CompressionScheme::kThc) {
+    aggregation.Child("value_format")
+        .Fail(fmt::format("\"thc\" sums the workers' THC indices, so the workers must encode "
+                          "with THC: accepted with it: communication.compression.scheme \"thc\" "
+                          "(got \"{}\")",
+                          ToString(choice.scheme)));
+  }
+  const bool collectives = scenario.workload_kind == WorkloadKind::kCollective ||
+                           scenario.workload_kind == WorkloadKind::kTraining;
+  if (!collectives || !UsesInNetwork(scenario)) {
+    aggregation.Child("value_format")
+        .Fail("nothing aggregates in this switch; accepted with \"thc\": a collective or training "
+              "workload whose communication.algorithms.all_reduce is \"in_network\"");
+  }
+  const JsonCursor compression = root.Child("communication").Child("compression");
+  const auto thc = compression.Find("thc");
+  auto where = [&](std::string_view key) {
+    return thc && thc->Has(key) ? thc->Child(key) : compression;
+  };
+  if (choice.thc.bits != spec.thc_bits) {
+    where("bits").Fail(fmt::format("the workers encode {}-bit indices and the switch "
+                                   "(aggregation.thc.bits) looks up {}-bit ones; accepted: {}",
+                                   choice.thc.bits, spec.thc_bits, spec.thc_bits));
+  }
+  if (choice.thc.granularity != spec.thc_granularity) {
+    where("granularity")
+        .Fail(fmt::format("the workers' table has granularity {} and the switch's "
+                          "(aggregation.thc.granularity) {}; accepted: {}",
+                          choice.thc.granularity, spec.thc_granularity, spec.thc_granularity));
+  }
+}
+
+}  // namespace
+
 void ApplyCompression(const JsonCursor& root, Scenario& scenario) {
   const CompressionChoice& choice = scenario.communication.compression;
+  if (scenario.aggregation && scenario.aggregation->IsThc()) {
+    // THC summed in the switch: the in_network stages carry its indices and lane sums
+    // (models/in-network-allreduce.h); nothing else changes size.
+    CheckThcSwitch(root, scenario);
+    return;
+  }
   if (choice.scheme == CompressionScheme::kNone) return;
   const JsonCursor where = root.Child("communication").Child("compression");
   ParameterServerWorkload& ps = scenario.parameter_server;
   if (scenario.workload_kind != WorkloadKind::kParameterServer || ps.kind != PsModelKind::kDense) {
-    where.Fail("applies to parameter_server workloads with a dense model only so far (the "
-               "software parameter server of S5); accepted: \"scheme\": \"none\", or leave it out");
+    where.Fail("applies to parameter_server workloads with a dense model (the software parameter "
+               "server of S5), or to \"in_network\" all-reduce with a THC switch "
+               "(aggregation.value_format \"thc\"); accepted: \"scheme\": \"none\", or leave it out");
   }
   if (scenario.aggregation) {
-    where.Fail("cannot be combined with in-network aggregation yet (the switch sums int32, not "
-               "THC's table integers); accepted: \"scheme\": \"none\", or remove \"aggregation\"");
+    where.Fail("cannot be combined with an int32 aggregation switch (it sums int32, not "
+               "THC's table integers); accepted: \"scheme\": \"none\", or \"aggregation\" with "
+               "\"value_format\": \"thc\" and \"scheme\": \"thc\"");
   }
   // Each key is one tensor for the compressor: its fp32 values, n workers for the lane width.
   const uint32_t workers = ps.Workers();

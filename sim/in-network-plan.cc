@@ -19,8 +19,10 @@ std::optional<InNetworkReport> PlanInNetworkReport(const Scenario& scenario) {
   const Dimension& dim = scenario.dimensions[d];
   uint64_t npus = 1;
   for (const Dimension& each : scenario.dimensions) npus *= each.size;
-  const InNetworkAllReducePrice price = PriceInNetworkAllReduce(
-      spec, InNetworkValues(collective.size_bytes), dim.bandwidth_Bpns, dim.latency_ns);
+  const uint64_t values =
+      InNetworkValues(collective.size_bytes, spec, scenario.communication.compression.thc.block);
+  const InNetworkAllReducePrice price =
+      PriceInNetworkAllReduce(spec, values, dim.bandwidth_Bpns, dim.latency_ns);
   InNetworkReport report;
   report.mode = std::string(ToString(spec.mode));
   report.dimension = d;
@@ -30,8 +32,11 @@ std::optional<InNetworkReport> PlanInNetworkReport(const Scenario& scenario) {
   report.blocks = price.traffic.blocks;
   report.pool_slots = price.traffic.slots_used;
   report.packets_per_worker = price.traffic.packets_per_worker;
+  report.value_format = std::string(ToString(spec.value_format));
   report.frame_bytes = price.traffic.frame_bytes;
   report.wire_bytes_per_worker = price.traffic.wire_bytes_per_worker;
+  report.update_frame_bytes = price.traffic.update_frame_bytes;
+  report.update_wire_bytes_per_worker = price.traffic.update_wire_bytes_per_worker;
   report.bandwidth_bound_ns = price.bandwidth_bound_ns;
   report.window_bound_ns = price.window_bound_ns;
   report.closed_form_ns = price.time_ns;

@@ -13,8 +13,11 @@ nlohmann::json InNetworkReportToJson(const InNetworkReport& r) {
                         {"blocks", r.blocks},
                         {"pool_slots", r.pool_slots},
                         {"packets_per_worker", r.packets_per_worker},
+                        {"value_format", r.value_format},
                         {"frame_bytes", r.frame_bytes},
                         {"wire_bytes_per_worker", r.wire_bytes_per_worker},
+                        {"update_frame_bytes", r.update_frame_bytes},
+                        {"update_wire_bytes_per_worker", r.update_wire_bytes_per_worker},
                         {"bandwidth_bound_ns", r.bandwidth_bound_ns},
                         {"window_bound_ns", r.window_bound_ns},
                         {"closed_form_ns", r.closed_form_ns}};
@@ -40,6 +43,7 @@ nlohmann::json InNetworkReportToJson(const InNetworkReport& r) {
                        {"exactly_once", m.exactly_once},
                        {"exact_sums", m.exact_sums},
                        {"sum_mismatches", m.sum_mismatches}};
+    if (m.decoded_nmse) out["measured"]["decoded_nmse"] = *m.decoded_nmse;
   }
   return out;
 }
@@ -50,6 +54,10 @@ std::string InNetworkSummary(const InNetworkReport& r) {
       "worker in {} packets of {} B ({} slots)\n",
       r.mode, r.dimension, r.groups, r.workers, r.values_per_worker, r.packets_per_worker,
       r.frame_bytes, r.pool_slots);
+  if (r.value_format == "thc") {
+    out += fmt::format("  THC: {} B updates of table indices, {} B results of 8-bit lane sums\n",
+                       r.update_frame_bytes, r.frame_bytes);
+  }
   out += fmt::format(
       "  closed form: {:.1f} ns (bandwidth bound {:.1f} ns, slot-pool bound {:.1f} ns)\n",
       r.closed_form_ns, r.bandwidth_bound_ns, r.window_bound_ns);

@@ -27,6 +27,9 @@ struct InNetworkMeasured {
   bool exactly_once = false;
   bool exact_sums = false;
   uint64_t sum_mismatches = 0;  ///< (worker, value) pairs whose sum differs from the exact one
+  /// THC jobs: the largest, over switch groups, normalised mean squared error of the mean a
+  /// worker decodes from its lane sums against the exact mean of the group's gradients.
+  std::optional<double> decoded_nmse;
 };
 
 struct InNetworkReport {
@@ -38,8 +41,11 @@ struct InNetworkReport {
   uint64_t blocks = 0;
   uint64_t pool_slots = 0;
   uint64_t packets_per_worker = 0;
-  uint64_t frame_bytes = 0;
-  uint64_t wire_bytes_per_worker = 0;  ///< each way
+  std::string value_format = "int32";  ///< "int32", or "thc" (indices up, 8-bit lane sums down)
+  uint64_t frame_bytes = 0;            ///< a result (switch -> worker)
+  uint64_t wire_bytes_per_worker = 0;  ///< results received by one worker
+  uint64_t update_frame_bytes = 0;     ///< an update (worker -> switch); = frame_bytes but for THC
+  uint64_t update_wire_bytes_per_worker = 0;  ///< updates sent by one worker
   double bandwidth_bound_ns = 0.0;     ///< closed form (models/in-network-allreduce.h)
   double window_bound_ns = 0.0;
   double closed_form_ns = 0.0;

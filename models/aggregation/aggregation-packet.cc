@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace hfsim {
 
@@ -63,6 +64,24 @@ std::string Name(const Endpoint& e) {
   return "?";
 }
 
+// THC updates: b-bit indices, little-endian, low bits first.
+void PutThcIndices(std::vector<uint8_t>& out, const std::vector<int32_t>& indices, uint32_t bits) {
+  const size_t start = out.size();
+  out.resize(start + (indices.size() * bits + 7) / 8, 0);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] < 0 || indices[i] >= (1 << bits)) {
+      throw std::invalid_argument(fmt::format("THC index {} does not fit {} bits", indices[i], bits));
+    }
+    const size_t bit = i * bits;
+    out[start + bit / 8] |= static_cast<uint8_t>(indices[i] << (bit % 8));
+  }
+}
+
+int32_t GetThcIndex(std::span<const uint8_t> bytes, size_t i, uint32_t bits) {
+  const size_t bit = i * bits;
+  return (bytes[bit / 8] >> (bit % 8)) & ((1 << bits) - 1);
+}
+
 }  // namespace
 
 std::array<uint8_t, 6> Endpoint::Mac() const {
@@ -80,7 +99,7 @@ uint32_t Endpoint::Ipv4() const {
 }
 
 std::vector<uint8_t> SerializeAggregationPacket(const AggregationPacket& packet) {
-  const uint32_t value_bytes = 4 * static_cast<uint32_t>(packet.values.size());
+  const uint32_t value_bytes = packet.ValueBytes();
   std::vector<uint8_t> out;
   out.reserve(kFrameHeaderBytes + value_bytes);
   for (uint8_t b : packet.destination.Mac()) out.push_back(b);
@@ -114,18 +133,36 @@ std::vector<uint8_t> SerializeAggregationPacket(const AggregationPacket& packet)
   Put8(out, 0);
   Put32(out, h.worker_bitmap);
   Put32(out, h.key_offset);
-  for (int32_t v : packet.values) Put32(out, static_cast<uint32_t>(v));
+  if (packet.thc_bits == 0) {
+    for (int32_t v : packet.values) Put32(out, static_cast<uint32_t>(v));
+  } else if (h.type == AggregationMessage::kUpdate) {
+    PutThcIndices(out, packet.values, packet.thc_bits);
+  } else {
+    for (int32_t lane : packet.values) {
+      if (lane < 0 || lane > 255) {
+        throw std::invalid_argument(fmt::format("THC lane sum {} does not fit 8 bits", lane));
+      }
+      Put8(out, static_cast<uint8_t>(lane));
+    }
+  }
   return out;
 }
 
 std::optional<AggregationPacket> ParseAggregationPacket(std::span<const uint8_t> frame,
                                                         uint32_t values_per_packet,
-                                                        std::string* error) {
+                                                        std::string* error, uint32_t thc_bits) {
   auto fail = [&](std::string why) -> std::optional<AggregationPacket> {
     if (error != nullptr) *error = std::move(why);
     return std::nullopt;
   };
-  const size_t expected = kFrameHeaderBytes + 4 * size_t{values_per_packet};
+  // A THC job's updates and results differ in length: the type byte says which this is.
+  const size_t type_at = kEthernetHeaderBytes + kIpv4HeaderBytes + kUdpHeaderBytes;
+  const bool thc_update = thc_bits > 0 && frame.size() > type_at &&
+                          frame[type_at] == static_cast<uint8_t>(AggregationMessage::kUpdate);
+  const size_t value_bytes = thc_bits == 0 ? 4 * size_t{values_per_packet}
+                             : thc_update  ? (size_t{values_per_packet} * thc_bits + 7) / 8
+                                           : size_t{values_per_packet};
+  const size_t expected = kFrameHeaderBytes + value_bytes;
   if (frame.size() != expected) {
     return fail(fmt::format("frame has {} bytes, expected {} for {} values", frame.size(), expected,
                             values_per_packet));
@@ -165,8 +202,12 @@ std::optional<AggregationPacket> ParseAggregationPacket(std::span<const uint8_t>
   h.worker_bitmap = Get32(frame, agg + 8);
   h.key_offset = Get32(frame, agg + 12);
   packet.values.resize(values_per_packet);
+  packet.thc_bits = static_cast<uint8_t>(thc_bits);
+  const auto payload = frame.subspan(kFrameHeaderBytes);
   for (uint32_t i = 0; i < values_per_packet; ++i) {
-    packet.values[i] = static_cast<int32_t>(Get32(frame, kFrameHeaderBytes + 4 * i));
+    packet.values[i] = thc_bits == 0 ? static_cast<int32_t>(Get32(payload, 4 * i))
+                       : thc_update  ? GetThcIndex(payload, i, thc_bits)
+                                     : payload[i];
   }
   return packet;
 }

@@ -23,6 +23,10 @@
 //                  50  worker bitmap (32 bits): updates, 1 << worker id; results, the contributors
 //                  54  key offset (32 bits): the tensor index (or sparse key) of the first value
 //   Values         58  K x int32 (two's complement), always K of them: 58 + 4K bytes in all
+//                      THC jobs (thc_bits b > 0, aggregation-spec.h): an update carries K b-bit
+//                      table indices packed little-endian, low bits first (K b / 8 bytes: two
+//                      4-bit indices a byte, the first in the low nibble); a result carries K
+//                      8-bit lane sums, one byte each (58 + K bytes)
 //
 // Both UDP ports are the job's (0xBEE0 + job id). Addresses (kind: 0 switch, 1 worker, 2 server;
 // n = index + 1): MAC 02:00:00:kind:n>>8:n&255, IPv4 10.kind.(n>>8).(n&255). So the switch is
@@ -85,23 +89,30 @@ struct AggregationPacket {
   uint16_t udp_port = 0xBEE0;
   AggregationHeader header;
   std::vector<int32_t> values;  ///< always values_per_packet entries
+  /// 0: int32 values. b > 0: a THC job's packet (updates: b-bit indices; results: 8-bit lanes).
+  uint8_t thc_bits = 0;
   bool operator==(const AggregationPacket&) const = default;
 
-  /// Wire size: kFrameHeaderBytes + 4 per value.
-  uint32_t FrameBytes() const {
-    return kFrameHeaderBytes + 4 * static_cast<uint32_t>(values.size());
+  /// Bytes the values take on the wire.
+  uint32_t ValueBytes() const {
+    const auto k = static_cast<uint32_t>(values.size());
+    if (thc_bits == 0) return 4 * k;
+    return header.type == AggregationMessage::kUpdate ? (k * thc_bits + 7) / 8 : k;
   }
+  /// Wire size: kFrameHeaderBytes + ValueBytes().
+  uint32_t FrameBytes() const { return kFrameHeaderBytes + ValueBytes(); }
 };
 
-/// The frame, byte for byte as laid out above.
+/// The frame, byte for byte as laid out above. Throws std::invalid_argument on a THC value that
+/// does not fit its field (an index of b bits or more, a lane sum above 255).
 std::vector<uint8_t> SerializeAggregationPacket(const AggregationPacket& packet);
 
-/// Parses a frame of a job with `values_per_packet` values. On failure returns nullopt and says
-/// why in *error (wrong length, ethertype, IP header, checksum, protocol, port, unknown address,
-/// type or flags).
+/// Parses a frame of a job with `values_per_packet` values (`thc_bits` > 0: a THC job). On
+/// failure returns nullopt and says why in *error (wrong length, ethertype, IP header, checksum,
+/// protocol, port, unknown address, type or flags).
 std::optional<AggregationPacket> ParseAggregationPacket(std::span<const uint8_t> frame,
                                                         uint32_t values_per_packet,
-                                                        std::string* error);
+                                                        std::string* error, uint32_t thc_bits = 0);
 
 /// One line for logs and test failures: "update w3->switch set 1 slot 7 key 448 n 64 e -3".
 std::string Describe(const AggregationPacket& packet);

@@ -14,6 +14,10 @@ std::string_view ToString(OverflowBehaviour overflow) {
   return overflow == OverflowBehaviour::kWrap ? "wrap" : "saturate";
 }
 
+std::string_view ToString(ValueFormat format) {
+  return format == ValueFormat::kInt32 ? "int32" : "thc";
+}
+
 uint32_t SumGrowthBits(uint32_t workers) {
   uint32_t bits = 0;
   while (bits < 32 && (uint64_t{1} << bits) < workers) ++bits;

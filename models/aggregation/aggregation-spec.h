@@ -31,9 +31,21 @@ enum class OverflowBehaviour { kWrap, kSaturate };
 
 enum class TofinoGeneration : uint8_t { kTofino1 = 1, kTofino2 = 2 };
 
+/// What a packet's values are.
+/// kInt32: floats quantised to int32 by the fixed-point scheme, added as int32 (SwitchML, ATP).
+/// kThc (THC's in-network aggregation, S5; models/compression/thc.h): each value is a worker's
+///   b-bit index into THC's table; updates carry the indices packed (b bits each), the switch maps
+///   every index to its table integer (0..g) with a lookup table and adds the integers in 8-bit
+///   lanes, four to a 32-bit register word (carry-free while workers x g <= 255), and results
+///   carry the 8-bit lane sums. The workers agree on the scale first: round 0 of every slot
+///   announces the worker's norm exponent (its ||u|| < 2^e) and the max-exponent register
+///   returns the largest, so every worker encodes with max-norm bound 2^e.
+enum class ValueFormat { kInt32, kThc };
+
 std::string_view ToString(AggregationMode mode);        ///< "allreduce", "parameter_server"
 std::string_view ToString(FixedPointScheme scheme);     ///< "block_exponent", "fixed_scale"
 std::string_view ToString(OverflowBehaviour overflow);  ///< "wrap", "saturate"
+std::string_view ToString(ValueFormat format);          ///< "int32", "thc"
 
 /// UDP ports of aggregation jobs: job j uses 0xBEE0 + j (SwitchML's range 0xBEE0..0xBEEF).
 inline constexpr uint16_t kFirstAggregationPort = 0xBEE0;
@@ -72,11 +84,23 @@ struct AggregationSwitchSpec {
   uint16_t udp_port = kFirstAggregationPort;
   /// Multicast group the P4 program replicates results to (kAllReduce).
   uint16_t multicast_group = 1;
+  ValueFormat value_format = ValueFormat::kInt32;
+  /// kThc: b, bits per index (1, 2 or 4: whole indices per byte), and g, the table's integer grid
+  /// [0, g]; the table is DefaultThcTable(b, g) (the paper's for 4 bits and g = 30).
+  uint32_t thc_bits = 4;
+  uint32_t thc_granularity = 30;
 
   uint32_t SlotSets() const { return shadow_copies ? 2 : 1; }
   uint32_t JobId() const { return static_cast<uint32_t>(udp_port - kFirstAggregationPort); }
-  /// Bytes of values in one packet: 4 per int32.
-  uint32_t ValueBytesPerPacket() const { return 4 * values_per_packet; }
+  bool IsThc() const { return value_format == ValueFormat::kThc; }
+  /// 32-bit register words one pass adds: one per int32 value, one per four THC lanes.
+  uint32_t RegisterWords() const { return IsThc() ? (values_per_packet + 3) / 4 : values_per_packet; }
+  /// Bytes of values in a worker's update: 4 per int32, or the packed b-bit THC indices.
+  uint32_t UpdateValueBytes() const {
+    return IsThc() ? (values_per_packet * thc_bits + 7) / 8 : 4 * values_per_packet;
+  }
+  /// Bytes of values in a result: 4 per int32 sum, or one per THC lane sum.
+  uint32_t ResultValueBytes() const { return IsThc() ? values_per_packet : 4 * values_per_packet; }
   /// Server shard owning the packet whose first key is `key_offset`.
   uint32_t OwnerShard(uint32_t key_offset) const {
     return (key_offset / values_per_packet) % server_shards;

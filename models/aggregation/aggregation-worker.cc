@@ -21,25 +21,46 @@ AggregationTraffic ComputeAggregationTraffic(const AggregationSwitchSpec& spec, 
   const uint64_t pool =
       pool_slots == 0 ? spec.aggregator_slots : std::min(pool_slots, spec.aggregator_slots);
   t.slots_used = std::min(pool, t.blocks);
-  t.packets_per_worker =
-      t.blocks + (spec.scheme == FixedPointScheme::kBlockExponent ? t.slots_used : 0);
-  t.frame_bytes = kFrameHeaderBytes + 4 * k;
+  const bool priming = spec.scheme == FixedPointScheme::kBlockExponent || spec.IsThc();
+  t.packets_per_worker = t.blocks + (priming ? t.slots_used : 0);
+  t.frame_bytes = kFrameHeaderBytes + spec.ResultValueBytes();
   t.wire_bytes_per_worker = t.packets_per_worker * t.frame_bytes;
+  t.update_frame_bytes = kFrameHeaderBytes + spec.UpdateValueBytes();
+  t.update_wire_bytes_per_worker = t.packets_per_worker * t.update_frame_bytes;
   return t;
 }
 
 AggregationWorker::AggregationWorker(const AggregationSwitchSpec& spec, uint32_t worker_id,
                                      std::vector<float> tensor, AggregationWorkerOptions options)
     : m_spec(spec), m_worker(worker_id), m_tensor(std::move(tensor)), m_options(options) {
-  if (worker_id >= spec.workers || m_tensor.size() > kAllKeysHot) {
-    throw std::invalid_argument("AggregationWorker: worker id or tensor size out of range");
+  if (worker_id >= spec.workers || m_tensor.size() > kAllKeysHot || spec.IsThc()) {
+    throw std::invalid_argument(
+        "AggregationWorker: worker id or tensor size out of range, or a THC job's spec");
   }
   // A block is hot when its first key is: the switch checks the key of the packet.
-  const uint64_t values = ComputeAggregationTraffic(spec, m_tensor.size()).aggregated_values;
-  m_aggregated_values = values;
-  m_pool = options.pool_slots == 0 ? spec.aggregator_slots
-                                   : std::min(options.pool_slots, spec.aggregator_slots);
+  m_aggregated_values = ComputeAggregationTraffic(spec, m_tensor.size()).aggregated_values;
   m_priming = spec.scheme == FixedPointScheme::kBlockExponent;
+  Setup();
+  m_result.assign(m_aggregated_values, 0.0);
+}
+
+AggregationWorker::AggregationWorker(const AggregationSwitchSpec& spec, uint32_t worker_id,
+                                     ThcWorkerInput input, AggregationWorkerOptions options)
+    : m_spec(spec), m_worker(worker_id), m_thc(std::move(input)), m_options(options) {
+  if (worker_id >= spec.workers || m_thc.coordinates > kAllKeysHot || !spec.IsThc() ||
+      spec.mode != AggregationMode::kAllReduce || !m_thc.encode) {
+    throw std::invalid_argument(
+        "AggregationWorker: a THC worker needs an all-reduce THC spec, an encoder, a worker id "
+        "below the workers and at most 2^32 coordinates");
+  }
+  m_aggregated_values = m_thc.coordinates;
+  m_priming = true;  // the norm exponent is agreed in every slot's round 0
+  Setup();
+}
+
+void AggregationWorker::Setup() {
+  m_pool = m_options.pool_slots == 0 ? m_spec.aggregator_slots
+                                     : std::min(m_options.pool_slots, m_spec.aggregator_slots);
   const uint64_t blocks = Blocks();
   const uint32_t active = static_cast<uint32_t>(std::min<uint64_t>(m_pool, blocks));
   m_slots.resize(active);
@@ -48,8 +69,7 @@ AggregationWorker::AggregationWorker(const AggregationSwitchSpec& spec, uint32_t
   }
   m_slots_left = active;
   m_block_exponent.assign(blocks, 0);
-  m_sums.assign(values, 0);
-  m_result.assign(values, 0.0);
+  m_sums.assign(m_aggregated_values, 0);
 }
 
 uint64_t AggregationWorker::Blocks() const {
@@ -65,6 +85,7 @@ std::optional<uint64_t> AggregationWorker::CarriedBlock(uint32_t slot, uint64_t 
 }
 
 int32_t AggregationWorker::LocalExponent(uint64_t block) const {
+  if (m_spec.IsThc()) return m_thc.norm_exponent;  // one scale for the whole vector
   const uint64_t k = m_spec.values_per_packet;
   const uint64_t begin = block * k;
   const uint64_t end = std::min(begin + k, m_aggregated_values);
@@ -87,8 +108,14 @@ AggregationPacket AggregationWorker::BuildPacket(uint32_t slot, uint64_t round) 
   if (block) {
     const uint64_t begin = *block * k;
     const uint64_t end = std::min(begin + k, m_aggregated_values);
-    const int32_t exponent = m_priming ? m_block_exponent[*block] : 0;
-    p.values = QuantiseBlock(std::span(m_tensor).subspan(begin, end - begin), m_spec, exponent);
+    if (m_spec.IsThc()) {
+      // Index 0 pads the last block: its lanes add table[0] = 0.
+      p.values.assign(k, 0);
+      for (uint64_t i = begin; i < end; ++i) p.values[i - begin] = static_cast<int32_t>(m_indices[i]);
+    } else {
+      const int32_t exponent = m_priming ? m_block_exponent[*block] : 0;
+      p.values = QuantiseBlock(std::span(m_tensor).subspan(begin, end - begin), m_spec, exponent);
+    }
     h.num_values = static_cast<uint8_t>(end - begin);
     h.key_offset = static_cast<uint32_t>(begin);
   } else {
@@ -96,6 +123,7 @@ AggregationPacket AggregationWorker::BuildPacket(uint32_t slot, uint64_t round) 
     h.num_values = 0;
     h.key_offset = static_cast<uint32_t>(uint64_t{slot} * k);
   }
+  if (m_spec.IsThc()) p.thc_bits = static_cast<uint8_t>(m_spec.thc_bits);
   if (m_priming) {
     // Announce the exponent of the block this slot carries next.
     const uint64_t next = block ? *block + m_pool : slot;
@@ -124,7 +152,8 @@ std::vector<AggregationPacket> AggregationWorker::OnPacket(const AggregationPack
   const AggregationHeader& h = packet.header;
   const bool ours = h.type == AggregationMessage::kResult && packet.udp_port == m_spec.udp_port &&
                     packet.destination == Endpoint::Worker(m_worker) && h.slot < m_slots.size() &&
-                    packet.values.size() == m_spec.values_per_packet;
+                    packet.values.size() == m_spec.values_per_packet &&
+                    packet.thc_bits == (m_spec.IsThc() ? m_spec.thc_bits : 0);
   if (!ours || m_slots[h.slot].done) {
     ++m_counters.stale_results;
     return out;
@@ -138,7 +167,19 @@ std::vector<AggregationPacket> AggregationWorker::OnPacket(const AggregationPack
   }
   ++m_counters.results_accepted;
   const std::optional<uint64_t> block = CarriedBlock(h.slot, state.round);
-  if (block) {
+  if (m_spec.IsThc() && !m_agreed_norm) {
+    // The first priming result: every worker announced its norm exponent on every slot, so
+    // this is the largest, the one all of them encode with.
+    m_agreed_norm = h.exponent;
+    m_indices = m_thc.encode(h.exponent);
+    if (m_indices.size() != m_aggregated_values) {
+      throw std::logic_error("AggregationWorker: the THC encoder returned the wrong count");
+    }
+  }
+  if (block && m_spec.IsThc()) {
+    const uint64_t begin = *block * m_spec.values_per_packet;
+    for (uint32_t i = 0; i < h.num_values; ++i) m_sums[begin + i] = packet.values[i];
+  } else if (block) {
     const uint64_t begin = *block * m_spec.values_per_packet;
     const double scale = QuantisationScale(m_spec, m_priming ? m_block_exponent[*block] : 0);
     for (uint32_t i = 0; i < h.num_values; ++i) {

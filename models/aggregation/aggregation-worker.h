@@ -16,12 +16,20 @@
 // the slot's first block; round r >= 1 carries block s + (r - 1) P and announces block s + r P.
 // With a fixed scale there is no priming round: round r carries block s + r P.
 //
+// THC jobs (value_format "thc"): the worker aggregates b-bit indices, one per coordinate, which
+// depend on a scale all workers share; so every slot's round 0 is a priming packet announcing the
+// worker's norm exponent (||u|| < 2^e), the first priming result brings the largest, and only
+// then does the worker encode (ThcWorkerInput::encode, e.g. ThcWorker::Encode at the max-norm
+// bound 2^e). Results carry 8-bit lane sums of table integers (SummedIntegers); decoding them
+// takes the whole vector (DecodeThc), so Result() stays empty.
+//
 // Parameter-server mode: only hot blocks (first key below hot_key_capacity_keys) go through the
 // switch; the worker aggregates those and reports the cold range, which the caller sends to the
 // servers over its ordinary transport.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -37,15 +45,27 @@ struct AggregationWorkerOptions {
   double retransmit_timeout_ns = 100000.0;
 };
 
+/// A THC job's worker input.
+struct ThcWorkerInput {
+  uint64_t coordinates = 0;  ///< indices to aggregate (THC's padded length)
+  int8_t norm_exponent = 0;  ///< this worker's ||u|| < 2^norm_exponent
+  /// One b-bit index per coordinate, given the agreed (largest) norm exponent.
+  std::function<std::vector<uint32_t>(int32_t agreed_exponent)> encode;
+};
+
 /// What one worker's aggregation of `values` values costs on a lossless network, for pricing it
 /// without running the state machine (the analytical engine). Matches AggregationWorker exactly.
 struct AggregationTraffic {
   uint64_t aggregated_values = 0;   ///< the hot prefix in parameter-server mode, else all
   uint64_t blocks = 0;              ///< packets with values
   uint64_t slots_used = 0;          ///< min(pool, blocks)
-  uint64_t packets_per_worker = 0;  ///< blocks, plus one priming packet per slot (block exponents)
-  uint64_t frame_bytes = 0;         ///< bytes of one packet on the wire (both directions)
-  uint64_t wire_bytes_per_worker = 0;  ///< each way: packets x frame bytes
+  uint64_t packets_per_worker = 0;  ///< blocks, plus one priming packet per slot (block exponents, THC)
+  uint64_t frame_bytes = 0;         ///< bytes of one result on the wire (switch -> worker)
+  uint64_t wire_bytes_per_worker = 0;  ///< received: packets x frame bytes
+  /// The same for updates (worker -> switch): equal to the above but for THC, whose updates
+  /// carry b-bit indices and results 8-bit lane sums.
+  uint64_t update_frame_bytes = 0;
+  uint64_t update_wire_bytes_per_worker = 0;
 };
 AggregationTraffic ComputeAggregationTraffic(const AggregationSwitchSpec& spec, uint64_t values,
                                              uint32_t pool_slots = 0);
@@ -62,6 +82,9 @@ class AggregationWorker {
   /// `tensor`: this worker's values (at most 2^32). `worker_id` < spec.workers.
   AggregationWorker(const AggregationSwitchSpec& spec, uint32_t worker_id,
                     std::vector<float> tensor, AggregationWorkerOptions options = {});
+  /// A THC job's worker (spec.value_format kThc).
+  AggregationWorker(const AggregationSwitchSpec& spec, uint32_t worker_id, ThcWorkerInput input,
+                    AggregationWorkerOptions options = {});
 
   /// The first packet of every pool slot.
   std::vector<AggregationPacket> Start(double now_ns);
@@ -77,8 +100,10 @@ class AggregationWorker {
   uint64_t AggregatedValues() const { return m_aggregated_values; }
   /// The integer sum of every aggregated value, as the switch computed it.
   const std::vector<int32_t>& SummedIntegers() const { return m_sums; }
-  /// The same, decoded to floating point.
+  /// The same, decoded to floating point (int32 jobs; empty for THC).
   const std::vector<double>& Result() const { return m_result; }
+  /// THC: the norm exponent every worker encoded with (valid once the first result arrived).
+  std::optional<int32_t> AgreedNormExponent() const { return m_agreed_norm; }
   /// The exponent every worker used for block b (block-exponent scheme; valid once Done).
   int32_t AgreedExponent(uint64_t block) const { return m_block_exponent.at(block); }
   const WorkerCounters& Counters() const { return m_counters; }
@@ -93,6 +118,7 @@ class AggregationWorker {
     AggregationPacket outstanding;
   };
 
+  void Setup();
   uint64_t Blocks() const;
   /// Block whose values round `round` of `slot` carries, or nullopt for a priming round.
   std::optional<uint64_t> CarriedBlock(uint32_t slot, uint64_t round) const;
@@ -104,6 +130,9 @@ class AggregationWorker {
   AggregationSwitchSpec m_spec;
   uint32_t m_worker = 0;
   std::vector<float> m_tensor;
+  ThcWorkerInput m_thc;
+  std::vector<uint32_t> m_indices;  ///< THC: encoded once the norm exponent is agreed
+  std::optional<int32_t> m_agreed_norm;
   AggregationWorkerOptions m_options;
   uint64_t m_aggregated_values = 0;
   uint32_t m_pool = 0;

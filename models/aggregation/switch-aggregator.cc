@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/aggregation/fixed-point.h"
+#include "models/compression/thc.h"
 
 namespace hfsim {
 
@@ -11,6 +12,11 @@ SwitchAggregator::SwitchAggregator(const AggregationSwitchSpec& spec) : m_spec(s
   if (spec.workers == 0 || spec.workers > 32 || spec.aggregator_slots == 0 ||
       spec.values_per_packet == 0) {
     throw std::invalid_argument("SwitchAggregator: needs 1..32 workers, slots and values");
+  }
+  if (spec.IsThc()) {
+    for (uint32_t level : DefaultThcTable(spec.thc_bits, spec.thc_granularity)) {
+      m_thc_table.push_back(static_cast<int32_t>(level));
+    }
   }
   SlotRegisters empty;
   empty.values.assign(spec.values_per_packet, 0);
@@ -27,7 +33,12 @@ bool SwitchAggregator::IsWellFormedUpdate(const AggregationPacket& p) const {
          p.destination == Endpoint::Switch() && p.source == Endpoint::Worker(h.worker_id) &&
          h.slot < m_spec.aggregator_slots && h.slot_set < m_spec.SlotSets() &&
          h.worker_id < m_spec.workers && h.worker_bitmap == (uint32_t{1} << h.worker_id) &&
-         h.num_values <= m_spec.values_per_packet && p.values.size() == m_spec.values_per_packet;
+         h.num_values <= m_spec.values_per_packet && p.values.size() == m_spec.values_per_packet &&
+         p.thc_bits == (m_spec.IsThc() ? m_spec.thc_bits : 0) &&
+         (!m_spec.IsThc() ||
+          std::all_of(p.values.begin(), p.values.end(), [this](int32_t index) {
+            return index >= 0 && static_cast<size_t>(index) < m_thc_table.size();
+          }));
 }
 
 AggregationPacket SwitchAggregator::MakeResult(const AggregationPacket& update,
@@ -38,7 +49,10 @@ AggregationPacket SwitchAggregator::MakeResult(const AggregationPacket& update,
   result.header.retransmission = false;
   // With a fixed scale the exponent means nothing and the P4 program keeps no exponent
   // register: a result carries the exponent field of the packet that produced it.
-  if (m_spec.scheme == FixedPointScheme::kBlockExponent) result.header.exponent = slot.max_exponent;
+  // THC jobs agree on their norm exponent through the same register.
+  if (m_spec.scheme == FixedPointScheme::kBlockExponent || m_spec.IsThc()) {
+    result.header.exponent = slot.max_exponent;
+  }
   result.header.worker_bitmap = slot.bitmap;
   result.values = slot.values;
   return result;
@@ -89,7 +103,14 @@ std::vector<AggregationPacket> SwitchAggregator::Receive(const AggregationPacket
     return out;
   }
 
-  if (slot.count == 0) {
+  if (m_spec.IsThc()) {
+    // Table lookup, then lane adds: the first packet of a round writes, later ones add.
+    for (size_t i = 0; i < slot.values.size(); ++i) {
+      const int32_t level = m_thc_table[static_cast<size_t>(packet.values[i])];
+      slot.values[i] = slot.count == 0 ? level : slot.values[i] + level;
+    }
+    slot.max_exponent = slot.count == 0 ? h.exponent : std::max(slot.max_exponent, h.exponent);
+  } else if (slot.count == 0) {
     slot.values = packet.values;
     slot.max_exponent = h.exponent;
   } else {

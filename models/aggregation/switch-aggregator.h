@@ -16,6 +16,11 @@
 //     re-requested it); counter = (counter + 1) mod W. When it wraps to 0 the slot is complete:
 //     the result (the packet's header with the slot's sums, max exponent and bitmap) is multicast
 //     to every worker (all-reduce) or sent to the server shard owning the key (parameter server).
+// THC jobs (value_format "thc", aggregation-spec.h): an update's values are b-bit indices; the
+// pipeline looks each up in THC's table (one exact-match table per index byte in the P4 program)
+// and the registers add the table integers in 8-bit lanes, which cannot carry into each other
+// while workers x g <= 255 (the spec check holds it); the result carries the lane sums and the
+// slot's max exponent (the agreed norm exponent, announced in each slot's priming round).
 // Without shadow copies there is one set and a completed slot's bitmap is cleared at once, so a
 // lost result cannot be recovered (the protocol then needs a lossless network).
 //
@@ -38,7 +43,7 @@
 namespace hfsim {
 
 struct SlotRegisters {
-  std::vector<int32_t> values;  ///< K sums
+  std::vector<int32_t> values;  ///< K sums (THC: K lane sums of table integers)
   uint32_t bitmap = 0;
   uint32_t count = 0;
   int8_t max_exponent = 0;
@@ -72,6 +77,7 @@ class SwitchAggregator {
   bool IsWellFormedUpdate(const AggregationPacket& packet) const;
 
   AggregationSwitchSpec m_spec;
+  std::vector<int32_t> m_thc_table;        ///< THC jobs: index -> table integer
   std::vector<SlotRegisters> m_registers;  ///< index set * slots + slot
   SwitchCounters m_counters;
 };

@@ -47,12 +47,17 @@ TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
   const TofinoLimits& limits = LimitsOf(spec.generation);
   TofinoResourceUse use;
   const uint32_t sets = spec.SlotSets();
-  const bool exponent = spec.scheme == FixedPointScheme::kBlockExponent;
+  // THC agrees on its norm exponent through the exponent register.
+  const bool exponent = spec.scheme == FixedPointScheme::kBlockExponent || spec.IsThc();
 
   use.control_stages = limits.control_stages;
-  use.value_alus = CeilDiv(spec.values_per_packet, limits.values_per_alu);
+  use.value_alus = CeilDiv(spec.RegisterWords(), limits.values_per_alu);
   use.value_stages = CeilDiv(use.value_alus, limits.stateful_alus_per_stage);
-  use.mau_stages = use.control_stages + use.value_stages;
+  // THC: one exact-match lookup table per index byte (256 entries: the byte's indices -> their
+  // table integers), applied in stages of their own before the value registers.
+  use.thc_lookup_tables = spec.IsThc() ? spec.UpdateValueBytes() : 0;
+  use.thc_lookup_stages = CeilDiv(use.thc_lookup_tables, limits.logical_tables_per_stage);
+  use.mau_stages = use.control_stages + use.thc_lookup_stages + use.value_stages;
   // One bitmap register per set (the packet's set and the other are then different registers, so
   // both are reached in one pass), one counter, one max-exponent register.
   use.control_alus = sets + 1 + (exponent ? 1 : 0);
@@ -78,18 +83,20 @@ TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
   use.sram_blocks = value_register_blocks * use.value_alus + bitmap_blocks * sets + counter_blocks +
                     (exponent ? counter_blocks : 0);
 
-  // PHV, by container size (see the header comment): values in 32-bit containers.
-  use.phv_32bit_containers = spec.values_per_packet;
+  // PHV, by container size (see the header comment): values in 32-bit containers (THC: the
+  // looked-up lane words), THC's index bytes in 8-bit containers.
+  use.phv_32bit_containers = spec.RegisterWords();
   // Ethernet: two 48-bit MACs (3 x 16 each), ethertype. IPv4: version/IHL, DSCP/ECN, TTL,
   // protocol (8-bit); length, id, flags/fragment, checksum, two addresses as 16-bit halves. UDP:
   // four 16-bit fields. Aggregation header (aggregation-packet.h): type, flags, worker, exponent,
   // num_values, reserved (8-bit); slot, bitmap and key as 16-bit halves. Metadata: bitmap read
   // (2 x 16), counter, multicast group (16-bit); complete flag and max exponent (8-bit).
-  use.phv_8bit_containers = 4 + 6 + 2;
+  use.phv_8bit_containers = 4 + 6 + 2 + use.thc_lookup_tables;
   use.phv_16bit_containers = 7 + 8 + 4 + 5 + 4;
   use.harvest_passes_per_slot =
       CeilDiv(limits.values_per_alu, limits.alu_output_words_per_pass) - 1;
   use.bitmap_bits = spec.workers;
+  use.thc_lane_sum = spec.IsThc() ? uint64_t{spec.workers} * spec.thc_granularity : 0;
   const uint64_t magnitude =
       spec.scheme == FixedPointScheme::kBlockExponent
           ? uint64_t{spec.workers} * static_cast<uint64_t>(QuantisationLimit(spec))
@@ -160,8 +167,27 @@ std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec)
                    fmt::format("egress parses {} header bytes to address each multicast copy and "
                                "{} parses at most {}",
                                use.parsed_header_bytes, tofino, limits.egress_parse_depth_bytes)});
-  // A saturating add clamps instead of overflowing, so only wrapping adds bound the width.
-  if (spec.overflow == OverflowBehaviour::kWrap) {
+  if (spec.IsThc()) {
+    lines.push_back({"thc_values_per_packet", "values_per_packet", spec.values_per_packet % 8, 0,
+                     fmt::format("values_per_packet {} must be a multiple of 8: THC lanes fill "
+                                 "whole 32-bit register words and indices whole bytes",
+                                 spec.values_per_packet)});
+    lines.push_back(
+        {"thc_lookup_stages", "values_per_packet", use.mau_stages, limits.mau_stages,
+         fmt::format("values_per_packet {} at {} bits needs {} index lookup tables ({} stage(s) "
+                     "of {}), {} value stage(s) and {} control stages, and {} has {} stages",
+                     spec.values_per_packet, spec.thc_bits, use.thc_lookup_tables,
+                     use.thc_lookup_stages, limits.logical_tables_per_stage, use.value_stages,
+                     limits.control_stages, tofino, limits.mau_stages)});
+    lines.push_back({"thc_lane_sum", "workers", use.thc_lane_sum, 255,
+                     fmt::format("workers {} x granularity {} = {} must fit an 8-bit lane, or "
+                                 "sums carry into the next lane (accepted: workers at most {})",
+                                 spec.workers, spec.thc_granularity, use.thc_lane_sum,
+                                 255 / spec.thc_granularity)});
+  }
+  // A saturating add clamps instead of overflowing, so only wrapping adds bound the width;
+  // THC's lanes are bound above instead.
+  if (spec.overflow == OverflowBehaviour::kWrap && !spec.IsThc()) {
     lines.push_back({"int32_sum_bits", "value_bits", use.worst_sum_bits, 32,
                      fmt::format("value_bits {} summed over {} workers needs {} bits with sign and "
                                  "the switch adds int32 with wrap-around (accepted: value_bits at "

@@ -49,6 +49,9 @@ struct TofinoLimits {
   uint32_t max_register_entries = 16384;  ///< entries of one pair register (SwitchML's size)
   uint32_t bitmap_bits = 32;              ///< one 32-bit register element per slot
   uint32_t values_per_alu = 2;            ///< a pair register: two int32 values per entry
+  /// Logical match tables one MAU stage can apply (Tofino's 16 logical table ids per stage);
+  /// THC's index lookups are exact-match tables.
+  uint32_t logical_tables_per_stage = 16;
 };
 
 const TofinoLimits& LimitsOf(TofinoGeneration generation);
@@ -74,6 +77,9 @@ struct TofinoResourceUse {
   uint32_t bitmap_bits = 0;              ///< one bit per worker
   uint32_t worst_sum_bits = 0;       ///< bits of a W-worker sum of value_bits values, sign included
   uint32_t parsed_header_bytes = 0;  ///< Ethernet + IPv4 + UDP + aggregation header
+  uint32_t thc_lookup_tables = 0;    ///< THC: one 256-entry exact-match table per index byte
+  uint32_t thc_lookup_stages = 0;    ///< THC: stages those tables fill
+  uint64_t thc_lane_sum = 0;         ///< THC: the largest lane sum, workers x granularity
 };
 
 TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec);

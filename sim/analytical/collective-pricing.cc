@@ -33,14 +33,17 @@ CollectivePrice CollectivePricer::Price(CollectiveKind kind, uint64_t size_bytes
     const Dimension& dim = m_topology.Dim(stage.dimension);
     if (stage.algorithm == CollectiveAlgorithm::kInNetwork) {
       if (!m_aggregation) throw std::logic_error("CollectivePricer: in_network needs a switch spec");
-      // The switch sums the chunk's fp32 values; each NPU sends its packets and gets the results.
+      // The switch sums the chunk's fp32 values (THC: their table indices); each NPU sends its
+      // packets and gets the results.
       const uint64_t chunk_bytes =
           static_cast<uint64_t>(stage.buffer_fraction * size / chunks + 0.5);
-      const InNetworkAllReducePrice ina = PriceInNetworkAllReduce(
-          *m_aggregation, InNetworkValues(chunk_bytes), dim.bandwidth_Bpns, dim.latency_ns);
+      const uint64_t values = InNetworkValues(chunk_bytes, *m_aggregation,
+                                              m_communication.compression.thc.block);
+      const InNetworkAllReducePrice ina =
+          PriceInNetworkAllReduce(*m_aggregation, values, dim.bandwidth_Bpns, dim.latency_ns);
       pipeline.AddStage(stage.dimension, ina.time_ns);
       price.dimension_traffic_bytes[stage.dimension] +=
-          static_cast<double>(ina.traffic.wire_bytes_per_worker) * chunks;
+          static_cast<double>(ina.traffic.update_wire_bytes_per_worker) * chunks;
       continue;
     }
     const ScheduleProfile& profile =

@@ -128,6 +128,8 @@ void RunLibraAnalytical(const Scenario& scenario, Report& report) {
   ina.packets_per_worker = hot.traffic.packets_per_worker;
   ina.frame_bytes = hot.traffic.frame_bytes;
   ina.wire_bytes_per_worker = hot.traffic.wire_bytes_per_worker;
+  ina.update_frame_bytes = hot.traffic.update_frame_bytes;
+  ina.update_wire_bytes_per_worker = hot.traffic.update_wire_bytes_per_worker;
   ina.bandwidth_bound_ns = hot.bandwidth_bound_ns;
   ina.window_bound_ns = hot.window_bound_ns;
   ina.closed_form_ns = hot.time_ns;

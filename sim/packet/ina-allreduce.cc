@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -21,6 +22,8 @@
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
+#include "models/compression/thc.h"
+#include "models/deterministic-rng.h"
 #include "models/in-network-allreduce.h"
 #include "sim/dimension-reports.h"
 #include "sim/in-network-plan.h"
@@ -99,6 +102,7 @@ class InNetworkSimulation {
         m_n(m_topology.Dim(d).size),
         m_spec(*scenario.aggregation),
         m_faults(graph, scenario.packet, scenario.seed),
+        m_thc_config(scenario.communication.compression.thc),
         m_values(InNetworkValues(scenario.collective.size_bytes)) {
     BuildLinks();
     m_aggregators.assign(m_topology.GroupCount(d), SwitchAggregator(m_spec));
@@ -109,11 +113,18 @@ class InNetworkSimulation {
     m_workers.resize(npus);
     m_timer_armed.assign(npus, false);
     m_done_ns.assign(npus, -1.0);
+    if (m_spec.IsThc()) {
+      m_thc.resize(npus);
+      m_packed.resize(npus);
+      m_norm_exponent.resize(npus);
+    }
     for (uint64_t npu = 0; npu < npus; ++npu) {
       m_tensors[npu] =
           DrawAggregationTensor(scenario.seed, npu, m_values, m_spec.values_per_packet);
-      m_workers[npu] = std::make_unique<AggregationWorker>(m_spec, m_topology.Coordinate(npu, d),
-                                                           m_tensors[npu], options);
+      const uint32_t id = m_topology.Coordinate(npu, d);
+      m_workers[npu] = m_spec.IsThc()
+                           ? std::make_unique<AggregationWorker>(m_spec, id, ThcInput(npu), options)
+                           : std::make_unique<AggregationWorker>(m_spec, id, m_tensors[npu], options);
     }
   }
 
@@ -159,12 +170,77 @@ class InNetworkSimulation {
     }
     m.exactly_once = every_worker_once && m.slots_completed == m.slots_expected &&
                      m.updates_aggregated == m.slots_expected * m_n;
-    m.sum_mismatches = CountSumMismatches();
+    m.sum_mismatches = m_spec.IsThc() ? CountThcMismatches(&m.decoded_nmse) : CountSumMismatches();
     m.exact_sums = AllDone() && m.sum_mismatches == 0;
     return m;
   }
 
  private:
+  // NPU `npu`'s THC encoder on its gradient: its norm exponent now, its indices once the switch
+  // has agreed the largest (the packed form is kept for the independent check).
+  ThcWorkerInput ThcInput(uint64_t npu) {
+    m_thc[npu] = std::make_unique<ThcWorker>(m_thc_config, m_values,
+                                             SplitMix64(m_scenario.seed ^ SplitMix64(npu)));
+    const Eigen::VectorXd gradient =
+        Eigen::Map<const Eigen::VectorXf>(m_tensors[npu].data(),
+                                          static_cast<Eigen::Index>(m_values))
+            .cast<double>();
+    int exponent = 0;
+    std::frexp(m_thc[npu]->Prepare(gradient), &exponent);  // ||u|| < 2^exponent
+    m_norm_exponent[npu] = exponent;
+    ThcWorkerInput input;
+    input.coordinates = m_thc[npu]->PaddedLength();
+    input.norm_exponent = static_cast<int8_t>(std::clamp(exponent, -128, 127));
+    input.encode = [this, npu](int32_t agreed) {
+      m_packed[npu] = m_thc[npu]->Encode(std::ldexp(1.0, agreed));
+      return UnpackIndices(m_packed[npu], m_thc_config.bits, m_thc[npu]->PaddedLength());
+    };
+    return input;
+  }
+
+  // THC, per group: the agreed exponent is the group's largest, the lane sums equal the software
+  // aggregator's sums of the same packed indices, and the decoded mean's error against the exact
+  // mean of the group's gradients (the largest over groups, in *nmse).
+  uint64_t CountThcMismatches(std::optional<double>* nmse) const {
+    std::vector<std::vector<uint64_t>> members(m_aggregators.size());
+    for (uint64_t npu = 0; npu < m_workers.size(); ++npu) {
+      members[m_graph.GroupIndex(npu, m_d)].push_back(npu);
+    }
+    uint64_t mismatches = 0;
+    double worst = 0.0;
+    for (const std::vector<uint64_t>& group : members) {
+      int32_t agreed = std::numeric_limits<int32_t>::min();
+      std::vector<std::vector<uint8_t>> packed;
+      Eigen::VectorXd mean = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m_values));
+      for (uint64_t npu : group) {
+        agreed = std::max(agreed, m_norm_exponent[npu]);
+        packed.push_back(m_packed[npu]);
+        for (uint64_t i = 0; i < m_values; ++i) mean(static_cast<Eigen::Index>(i)) += m_tensors[npu][i];
+      }
+      mean /= static_cast<double>(group.size());
+      const uint64_t padded = m_thc.front()->PaddedLength();
+      const std::vector<uint32_t> exact = AggregateThc(packed, m_thc_config, padded);
+      for (uint64_t npu : group) {
+        const AggregationWorker& worker = *m_workers[npu];
+        if (worker.AgreedNormExponent() != agreed || worker.SummedIntegers().size() != padded) {
+          mismatches += padded;
+          continue;
+        }
+        for (uint64_t i = 0; i < padded; ++i) {
+          if (static_cast<uint32_t>(worker.SummedIntegers()[i]) != exact[i]) ++mismatches;
+        }
+      }
+      const std::vector<int32_t>& lanes = m_workers[group.front()]->SummedIntegers();
+      const std::vector<uint32_t> sums(lanes.begin(), lanes.end());
+      const Eigen::VectorXd decoded =
+          DecodeThc(sums, static_cast<uint32_t>(group.size()), std::ldexp(1.0, agreed),
+                    m_thc_config, m_values);
+      worst = std::max(worst, (decoded - mean).squaredNorm() / mean.squaredNorm());
+    }
+    *nmse = worst;
+    return mismatches;
+  }
+
   void BuildLinks() {
     const uint64_t links = m_graph.LinkCount();
     m_devices.resize(links);
@@ -213,7 +289,8 @@ class InNetworkSimulation {
     std::vector<uint8_t> frame(packet->GetSize());
     packet->CopyData(frame.data(), static_cast<uint32_t>(frame.size()));
     std::string error;
-    const auto parsed = ParseAggregationPacket(frame, self->m_spec.values_per_packet, &error);
+    const auto parsed = ParseAggregationPacket(frame, self->m_spec.values_per_packet, &error,
+                                               self->m_spec.IsThc() ? self->m_spec.thc_bits : 0);
     if (!parsed) {
       ++self->m_frames_rejected;
       return true;
@@ -310,13 +387,18 @@ class InNetworkSimulation {
   uint32_t m_n;
   AggregationSwitchSpec m_spec;
   LinkFaults m_faults;
-  uint64_t m_values;
+  ThcConfig m_thc_config;
+  uint64_t m_values;  ///< fp32 values of each NPU's gradient
   std::vector<ns3::Ptr<ns3::Node>> m_nodes;
   std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_devices;  ///< by link id, dimension d only
   std::vector<LinkCounters> m_counters;
   std::vector<SwitchAggregator> m_aggregators;  ///< by group of dimension d
   std::vector<std::vector<float>> m_tensors;    ///< by NPU
   std::vector<std::unique_ptr<AggregationWorker>> m_workers;
+  // THC jobs, by NPU: the encoder, the packed indices it sent, its norm exponent.
+  std::vector<std::unique_ptr<ThcWorker>> m_thc;
+  std::vector<std::vector<uint8_t>> m_packed;
+  std::vector<int32_t> m_norm_exponent;
   std::vector<bool> m_timer_armed;
   std::vector<double> m_done_ns;
   uint64_t m_frames_rejected = 0;
@@ -379,7 +461,7 @@ void RunInNetworkAllReduce(const Scenario& scenario, Report& report) {
   entry.time_ns = end_ns;
   entry.dimension_busy_ns.assign(scenario.dimensions.size(), 0.0);
   entry.dimension_traffic_bytes.assign(scenario.dimensions.size(), 0.0);
-  entry.dimension_traffic_bytes[d] = static_cast<double>(plan->wire_bytes_per_worker);
+  entry.dimension_traffic_bytes[d] = static_cast<double>(plan->update_wire_bytes_per_worker);
   report.collectives.push_back(std::move(entry));
 
   PacketReport packet;
@@ -392,9 +474,10 @@ void RunInNetworkAllReduce(const Scenario& scenario, Report& report) {
   packet.transport.duplicates_received = measured.duplicates_dropped + measured.stale_results;
   // Conservation: the plan's frames up and down, against the frames the protocol took once
   // (updates added at a switch, results accepted by a worker); reductions are updates added.
-  const uint64_t frame = plan->frame_bytes;
-  packet.bytes_scheduled = 2 * report.npus * plan->wire_bytes_per_worker;
-  packet.bytes_delivered = (measured.updates_aggregated + measured.results_accepted) * frame;
+  packet.bytes_scheduled =
+      report.npus * (plan->update_wire_bytes_per_worker + plan->wire_bytes_per_worker);
+  packet.bytes_delivered = measured.updates_aggregated * plan->update_frame_bytes +
+                           measured.results_accepted * plan->frame_bytes;
   packet.reductions_scheduled = measured.slots_expected * plan->workers;
   packet.reductions_performed = measured.updates_aggregated;
   packet.protocol_errors =

@@ -11,6 +11,14 @@
 // protocol promises: every slot round completed exactly once at its switch, every worker took one
 // result per packet, and every worker's integer sums equal the exact sums of all workers'
 // quantised values (computed independently, block by block, with the agreed exponents).
+//
+// THC jobs (aggregation.value_format "thc", with communication.compression "thc"): each NPU runs
+// THC's encoder (models/compression/thc.h) on its gradient; its worker announces the norm
+// exponent, encodes at the agreed bound once the first result brings it, and sends the indices;
+// the switches look them up and add lanes. The checks: every worker agreed on its group's largest
+// norm exponent, its lane sums equal AggregateThc of the group's packed indices (the software
+// aggregator, computed independently), and the mean decoded from them is within THC's error of
+// the exact mean (decoded_nmse).
 #pragma once
 
 #include <cstdint>

@@ -111,6 +111,24 @@ TEST_F(P4Cli, SpecTheGeneratorCannotExpressExitsTwoNamingTheKey) {
   EXPECT_NE(result.output.find("aggregation.shadow_copies"), std::string::npos) << result.output;
 }
 
+// The simulator runs THC in the switch; the generator does not write its variant yet and says so
+// at the key, instead of writing an int32 program for a THC spec.
+TEST_F(P4Cli, ThcSpecIsRefusedAtValueFormat) {
+  const fs::path scenario = Scenario([](nlohmann::json& json) {
+    auto& aggregation = json["aggregation"];
+    aggregation.erase("fixed_point");
+    aggregation.erase("overflow");
+    aggregation["value_format"] = "thc";
+    json["communication"]["compression"] = {{"scheme", "thc"}};
+  });
+  const CliResult result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("aggregation.value_format"), std::string::npos) << result.output;
+  EXPECT_FALSE(fs::exists(m_dir / "out" / "aggregation.p4"));
+  // The same scenario simulates.
+  EXPECT_EQ(Hfsim("run " + scenario.string() + " -q").exit_code, 0);
+}
+
 TEST_F(P4Cli, BadVectorOptionsExitTwo) {
   const std::string scenario = (kConfigs / "p4-switchml-tofino1.json").string();
   const CliResult pool = Hfsim("p4 " + scenario + " -o " + (m_dir / "out").string() +
