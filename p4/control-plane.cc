@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/aggregation/aggregation-packet.h"
+#include "models/compression/thc.h"
 #include "p4/p4-program.h"
 #include "p4/port-plan.h"
 
@@ -30,6 +31,28 @@ std::string EndpointName(const Endpoint& endpoint) {
 
 std::string FormatValue(const NamedValue& v) {
   return v.hex ? fmt::format("{}={:#x}", v.name, v.value) : fmt::format("{}={}", v.name, v.value);
+}
+
+// THC: every index byte's table maps each of the 256 byte values to the table integers of its
+// 8 / b indices (low bits first), the first in the most significant lane of the action's data.
+ThcLookupEntries MakeThcLookups(const AggregationSwitchSpec& spec) {
+  ThcLookupEntries lookups;
+  const std::vector<uint32_t> table = DefaultThcTable(spec.thc_bits, spec.thc_granularity);
+  const uint32_t indices = 8 / spec.thc_bits;
+  const uint32_t mask = (1u << spec.thc_bits) - 1;
+  for (uint32_t x = 0; x < 256; ++x) {
+    uint64_t lanes = 0;
+    for (uint32_t i = 0; i < indices; ++i) {
+      lanes = (lanes << 8) | table[(x >> (i * spec.thc_bits)) & mask];
+    }
+    lookups.lanes_by_byte.push_back(lanes);
+  }
+  for (uint32_t byte = 0; byte < spec.UpdateValueBytes(); ++byte) {
+    lookups.tables.push_back("Ingress." + ThcLookupTable(byte));
+    lookups.actions.push_back(ThcLookupAction(byte));
+    lookups.key_fields.push_back(ThcIndexByteField(byte));
+  }
+  return lookups;
 }
 
 }  // namespace
@@ -68,6 +91,7 @@ ControlPlane BuildControlPlane(const AggregationSwitchSpec& spec) {
     }
     return plane;
   }
+  if (spec.IsThc()) plane.thc_lookups = MakeThcLookups(spec);
   plane.multicast_group = spec.multicast_group;
   for (uint32_t w = 0; w < spec.workers; ++w) {
     const Endpoint worker = Endpoint::Worker(w);
@@ -114,6 +138,32 @@ std::string ControlPlaneToBfrtPython(const ControlPlane& plane, const Aggregatio
     for (const NamedValue& v : e.key) args += (args.empty() ? "" : ", ") + FormatValue(v);
     for (const NamedValue& v : e.data) args += ", " + FormatValue(v);
     line(fmt::format("p4.{}.add_with_{}({})  # {}", e.table, e.action, args, e.comment));
+  }
+  if (plane.thc_lookups) {
+    const ThcLookupEntries& thc = *plane.thc_lookups;
+    std::string lanes;
+    for (size_t x = 0; x < thc.lanes_by_byte.size(); ++x) {
+      lanes += fmt::format("{}{:#x},", x % 8 == 0 ? "\n    " : " ", thc.lanes_by_byte[x]);
+    }
+    line("");
+    line(fmt::format("# THC lookups: the same 256 entries in each of the {} index-byte tables (byte "
+                     "value -> the table",
+                     thc.tables.size()));
+    line("# integers of its indices, first index in the most significant lane).");
+    line("THC_LANES = [" + lanes + "\n]");
+    line("THC_TABLES = [  # (table, action, key field)");
+    for (size_t j = 0; j < thc.tables.size(); ++j) {
+      line(fmt::format("    (\"{}\", \"{}\", \"{}\"),", thc.tables[j], thc.actions[j], thc.key_fields[j]));
+    }
+    line("]");
+    line("for table_name, action, key in THC_TABLES:");
+    line("    table = p4");
+    line("    for part in table_name.split(\".\"):");
+    line("        table = getattr(table, part)");
+    line("    table.clear()");
+    line("    add = getattr(table, \"add_with_\" + action)");
+    line("    for byte, lanes in enumerate(THC_LANES):");
+    line("        add(**{key: byte, \"lanes\": lanes})");
   }
   if (plane.multicast_group != 0) {
     line("");
@@ -164,6 +214,13 @@ nlohmann::json ControlPlaneToJson(const ControlPlane& plane) {
   nlohmann::json json = {{"program", kP4ProgramName}, {"table_entries", entries}};
   if (plane.multicast_group != 0) {
     json["multicast"] = {{"group", plane.multicast_group}, {"nodes", nodes}};
+  }
+  if (plane.thc_lookups) {
+    const ThcLookupEntries& thc = *plane.thc_lookups;
+    json["thc_lookups"] = {{"tables", thc.tables},
+                           {"actions", thc.actions},
+                           {"key_fields", thc.key_fields},
+                           {"lanes_by_byte", thc.lanes_by_byte}};
   }
   return json;
 }

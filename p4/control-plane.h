@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,8 +39,19 @@ struct MulticastNode {
   uint16_t dev_port = 0;
 };
 
+/// THC programs: every index byte's lookup table holds the same 256 entries, a byte value ->
+/// the table integers of its indices, in lane order (the first index in the most significant
+/// lane of the data). Kept once, not as 256 entries per table.
+struct ThcLookupEntries {
+  std::vector<std::string> tables;      ///< "Ingress.thc_lookup_00", … one per index byte
+  std::vector<std::string> actions;     ///< "thc_lanes_00", …
+  std::vector<std::string> key_fields;  ///< "b00", … (hdr.thc.b00)
+  std::vector<uint64_t> lanes_by_byte;  ///< 256 values: the action's `lanes` for each byte value
+};
+
 struct ControlPlane {
   std::vector<TableEntry> entries;
+  std::optional<ThcLookupEntries> thc_lookups;
   std::vector<MulticastNode> nodes;
   uint16_t multicast_group = 0;  ///< 0: no group (parameter-server mode)
 };

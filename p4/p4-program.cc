@@ -17,16 +17,37 @@ bool IsTofino1(const AggregationSwitchSpec& spec) {
 bool IsServerMode(const AggregationSwitchSpec& spec) {
   return spec.mode == AggregationMode::kParameterServer;
 }
+// THC jobs agree on their norm exponent through the same register as block exponents.
 bool HasExponent(const AggregationSwitchSpec& spec) {
-  return spec.scheme == FixedPointScheme::kBlockExponent;
+  return spec.scheme == FixedPointScheme::kBlockExponent || spec.IsThc();
 }
 // Parameter-server mode checks the key against the hot-key capacity unless every key is hot.
 bool ChecksHotKeys(const AggregationSwitchSpec& spec) {
   return IsServerMode(spec) && spec.hot_key_capacity_keys < kAllKeysHot;
 }
-uint32_t Pairs(const AggregationSwitchSpec& spec) { return spec.values_per_packet / 2; }
+// Register words one pass adds: K int32 values, or K / 4 words of four THC lanes.
+uint32_t Words(const AggregationSwitchSpec& spec) { return spec.RegisterWords(); }
+uint32_t Pairs(const AggregationSwitchSpec& spec) { return Words(spec) / 2; }
 
 std::string ValueField(uint32_t i) { return fmt::format("v{:02}", i); }
+std::string IndexByteField(uint32_t i) { return ThcIndexByteField(i); }
+std::string LookupTable(uint32_t byte) { return ThcLookupTable(byte); }
+std::string LookupAction(uint32_t byte) { return ThcLookupAction(byte); }
+
+// THC: index byte `byte` holds 8 / b indices; their lanes fill bits [high:low] of one word
+// (lane 4w is the word's most significant byte, as the result frame carries lanes in order).
+struct LaneSlice {
+  uint32_t word;
+  uint32_t high;
+  uint32_t low;
+};
+LaneSlice LanesOfByte(const AggregationSwitchSpec& spec, uint32_t byte) {
+  const uint32_t lanes_per_byte = 8 / spec.thc_bits;
+  const uint32_t first_lane = byte * lanes_per_byte;
+  const uint32_t word = first_lane / 4;
+  const uint32_t high = 31 - 8 * (first_lane % 4);
+  return {word, high, high + 1 - 8 * lanes_per_byte};
+}
 std::string PairRegister(uint32_t pair) { return fmt::format("values_{:02}", pair); }
 
 // Appends formatted lines; keeps the generator readable as a sequence of P4 fragments.
@@ -45,6 +66,14 @@ class Text {
 };
 
 std::string SpecSummary(const AggregationSwitchSpec& spec) {
+  if (spec.IsThc()) {
+    return fmt::format(
+        "mode {}, {} workers, {} slots x {} set(s), {} THC lanes per packet ({}-bit indices up, "
+        "8-bit lane sums down, table granularity {}), UDP port {:#06x}, multicast group {}",
+        ToString(spec.mode), spec.workers, spec.aggregator_slots, spec.SlotSets(),
+        spec.values_per_packet, spec.thc_bits, spec.thc_granularity, spec.udp_port,
+        spec.multicast_group);
+  }
   std::string summary = fmt::format(
       "mode {}, {} workers, {} slots x {} set(s), {} int32 values per packet, {}, {} adds, "
       "UDP port {:#06x}",
@@ -106,6 +135,13 @@ void WriteConstants(Text& t, const AggregationSwitchSpec& spec) {
          spec.aggregator_slots);
   t.Line("const bit<32> REGISTER_ENTRIES = {};", uint64_t{spec.aggregator_slots} * spec.SlotSets());
   t.Line("const bit<8> VALUES_PER_PACKET = {};", spec.values_per_packet);
+  if (spec.IsThc()) {
+    t.Line("// A result carries one byte per lane instead of the update's packed indices.");
+    t.Line("const bit<16> RESULT_IPV4_TOTAL_LEN = {};",
+           kIpv4HeaderBytes + kUdpHeaderBytes + kAggregationHeaderBytes + spec.ResultValueBytes());
+    t.Line("const bit<16> RESULT_UDP_LEN = {};",
+           kUdpHeaderBytes + kAggregationHeaderBytes + spec.ResultValueBytes());
+  }
   t.Line("// The worker counter runs 0..W-1; a packet that finds W-1 completes the slot.");
   t.Line("const bit<32> LAST_WORKER_COUNT = {};", spec.workers - 1);
   if (IsServerMode(spec)) {
@@ -132,7 +168,12 @@ void WriteConstants(Text& t, const AggregationSwitchSpec& spec) {
 
 void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("// ---- Headers: byte for byte the frames of aggregation-packet.h");
-  t.Line("typedef int<32> value_t;");
+  if (spec.IsThc()) {
+    t.Line("// THC: four 8-bit lanes per word, added as one unsigned word (carry-free: W x g <= 255).");
+    t.Line("typedef bit<32> value_t;");
+  } else {
+    t.Line("typedef int<32> value_t;");
+  }
   t.Line("struct value_pair_t {{");
   t.Line("    value_t first;");
   t.Line("    value_t second;");
@@ -178,8 +219,16 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("    bit<32> key_offset;");
   t.Line("}}");
   t.Blank();
+  if (spec.IsThc()) {
+    t.Line("// An update's {}-bit table indices, packed low bits first.", spec.thc_bits);
+    t.Line("header thc_indices_h {{");
+    for (uint32_t i = 0; i < spec.UpdateValueBytes(); ++i) t.Line("    bit<8> {};", IndexByteField(i));
+    t.Line("}}");
+    t.Blank();
+    t.Line("// A result's lane sums, four to a word (the registers' layout).");
+  }
   t.Line("header values_h {{");
-  for (uint32_t i = 0; i < spec.values_per_packet; ++i) t.Line("    value_t {};", ValueField(i));
+  for (uint32_t i = 0; i < Words(spec); ++i) t.Line("    value_t {};", ValueField(i));
   t.Line("}}");
   t.Blank();
   t.Line("struct ingress_headers_t {{");
@@ -187,6 +236,7 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("    ipv4_h ipv4;");
   t.Line("    udp_h udp;");
   t.Line("    aggregation_h agg;");
+  if (spec.IsThc()) t.Line("    thc_indices_h thc;");
   t.Line("    values_h values;");
   t.Line("}}");
   t.Blank();
@@ -204,7 +254,9 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("    bit<1> accepted;         // a well-formed update of this job");
   t.Line("    bit<32> bitmap_before;   // the packet's set, before its bit was set");
   t.Line("    bit<32> count_before;    // the worker counter, before this packet");
-  if (HasExponent(spec)) t.Line("    int<16> exponent;        // the packet's block exponent");
+  if (HasExponent(spec)) {
+    t.Line("    int<16> exponent;        // the packet's {} exponent", spec.IsThc() ? "norm" : "block");
+  }
   if (IsServerMode(spec)) t.Line("    bit<32> shard;           // server shard owning the key");
   t.Line("    bit<3> route;");
   t.Line("}}");
@@ -264,9 +316,27 @@ void WriteIngressParser(Text& t, const AggregationSwitchSpec& spec) {
   WriteIpv4Parsing(t);
   t.Line("    state parse_aggregation {{");
   t.Line("        pkt.extract(hdr.agg);");
-  t.Line("        pkt.extract(hdr.values);");
-  t.Line("        transition accept;");
-  t.Line("    }}");
+  if (spec.IsThc()) {
+    t.Line("        transition select(hdr.agg.msg_type) {{");
+    t.Line("            MSG_UPDATE: parse_thc_indices;");
+    t.Line("            default: parse_values;  // a result (the harvest pass)");
+    t.Line("        }}");
+    t.Line("    }}");
+    t.Blank();
+    t.Line("    state parse_thc_indices {{");
+    t.Line("        pkt.extract(hdr.thc);");
+    t.Line("        transition accept;");
+    t.Line("    }}");
+    t.Blank();
+    t.Line("    state parse_values {{");
+    t.Line("        pkt.extract(hdr.values);");
+    t.Line("        transition accept;");
+    t.Line("    }}");
+  } else {
+    t.Line("        pkt.extract(hdr.values);");
+    t.Line("        transition accept;");
+    t.Line("    }}");
+  }
   t.Line("}}");
   t.Blank();
 }
@@ -323,6 +393,31 @@ void WriteValueAccess(Text& t, const AggregationSwitchSpec& spec, std::string_vi
              b);
     }
   }
+}
+
+// THC: one exact-match table per index byte, mapping the byte's indices to their table integers
+// in their lanes of one word (control-plane.py fills the 256 entries of each).
+void WriteThcLookups(Text& t, const AggregationSwitchSpec& spec) {
+  t.Line("    // THC lookups: index byte -> the table integers of its {} indices, in their lanes.",
+         8 / spec.thc_bits);
+  for (uint32_t byte = 0; byte < spec.UpdateValueBytes(); ++byte) {
+    const LaneSlice slice = LanesOfByte(spec, byte);
+    const uint32_t width = slice.high - slice.low + 1;
+    const std::string target =
+        width == 32 ? fmt::format("hdr.values.{}", ValueField(slice.word))
+                    : fmt::format("hdr.values.{}[{}:{}]", ValueField(slice.word), slice.high,
+                                  slice.low);
+    t.Line("    action {}(bit<{}> lanes) {{", LookupAction(byte), width);
+    t.Line("        {} = lanes;", target);
+    t.Line("    }}");
+    t.Line("    table {} {{", LookupTable(byte));
+    t.Line("        key = {{ hdr.thc.{} : exact; }}", IndexByteField(byte));
+    t.Line("        actions = {{ {}; }}", LookupAction(byte));
+    t.Line("        const default_action = {}(0);", LookupAction(byte));
+    t.Line("        size = 256;");
+    t.Line("    }}");
+  }
+  t.Blank();
 }
 
 void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
@@ -385,6 +480,12 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("    // A completed slot (or a resent one) becomes a result from the switch. Called directly,");
   t.Line("    // never from a table, so its parameter has a direction.");
   t.Line("    action make_result(in bit<8> retransmission) {{");
+  if (spec.IsThc()) {
+    t.Line("        // The packed indices give way to the lane sums: the frame grows.");
+    t.Line("        hdr.thc.setInvalid();");
+    t.Line("        hdr.ipv4.total_len = RESULT_IPV4_TOTAL_LEN;");
+    t.Line("        hdr.udp.length = RESULT_UDP_LEN;");
+  }
   t.Line("        hdr.agg.msg_type = MSG_RESULT;");
   t.Line("        hdr.agg.flags = (hdr.agg.flags & FLAG_SLOT_SET) | retransmission;");
   t.Line("        hdr.agg.worker_bitmap = meta.bitmap_before | meta.worker_bit;");
@@ -453,8 +554,13 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
     t.Line("    }};");
     t.Blank();
   }
-  t.Line("    // Values: {} pair registers of two int32 sums each ({} adds).", Pairs(spec),
-         spec.overflow == OverflowBehaviour::kSaturate ? "saturating" : "wrap-around");
+  if (spec.IsThc()) {
+    WriteThcLookups(t, spec);
+    t.Line("    // Values: {} pair registers of two words of four 8-bit lane sums each.", Pairs(spec));
+  } else {
+    t.Line("    // Values: {} pair registers of two int32 sums each ({} adds).", Pairs(spec),
+           spec.overflow == OverflowBehaviour::kSaturate ? "saturating" : "wrap-around");
+  }
   for (uint32_t pair = 0; pair < Pairs(spec); ++pair) WritePairRegister(t, spec, pair);
   t.Blank();
 }
@@ -509,6 +615,13 @@ void WriteAggregation(Text& t, const AggregationSwitchSpec& spec) {
     t.Line("                meta.route = ROUTE_SERVER;");
   }
   t.Line("            }} else {{");
+  if (spec.IsThc()) {
+    t.Line("{}// THC: look the indices up into the lane words the registers add.", in);
+    t.Line("{}hdr.values.setValid();", in);
+    for (uint32_t byte = 0; byte < spec.UpdateValueBytes(); ++byte) {
+      t.Line("{}{}.apply();", in, LookupTable(byte));
+    }
+  }
   t.Line("{}meta.register_index = (bit<32>)hdr.agg.slot;", in);
   t.Line("{}if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {{", in);
   t.Line("{}    meta.register_index = meta.register_index + SLOT_SET_OFFSET;", in);
@@ -699,14 +812,16 @@ bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 }  // namespace
 
+std::string ThcIndexByteField(uint32_t byte) { return fmt::format("b{:02}", byte); }
+std::string ThcLookupTable(uint32_t byte) { return fmt::format("thc_lookup_{:02}", byte); }
+std::string ThcLookupAction(uint32_t byte) { return fmt::format("thc_lanes_{:02}", byte); }
+
 std::vector<P4Limitation> CheckP4Support(const AggregationSwitchSpec& spec) {
   std::vector<P4Limitation> problems;
-  if (spec.IsThc()) {
-    // The simulator runs THC in the switch (models/aggregation/switch-aggregator.h); the
-    // generator's index lookup tables and lane-packed registers are not written yet.
-    problems.push_back({"value_format",
-                        "\"thc\": this generator writes int32 aggregation only so far (THC's "
-                        "index lookup tables are not generated yet); accepted: \"int32\""});
+  if (spec.IsThc() && spec.thc_bits == 1) {
+    problems.push_back({"thc.bits",
+                        "1: a byte of eight 1-bit indices fills eight lanes, two register "
+                        "words, and the generator writes one word per lookup; accepted: 2 or 4"});
   }
   if (spec.workers > kMaxP4Workers) {
     problems.push_back({"workers", fmt::format("{} workers: the program's worker bitmap has {} bits",
@@ -719,7 +834,7 @@ std::vector<P4Limitation> CheckP4Support(const AggregationSwitchSpec& spec) {
          "the other slot set; without them a completed slot's bitmap would have to be cleared by "
          "a second access to the same register); accepted: true"});
   }
-  if (spec.values_per_packet % 2 != 0) {
+  if (Words(spec) % 2 != 0) {
     problems.push_back({"values_per_packet",
                         fmt::format("{}: pair registers need an even number of values",
                                     spec.values_per_packet)});

@@ -36,6 +36,12 @@ struct P4Limitation {
 /// Empty when GenerateP4Program can express `spec`.
 std::vector<P4Limitation> CheckP4Support(const AggregationSwitchSpec& spec);
 
+/// THC programs' names, shared with the control plane: the header field of index byte `byte`,
+/// the exact-match table that looks it up, and the action that writes its lanes.
+std::string ThcIndexByteField(uint32_t byte);
+std::string ThcLookupTable(uint32_t byte);
+std::string ThcLookupAction(uint32_t byte);
+
 /// Where the program comes from, for its header comment (no dates: output is deterministic).
 struct P4Provenance {
   std::string scenario_name;

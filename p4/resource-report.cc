@@ -27,8 +27,14 @@ std::string ResourceReportText(const AggregationSwitchSpec& spec) {
     fits = fits && line.Fits();
   }
   out += "\nLayout:\n";
-  out += fmt::format("  MAU stages: {} control + {} value = {} of {}\n", use.control_stages,
-                     use.value_stages, use.mau_stages, limits.mau_stages);
+  if (spec.IsThc()) {
+    out += fmt::format("  MAU stages: {} control + {} THC lookup ({} tables) + {} value = {} of {}\n",
+                       use.control_stages, use.thc_lookup_stages, use.thc_lookup_tables,
+                       use.value_stages, use.mau_stages, limits.mau_stages);
+  } else {
+    out += fmt::format("  MAU stages: {} control + {} value = {} of {}\n", use.control_stages,
+                       use.value_stages, use.mau_stages, limits.mau_stages);
+  }
   out += fmt::format("  stateful ALUs: {} value (pair registers) + {} control = {}\n",
                      use.value_alus, use.control_alus, use.stateful_alus);
   out += fmt::format("  register entries per value register: {} ({} slot set(s) x {} slots)\n",
@@ -39,8 +45,13 @@ std::string ResourceReportText(const AggregationSwitchSpec& spec) {
                      use.phv_32bit_containers, use.phv_16bit_containers, use.phv_8bit_containers);
   out += fmt::format("  harvest (recirculation) passes per completed slot: {}\n",
                      use.harvest_passes_per_slot);
-  out += fmt::format("  worst-case sum: {} bits with sign ({} adds)\n", use.worst_sum_bits,
-                     ToString(spec.overflow));
+  if (spec.IsThc()) {
+    out += fmt::format("  worst-case lane sum: {} of 255 (8-bit lanes, four to a word)\n",
+                       use.thc_lane_sum);
+  } else {
+    out += fmt::format("  worst-case sum: {} bits with sign ({} adds)\n", use.worst_sum_bits,
+                       ToString(spec.overflow));
+  }
   out += "\nWhy each limit:\n";
   for (const ResourceLine& line : table) out += fmt::format("  {}: {}\n", line.limit, line.explanation);
   out += fmt::format("\nVerdict: {}\n", fits ? "fits" : "does NOT fit");
@@ -60,7 +71,7 @@ nlohmann::json ResourceReportJson(const AggregationSwitchSpec& spec) {
                      {"explanation", line.explanation}});
     fits = fits && line.Fits();
   }
-  return {{"generation", std::string(LimitsOf(spec.generation).name)},
+  nlohmann::json json = {{"generation", std::string(LimitsOf(spec.generation).name)},
           {"fits", fits},
           {"limits", lines},
           {"layout",
@@ -79,6 +90,12 @@ nlohmann::json ResourceReportJson(const AggregationSwitchSpec& spec) {
             {"phv_8bit_containers", use.phv_8bit_containers},
             {"harvest_passes_per_slot", use.harvest_passes_per_slot},
             {"worst_sum_bits", use.worst_sum_bits}}}};
+  if (spec.IsThc()) {
+    json["layout"]["thc_lookup_tables"] = use.thc_lookup_tables;
+    json["layout"]["thc_lookup_stages"] = use.thc_lookup_stages;
+    json["layout"]["thc_lane_sum"] = use.thc_lane_sum;
+  }
+  return json;
 }
 
 }  // namespace hfsim

@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <memory>
 #include <deque>
 #include <stdexcept>
 
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
+#include "models/compression/thc.h"
 #include "models/deterministic-rng.h"
 #include "p4/port-plan.h"
 
@@ -73,10 +76,13 @@ class VectorRun {
     AggregationWorkerOptions worker_options;
     worker_options.pool_slots = options.pool_slots;
     for (uint32_t w = 0; w < spec.workers; ++w) {
-      m_workers.emplace_back(spec, w,
-                             Tensor(options.seed, w, 0, options.values_per_worker,
-                                    spec.values_per_packet),
-                             worker_options);
+      std::vector<float> tensor =
+          Tensor(options.seed, w, 0, options.values_per_worker, spec.values_per_packet);
+      if (spec.IsThc()) {
+        m_workers.emplace_back(spec, w, ThcInput(w, tensor), worker_options);
+      } else {
+        m_workers.emplace_back(spec, w, std::move(tensor), worker_options);
+      }
     }
     m_lose_pending = options.inject_loss;
     m_duplicate_pending = options.inject_duplicate;
@@ -110,6 +116,26 @@ class VectorRun {
   }
 
  private:
+  // THC jobs: worker w's encoder on its gradient, with RHT blocks no longer than the gradient
+  // (a power of two), so the vectors stay as short as the int32 ones.
+  ThcWorkerInput ThcInput(uint32_t w, const std::vector<float>& tensor) {
+    const ThcConfig config = TestVectorThcConfig(m_spec, m_options);
+    m_thc.push_back(std::make_unique<ThcWorker>(config, tensor.size(), SplitMix64(m_options.seed + w)));
+    ThcWorker& encoder = *m_thc.back();
+    Eigen::VectorXd gradient(static_cast<Eigen::Index>(tensor.size()));
+    for (size_t i = 0; i < tensor.size(); ++i) gradient(static_cast<Eigen::Index>(i)) = tensor[i];
+    int exponent = 0;
+    std::frexp(encoder.Prepare(gradient), &exponent);
+    ThcWorkerInput input;
+    input.coordinates = encoder.PaddedLength();
+    input.norm_exponent = static_cast<int8_t>(exponent);
+    input.encode = [&encoder, config](int32_t agreed) {
+      return UnpackIndices(encoder.Encode(std::ldexp(1.0, agreed)), config.bits,
+                           encoder.PaddedLength());
+    };
+    return input;
+  }
+
   bool AllDone() const {
     return std::all_of(m_workers.begin(), m_workers.end(),
                        [](const AggregationWorker& w) { return w.Done(); });
@@ -217,6 +243,7 @@ class VectorRun {
   AggregationSwitchSpec m_spec;
   TestVectorOptions m_options;
   SwitchAggregator m_switch;
+  std::vector<std::unique_ptr<ThcWorker>> m_thc;  ///< THC jobs: each worker's encoder
   std::vector<AggregationWorker> m_workers;
   std::deque<std::pair<AggregationPacket, std::string>> m_queue;
   TestVectors m_vectors;
@@ -229,15 +256,26 @@ nlohmann::json PacketJson(const AggregationPacket& packet) {
   return {{"describe", Describe(packet)}, {"frame", Hex(SerializeAggregationPacket(packet))}};
 }
 
-AggregationPacket PacketFromJson(const nlohmann::json& json, uint32_t values_per_packet) {
+AggregationPacket PacketFromJson(const nlohmann::json& json, const AggregationSwitchSpec& spec) {
   const std::vector<uint8_t> frame = FromHex(json.at("frame").get<std::string>());
   std::string error;
-  auto packet = ParseAggregationPacket(frame, values_per_packet, &error);
+  auto packet = ParseAggregationPacket(frame, spec.values_per_packet, &error,
+                                       spec.IsThc() ? spec.thc_bits : 0);
   if (!packet) throw std::runtime_error(error);
   return *packet;
 }
 
 }  // namespace
+
+ThcConfig TestVectorThcConfig(const AggregationSwitchSpec& spec, const TestVectorOptions& options) {
+  ThcConfig config;
+  config.bits = spec.thc_bits;
+  config.granularity = spec.thc_granularity;
+  const uint64_t values = std::max<uint64_t>(1, options.values_per_worker);
+  config.block = static_cast<uint32_t>(std::min<uint64_t>(4096, std::bit_floor(values)));
+  config.seed = options.seed;
+  return config;
+}
 
 TestVectors BuildTestVectors(const AggregationSwitchSpec& spec, const TestVectorOptions& options) {
   if (options.pool_slots == 0 || options.pool_slots > spec.aggregator_slots) {
@@ -273,16 +311,20 @@ nlohmann::json TestVectorsToJson(const TestVectors& vectors) {
                      {"input", PacketJson(step.input)},
                      {"expected", expected}});
   }
+  nlohmann::json spec_json = {{"mode", ToString(spec.mode)},
+                              {"workers", spec.workers},
+                              {"aggregator_slots", spec.aggregator_slots},
+                              {"values_per_packet", spec.values_per_packet},
+                              {"tofino_generation", static_cast<int>(spec.generation)},
+                              {"udp_port", spec.udp_port},
+                              {"shadow_copies", spec.shadow_copies}};
+  if (spec.IsThc()) {
+    spec_json["value_format"] = ToString(spec.value_format);
+    spec_json["thc"] = {{"bits", spec.thc_bits}, {"granularity", spec.thc_granularity}};
+  }
   return {{"format", "hfsim-p4-test-vectors"},
           {"version", 1},
-          {"spec",
-           {{"mode", ToString(spec.mode)},
-            {"workers", spec.workers},
-            {"aggregator_slots", spec.aggregator_slots},
-            {"values_per_packet", spec.values_per_packet},
-            {"tofino_generation", static_cast<int>(spec.generation)},
-            {"udp_port", spec.udp_port},
-            {"shadow_copies", spec.shadow_copies}}},
+          {"spec", spec_json},
           {"options",
            {{"values_per_worker", vectors.options.values_per_worker},
             {"pool_slots", vectors.options.pool_slots},
@@ -306,10 +348,10 @@ TestVectors TestVectorsFromJson(const nlohmann::json& json, const AggregationSwi
       TestVectorStep step;
       step.note = s.at("note").get<std::string>();
       step.ingress_port = s.at("ingress_port").get<uint16_t>();
-      step.input = PacketFromJson(s.at("input"), spec.values_per_packet);
+      step.input = PacketFromJson(s.at("input"), spec);
       for (const auto& e : s.at("expected")) {
         step.expected.push_back(
-            {e.at("egress_port").get<uint16_t>(), PacketFromJson(e, spec.values_per_packet)});
+            {e.at("egress_port").get<uint16_t>(), PacketFromJson(e, spec)});
       }
       vectors.steps.push_back(std::move(step));
     } catch (const std::exception& error) {

@@ -19,6 +19,7 @@
 
 #include "models/aggregation/aggregation-packet.h"
 #include "models/aggregation/aggregation-spec.h"
+#include "models/compression/thc.h"
 
 namespace hfsim {
 
@@ -62,6 +63,11 @@ struct TestVectors {
 /// magnitude from 2^-3 to 2^3 (so blocks get different exponents), from a portable generator
 /// (splitmix64), so the vectors are the same bytes with any standard library.
 float TestVectorGradient(uint64_t seed, uint32_t worker, uint64_t index, uint32_t values_per_packet);
+
+/// THC specs: the encoder configuration every worker of the vectors uses (the spec's bits and
+/// granularity, RHT blocks of min(4096, the largest power of two <= values), the options' seed);
+/// worker w rounds with seed SplitMix64(options.seed + w).
+ThcConfig TestVectorThcConfig(const AggregationSwitchSpec& spec, const TestVectorOptions& options);
 
 /// Runs the workers and the switch model. Throws std::invalid_argument when the options do not
 /// suit the spec (pool larger than the slots, more than 2^32 values).

@@ -127,7 +127,8 @@ std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec)
                    "has {} after {} control stages (at most {} values per packet)",
                    spec.values_per_packet, use.value_stages, tofino, value_stage_room,
                    limits.control_stages,
-                   value_stage_room * limits.stateful_alus_per_stage * limits.values_per_alu)});
+                   value_stage_room * limits.stateful_alus_per_stage * limits.values_per_alu *
+                       (spec.IsThc() ? 4 : 1))});
   lines.push_back({"stateful_alus", "values_per_packet", use.stateful_alus,
                    uint64_t{limits.mau_stages} * limits.stateful_alus_per_stage,
                    fmt::format("{} value and {} control stateful ALUs and {} has {} stages x {}",

@@ -52,7 +52,8 @@ class P4Cli : public ::testing::Test {
 };
 
 TEST_F(P4Cli, WritesProgramControlPlaneReportVectorsAndPtfTest) {
-  for (const std::string config : {"p4-switchml-tofino1.json", "p4-libra-tofino2.json"}) {
+  for (const std::string config :
+       {"p4-switchml-tofino1.json", "p4-libra-tofino2.json", "p4-thc-tofino1.json"}) {
     const fs::path out = m_dir / config;
     const CliResult result = Hfsim("p4 " + (kConfigs / config).string() + " -o " + out.string());
     ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -65,9 +66,8 @@ TEST_F(P4Cli, WritesProgramControlPlaneReportVectorsAndPtfTest) {
     const nlohmann::json vectors = nlohmann::json::parse(Slurp(out / "vectors.json"));
     EXPECT_GT(vectors["steps"].size(), 10u);
     const std::string program = Slurp(out / "aggregation.p4");
-    EXPECT_NE(program.find(config == std::string("p4-switchml-tofino1.json") ? "#include <tna.p4>"
-                                                                              : "#include <t2na.p4>"),
-              std::string::npos);
+    const bool tofino2 = config == std::string("p4-libra-tofino2.json");
+    EXPECT_NE(program.find(tofino2 ? "#include <t2na.p4>" : "#include <tna.p4>"), std::string::npos);
   }
 }
 
@@ -111,19 +111,21 @@ TEST_F(P4Cli, SpecTheGeneratorCannotExpressExitsTwoNamingTheKey) {
   EXPECT_NE(result.output.find("aggregation.shadow_copies"), std::string::npos) << result.output;
 }
 
-// The simulator runs THC in the switch; the generator does not write its variant yet and says so
-// at the key, instead of writing an int32 program for a THC spec.
-TEST_F(P4Cli, ThcSpecIsRefusedAtValueFormat) {
+// THC with 1-bit indices simulates, but the generator writes one lane word per index byte and a
+// byte of eight 1-bit indices spans two: refused at the key, nothing written.
+TEST_F(P4Cli, ThcSpecTheGeneratorCannotExpressExitsTwoNamingTheKey) {
   const fs::path scenario = Scenario([](nlohmann::json& json) {
     auto& aggregation = json["aggregation"];
     aggregation.erase("fixed_point");
     aggregation.erase("overflow");
     aggregation["value_format"] = "thc";
-    json["communication"]["compression"] = {{"scheme", "thc"}};
+    aggregation["thc"] = {{"bits", 1}, {"granularity", 30}};
+    json["communication"]["compression"] = {{"scheme", "thc"},
+                                            {"thc", {{"bits", 1}, {"granularity", 30}}}};
   });
   const CliResult result = Hfsim("p4 " + scenario.string() + " -o " + (m_dir / "out").string());
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find("aggregation.value_format"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("aggregation.thc.bits"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(m_dir / "out" / "aggregation.p4"));
   // The same scenario simulates.
   EXPECT_EQ(Hfsim("run " + scenario.string() + " -q").exit_code, 0);

@@ -92,7 +92,8 @@ TEST_P(P4Golden, ProgramControlPlaneAndReportMatchTheReviewedFiles) {
 
 INSTANTIATE_TEST_SUITE_P(ShippedSpecs, P4Golden,
                          ::testing::Values(GoldenCase{"p4-switchml-tofino1.json", "tofino1"},
-                                           GoldenCase{"p4-libra-tofino2.json", "tofino2"}),
+                                           GoldenCase{"p4-libra-tofino2.json", "tofino2"},
+                                           GoldenCase{"p4-thc-tofino1.json", "thc_tofino1"}),
                          [](const auto& info) { return info.param.directory; });
 
 // ---- Checks that hold for any spec.
@@ -117,6 +118,16 @@ std::vector<AggregationSwitchSpec> VariedSpecs() {
         }
         specs.push_back(spec);
       }
+    }
+    // THC in the switch (all-reduce only), at both index widths the generator writes.
+    for (uint32_t bits : {4u, 2u}) {
+      AggregationSwitchSpec spec;
+      spec.generation = generation;
+      spec.value_format = ValueFormat::kThc;
+      spec.thc_bits = bits;
+      spec.workers = 8;
+      spec.values_per_packet = 32;
+      specs.push_back(spec);
     }
   }
   return specs;
@@ -181,20 +192,24 @@ TEST(P4Program, AppliesEachTableOnceAndDeclaresOnePairRegisterPerTwoValues) {
     for (const std::string& table : Matches(program, R"(\btable (\w+) \{)")) {
       EXPECT_EQ(Count(program, " " + table + ".apply()"), 1u) << table;
     }
+    const uint32_t words = spec.RegisterWords();  // THC: four lanes a word
     EXPECT_EQ(Count(program, "Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_"),
-              spec.values_per_packet / 2);
-    EXPECT_EQ(Count(program, "    value_t v"), spec.values_per_packet);
+              words / 2);
+    EXPECT_EQ(Count(program, "    value_t v"), words);
     const bool tofino1 = spec.generation == TofinoGeneration::kTofino1;
     EXPECT_EQ(program.find("#include <tna.p4>") != std::string::npos, tofino1);
     EXPECT_EQ(program.find("#include <t2na.p4>") != std::string::npos, !tofino1);
     // Tofino-1 reads the second half of each pair in a recirculated pass; Tofino-2 outputs both.
-    EXPECT_EQ(Count(program, "_read_second.execute("), tofino1 ? spec.values_per_packet / 2 : 0u);
+    EXPECT_EQ(Count(program, "_read_second.execute("), tofino1 ? words / 2 : 0u);
     EXPECT_EQ(program.find("RegisterAction2<") != std::string::npos, !tofino1);
     EXPECT_EQ(program.find("RECIRCULATION_PORT") != std::string::npos, tofino1);
     const bool saturate = spec.overflow == OverflowBehaviour::kSaturate;
     EXPECT_EQ(program.find("|+|") != std::string::npos, saturate);
     EXPECT_EQ(program.find("max_exponent") != std::string::npos,
-              spec.scheme == FixedPointScheme::kBlockExponent);
+              spec.scheme == FixedPointScheme::kBlockExponent || spec.IsThc());
+    // THC: one lookup table per index byte, each writing its slice of one lane word.
+    EXPECT_EQ(Count(program, "    table thc_lookup_"), spec.IsThc() ? spec.UpdateValueBytes() : 0u);
+    EXPECT_EQ(program.find("hdr.thc.setInvalid()") != std::string::npos, spec.IsThc());
     EXPECT_EQ(program.find("HOT_KEY_CAPACITY") != std::string::npos,
               spec.mode == AggregationMode::kParameterServer && spec.hot_key_capacity_keys < kAllKeysHot);
   }
@@ -223,6 +238,26 @@ TEST(P4ControlPlane, EntriesNameTablesActionsAndKeysTheProgramDeclares) {
       ++per_table[e.table];
     }
     EXPECT_EQ(per_table["Ingress.check_worker"], spec.workers);
+    EXPECT_EQ(plane.thc_lookups.has_value(), spec.IsThc());
+    if (plane.thc_lookups) {
+      const ThcLookupEntries& thc = *plane.thc_lookups;
+      ASSERT_EQ(thc.tables.size(), spec.UpdateValueBytes());
+      ASSERT_EQ(thc.lanes_by_byte.size(), 256u);
+      for (size_t j = 0; j < thc.tables.size(); ++j) {
+        const std::string table = thc.tables[j].substr(thc.tables[j].find('.') + 1);
+        const size_t at = program.find("table " + table + " {");
+        ASSERT_NE(at, std::string::npos) << table;
+        const std::string body = program.substr(at, program.find("\n    }", at) - at);
+        EXPECT_NE(body.find(" " + thc.actions[j] + ";"), std::string::npos) << thc.actions[j];
+        EXPECT_NE(body.find(".thc." + thc.key_fields[j] + " : exact"), std::string::npos);
+        EXPECT_NE(program.find("action " + thc.actions[j] + "(bit<"), std::string::npos);
+      }
+      // Byte 0x00 is index 0 everywhere (table[0] = 0); 0xff the top level in every lane.
+      EXPECT_EQ(thc.lanes_by_byte[0], 0u);
+      const uint64_t top = spec.thc_granularity;
+      EXPECT_EQ(thc.lanes_by_byte[255], spec.thc_bits == 4 ? (top << 8 | top)
+                                                           : (top << 24 | top << 16 | top << 8 | top));
+    }
     if (spec.mode == AggregationMode::kAllReduce) {
       EXPECT_EQ(per_table["Egress.result_copy"], spec.workers);
       EXPECT_EQ(plane.nodes.size(), spec.workers);
@@ -247,6 +282,12 @@ TEST(P4Program, OutputIsDeterministic) {
 TEST(P4Support, NamesTheKeyOfWhatTheGeneratorCannotExpress) {
   AggregationSwitchSpec fine;
   EXPECT_TRUE(CheckP4Support(fine).empty());
+
+  AggregationSwitchSpec one_bit;
+  one_bit.value_format = ValueFormat::kThc;
+  one_bit.thc_bits = 1;
+  ASSERT_EQ(CheckP4Support(one_bit).size(), 1u);
+  EXPECT_EQ(CheckP4Support(one_bit)[0].spec_key, "thc.bits");
 
   AggregationSwitchSpec single_set;
   single_set.shadow_copies = false;

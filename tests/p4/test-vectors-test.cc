@@ -3,12 +3,15 @@
 // be aggregated exactly once despite the injected loss and duplicate, and the workers' final sums
 // must equal sums computed here independently of the protocol.
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <gtest/gtest.h>
 
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
+#include "models/compression/thc.h"
+#include "models/deterministic-rng.h"
 #include "p4/port-plan.h"
 #include "p4/test-vectors.h"
 
@@ -47,6 +50,13 @@ std::vector<Case> Cases() {
     c.spec.server_shards = 2;
     c.spec.hot_key_capacity_keys = 200;  // 13 hot blocks, the 13th partly hot
     c.options.values_per_worker = 512;
+    cases.push_back(c);
+  }
+  {
+    Case c{"thc_tofino1", {}, {}};  // THC indices summed in 8-bit lanes
+    c.spec.value_format = ValueFormat::kThc;
+    c.spec.values_per_packet = 32;
+    c.options.values_per_worker = 256;
     cases.push_back(c);
   }
   {
@@ -100,7 +110,9 @@ TEST_P(Vectors, PcapFilesHoldTheSameFramesInOrder) {
   // Every frame parses back as a packet of this job.
   for (const auto& frame : outputs) {
     std::string error;
-    EXPECT_TRUE(ParseAggregationPacket(frame, c.spec.values_per_packet, &error)) << error;
+    EXPECT_TRUE(ParseAggregationPacket(frame, c.spec.values_per_packet, &error,
+                                       c.spec.IsThc() ? c.spec.thc_bits : 0))
+        << error;
   }
 }
 
@@ -135,6 +147,27 @@ std::vector<int32_t> IndependentSums(const Case& c, const std::vector<std::vecto
     }
   }
   return sums;
+}
+
+// THC: every worker's encoder on its gradient at the largest norm exponent, and the software
+// aggregator's integer sums of their indices (compression/thc.h, not the switch model).
+std::vector<int32_t> IndependentThcSums(const Case& c, const TestVectorOptions& options,
+                                        const std::vector<std::vector<float>>& tensors) {
+  const ThcConfig config = TestVectorThcConfig(c.spec, options);
+  std::vector<ThcWorker> encoders;
+  int agreed = std::numeric_limits<int>::min();
+  for (uint32_t w = 0; w < c.spec.workers; ++w) {
+    encoders.emplace_back(config, tensors[w].size(), SplitMix64(options.seed + w));
+    Eigen::VectorXd gradient(static_cast<Eigen::Index>(tensors[w].size()));
+    for (size_t i = 0; i < tensors[w].size(); ++i) gradient(static_cast<Eigen::Index>(i)) = tensors[w][i];
+    int exponent = 0;
+    std::frexp(encoders.back().Prepare(gradient), &exponent);
+    agreed = std::max(agreed, exponent);
+  }
+  std::vector<std::vector<uint8_t>> packed;
+  for (ThcWorker& encoder : encoders) packed.push_back(encoder.Encode(std::ldexp(1.0, agreed)));
+  const std::vector<uint32_t> sums = AggregateThc(packed, config, encoders[0].PaddedLength());
+  return std::vector<int32_t>(sums.begin(), sums.end());
 }
 
 TEST_P(Vectors, EveryKeyIsAggregatedExactlyOnceDespiteTheLossAndTheDuplicate) {
@@ -191,9 +224,16 @@ TEST_P(Vectors, EveryKeyIsAggregatedExactlyOnceDespiteTheLossAndTheDuplicate) {
     if (h.num_values == 0 || h.key_offset >= aggregated) continue;
     first_update.try_emplace({h.worker_id, h.key_offset}, step.input.values);
   }
+  // THC updates carry indices: the switch adds their table integers.
+  const std::vector<uint32_t> table =
+      c.spec.IsThc() ? DefaultThcTable(c.spec.thc_bits, c.spec.thc_granularity)
+                     : std::vector<uint32_t>{};
   std::vector<int64_t> wide(aggregated, 0);
   for (const auto& [id, q] : first_update) {
-    for (uint32_t i = 0; i < k && id.second + i < aggregated; ++i) wide[id.second + i] += q[i];
+    for (uint32_t i = 0; i < k && id.second + i < aggregated; ++i) {
+      wide[id.second + i] +=
+          c.spec.IsThc() ? int64_t{table[static_cast<size_t>(q[i])]} : int64_t{q[i]};
+    }
   }
   ASSERT_EQ(vectors.summed_integers.size(), aggregated);
   for (uint64_t i = 0; i < aggregated; ++i) {
@@ -204,14 +244,19 @@ TEST_P(Vectors, EveryKeyIsAggregatedExactlyOnceDespiteTheLossAndTheDuplicate) {
     ASSERT_EQ(vectors.summed_integers[i], expected) << "value " << i;
   }
 
-  // And against independent truth: the workers' gradients quantised here from the formula.
+  // And against independent truth: the workers' gradients quantised here from the formula
+  // (THC: encoded here at the largest norm exponent and summed by the software aggregator).
   std::vector<std::vector<float>> tensors(c.spec.workers, std::vector<float>(aggregated));
   for (uint32_t w = 0; w < c.spec.workers; ++w) {
     for (uint64_t i = 0; i < aggregated; ++i) {
       tensors[w][i] = TestVectorGradient(vectors.options.seed, w, i, k);
     }
   }
-  EXPECT_EQ(vectors.summed_integers, IndependentSums(c, tensors, aggregated));
+  if (c.spec.IsThc()) {
+    EXPECT_EQ(vectors.summed_integers, IndependentThcSums(c, vectors.options, tensors));
+  } else {
+    EXPECT_EQ(vectors.summed_integers, IndependentSums(c, tensors, aggregated));
+  }
 }
 
 TEST_P(Vectors, WithoutFaultsNothingIsDuplicatedOrResent) {
