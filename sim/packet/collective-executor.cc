@@ -13,12 +13,11 @@
 
 #include "models/multi-dim-collective.h"
 #include "models/schedule.h"
+#include "sim/packet/error-log.h"
 #include "topologies/dimension-links.h"
 
 namespace hfsim {
 namespace {
-
-constexpr size_t kMaxErrorTexts = 100;
 
 std::string S(uint64_t value) { return std::to_string(value); }
 
@@ -444,8 +443,8 @@ class CollectiveExecutor::Impl {
     if (id >= m_runs.size()) throw std::invalid_argument("CollectiveExecutor: unknown id");
     return *m_runs[id];
   }
-  const std::vector<std::string>& Errors() const { return m_errors; }
-  uint64_t ErrorCount() const { return m_error_count; }
+  const std::vector<std::string>& Errors() const { return m_errors.Texts(); }
+  uint64_t ErrorCount() const { return m_errors.Count(); }
   uint64_t DuplicateDeliveries() const { return m_duplicate_deliveries; }
   const std::vector<MessageTiming>& Times() const { return m_times; }
 
@@ -482,10 +481,7 @@ class CollectiveExecutor::Impl {
   /// The live record of message `id`, or nullopt (with an error) when there is none.
   std::optional<uint32_t> Lookup(uint64_t id, const char* event);
   std::string Describe(const MessageRecord& m) const;
-  void AddError(std::string text) {
-    ++m_error_count;
-    if (m_errors.size() < kMaxErrorTexts) m_errors.push_back(std::move(text));
-  }
+  void AddError(std::string text) { m_errors.Add(std::move(text)); }
   bool IgnoresReceives() const {
     return m_options.fault == ExecutorOptions::Fault::kStepIgnoresReceives;
   }
@@ -509,8 +505,7 @@ class CollectiveExecutor::Impl {
   std::vector<std::unique_ptr<DimensionLinks>> m_links;  ///< per dimension, see Links()
   std::vector<WorkItem> m_work;
   bool m_draining = false;
-  std::vector<std::string> m_errors;
-  uint64_t m_error_count = 0;
+  ErrorLog m_errors;
   uint64_t m_duplicate_deliveries = 0;
   std::vector<MessageTiming> m_times;
 };
@@ -1031,7 +1026,7 @@ bool CollectiveExecutor::Impl::CheckComplete() {
              " delivered but not yet counted by their receivers" +
              (first ? "; the first not delivered: " + Describe(*first) : ""));
   }
-  return m_error_count == 0;
+  return m_errors.Count() == 0;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,9 +6,8 @@
 
 namespace hfsim {
 
-GossipDriver::GossipDriver(EventClock& clock, MessageTransport& transport,
-                           const GossipTrace& trace, std::vector<uint32_t> node_npus,
-                           uint32_t steps, double step_compute_ns)
+GossipDriver::GossipDriver(EventClock& clock, MessageTransport& transport, const GossipTrace& trace,
+                           std::vector<uint32_t> node_npus, uint32_t steps, double step_compute_ns)
     : m_clock(clock),
       m_transport(transport),
       m_trace(trace),
@@ -31,7 +30,8 @@ GossipDriver::GossipDriver(EventClock& clock, MessageTransport& transport,
     m_step_first[m.step] = i;
   }
   // Steps without messages start where the next step's messages do.
-  for (uint32_t s = steps; s-- > 0;) m_step_first[s] = std::min(m_step_first[s], m_step_first[s + 1]);
+  for (uint32_t s = steps; s-- > 0;)
+    m_step_first[s] = std::min(m_step_first[s], m_step_first[s + 1]);
   m_transport.SetHandlers({[this](uint64_t id) { OnDelivered(id); }, [](uint64_t) {}});
 }
 
@@ -75,16 +75,17 @@ void GossipDriver::SendExchanges(uint32_t step) {
 
 void GossipDriver::OnDelivered(uint64_t id) {
   if (id >= m_delivered.size()) {
-    Error(fmt::format("message {} delivered but never sent", id));
+    m_errors.Add(fmt::format("message {} delivered but never sent", id));
     return;
   }
   if (m_delivered[id]) {
-    Error(fmt::format("message {} delivered twice", id));
+    m_errors.Add(fmt::format("message {} delivered twice", id));
     return;
   }
   const ExchangeMessage& m = m_trace.messages[id];
   if (m.step != m_current) {
-    Error(fmt::format("message {} of step {} delivered during step {}", id, m.step, m_current));
+    m_errors.Add(
+        fmt::format("message {} of step {} delivered during step {}", id, m.step, m_current));
     return;
   }
   m_delivered[id] = true;
@@ -104,17 +105,12 @@ void GossipDriver::EndStep() {
 
 bool GossipDriver::CheckComplete() {
   if (!Finished()) {
-    Error(fmt::format("{} of {} steps finished", m_steps_done, m_step_end_ns.size()));
+    m_errors.Add(fmt::format("{} of {} steps finished", m_steps_done, m_step_end_ns.size()));
   }
   uint64_t undelivered = 0;
   for (bool delivered : m_delivered) undelivered += delivered ? 0 : 1;
-  if (undelivered > 0) Error(fmt::format("{} messages never delivered", undelivered));
-  return m_error_count == 0;
-}
-
-void GossipDriver::Error(std::string message) {
-  ++m_error_count;
-  if (m_errors.size() < 100) m_errors.push_back(std::move(message));
+  if (undelivered > 0) m_errors.Add(fmt::format("{} messages never delivered", undelivered));
+  return m_errors.Count() == 0;
 }
 
 }  // namespace hfsim

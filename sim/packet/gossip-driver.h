@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/learning/gossip.h"
+#include "sim/packet/error-log.h"
 #include "sim/packet/event-clock.h"
 #include "sim/packet/executor-stats.h"
 
@@ -44,8 +45,8 @@ class GossipDriver {
 
   /// Adds unfinished steps and undelivered messages to Errors(); true when there are none.
   bool CheckComplete();
-  const std::vector<std::string>& Errors() const { return m_errors; }
-  uint64_t ErrorCount() const { return m_error_count; }
+  const std::vector<std::string>& Errors() const { return m_errors.Texts(); }
+  uint64_t ErrorCount() const { return m_errors.Count(); }
   /// Fabric messages: from handing them to the transport to their delivery, ns.
   TimeSummary DeliverySummary() const { return Summarise(m_delivery_ns); }
 
@@ -54,7 +55,6 @@ class GossipDriver {
   void SendExchanges(uint32_t step);
   void OnDelivered(uint64_t id);
   void EndStep();
-  void Error(std::string message);
 
   EventClock& m_clock;
   MessageTransport& m_transport;
@@ -75,8 +75,7 @@ class GossipDriver {
   uint64_t m_network_messages_sent = 0;
   uint64_t m_messages_delivered = 0;
   std::vector<double> m_delivery_ns;
-  std::vector<std::string> m_errors;  ///< the first 100
-  uint64_t m_error_count = 0;
+  ErrorLog m_errors;
 };
 
 }  // namespace hfsim

@@ -89,12 +89,12 @@ void PsDriver::Send(MessageInfo info) {
 
 void PsDriver::OnDelivered(uint64_t id) {
   if (id >= m_messages.size()) {
-    Error(fmt::format("message {} delivered but never sent", id));
+    m_errors.Add(fmt::format("message {} delivered but never sent", id));
     return;
   }
   MessageInfo& info = m_messages[id];
   if (info.delivered) {
-    Error(fmt::format("message {} delivered twice", id));
+    m_errors.Add(fmt::format("message {} delivered twice", id));
     return;
   }
   info.delivered = true;
@@ -130,8 +130,8 @@ void PsDriver::OnPushAggregated(const MessageInfo& info) {
   for (uint64_t key : traffic.SliceKeyIds(m_workload, info.worker, info.shard)) {
     if (m_workload.ShardOf(key) != info.shard) {
       ++m_key_errors;
-      Error(fmt::format("key {} reduced at shard {}, but it belongs to shard {}", key, info.shard,
-                        m_workload.ShardOf(key)));
+      m_errors.Add(fmt::format("key {} reduced at shard {}, but it belongs to shard {}", key,
+                               info.shard, m_workload.ShardOf(key)));
     }
     state.reduced.emplace_back(key, info.worker);
   }
@@ -149,15 +149,15 @@ void PsDriver::CloseShardIteration(uint32_t shard, uint32_t iteration) {
   const auto repeated = std::adjacent_find(state.reduced.begin(), state.reduced.end());
   if (repeated != state.reduced.end()) {
     ++m_key_errors;
-    Error(fmt::format("iteration {}: key {} of worker {} reduced twice at shard {}", iteration,
-                      repeated->first, repeated->second, shard));
+    m_errors.Add(fmt::format("iteration {}: key {} of worker {} reduced twice at shard {}",
+                             iteration, repeated->first, repeated->second, shard));
   }
   uint64_t planned = 0;
   for (uint32_t w = 0; w < traffic.workers; ++w) planned += traffic.SliceKeys(w, shard);
   if (planned != state.reduced.size()) {
     ++m_key_errors;
-    Error(fmt::format("iteration {}: shard {} reduced {} (worker, key) pairs, planned {}",
-                      iteration, shard, state.reduced.size(), planned));
+    m_errors.Add(fmt::format("iteration {}: shard {} reduced {} (worker, key) pairs, planned {}",
+                             iteration, shard, state.reduced.size(), planned));
   }
   m_keys_aggregated += state.reduced.size();
   m_shard_keys[shard] += state.reduced.size();
@@ -197,18 +197,13 @@ void PsDriver::FillReport(ParameterServerReport& report) const {
 
 bool PsDriver::CheckComplete() {
   if (!Finished()) {
-    Error(fmt::format("{} of {} workers finished all {} iterations", m_workers_done,
-                      m_workload.Workers(), m_workload.iterations));
+    m_errors.Add(fmt::format("{} of {} workers finished all {} iterations", m_workers_done,
+                             m_workload.Workers(), m_workload.iterations));
   }
   uint64_t undelivered = 0;
   for (const MessageInfo& info : m_messages) undelivered += info.delivered ? 0 : 1;
-  if (undelivered > 0) Error(fmt::format("{} messages never delivered", undelivered));
-  return m_error_count == 0;
-}
-
-void PsDriver::Error(std::string message) {
-  ++m_error_count;
-  if (m_errors.size() < 100) m_errors.push_back(std::move(message));
+  if (undelivered > 0) m_errors.Add(fmt::format("{} messages never delivered", undelivered));
+  return m_errors.Count() == 0;
 }
 
 }  // namespace hfsim

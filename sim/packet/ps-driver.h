@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/packet/error-log.h"
 #include "sim/packet/event-clock.h"
 #include "sim/packet/executor-stats.h"
 #include "sim/ps-report.h"
@@ -56,8 +57,8 @@ class PsDriver {
 
   /// Adds unfinished workers and undelivered messages to Errors(); true when there are none.
   bool CheckComplete();
-  const std::vector<std::string>& Errors() const { return m_errors; }
-  uint64_t ErrorCount() const { return m_error_count; }
+  const std::vector<std::string>& Errors() const { return m_errors.Texts(); }
+  uint64_t ErrorCount() const { return m_errors.Count(); }
   /// Fabric messages: from handing them to the transport to their delivery, ns.
   TimeSummary DeliverySummary() const { return Summarise(m_delivery_ns); }
 
@@ -85,7 +86,6 @@ class PsDriver {
   void OnPushAggregated(const MessageInfo& info);
   void OnPullDelivered(const MessageInfo& info);
   void CloseShardIteration(uint32_t shard, uint32_t iteration);
-  void Error(std::string message);
 
   EventClock& m_clock;
   MessageTransport& m_transport;
@@ -114,8 +114,7 @@ class PsDriver {
   std::vector<uint64_t> m_shard_keys;    ///< (worker, key) pairs reduced, per shard
 
   std::vector<double> m_delivery_ns;  ///< per fabric message delivered
-  std::vector<std::string> m_errors;  ///< the first 100
-  uint64_t m_error_count = 0;
+  ErrorLog m_errors;
 };
 
 }  // namespace hfsim
