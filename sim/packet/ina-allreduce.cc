@@ -10,7 +10,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -28,6 +27,7 @@
 #include "sim/dimension-reports.h"
 #include "sim/in-network-plan.h"
 #include "sim/packet/link-faults.h"
+#include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"  // LinkCounters
 #include "topologies/fabric-graph.h"
 
@@ -441,11 +441,8 @@ void RunInNetworkAllReduce(const Scenario& scenario, Report& report) {
   const FabricGraph graph(topology);
   report.npus = topology.NpuCount();
   InNetworkSimulation sim(scenario, graph, d);
-  const auto wall_start = std::chrono::steady_clock::now();
   sim.Start();
-  ns3::Simulator::Run();
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall_seconds = RunSimulatorTimed();
   const double end_ns = sim.AllDone() ? sim.EndNs() : NowNs();
   const InNetworkMeasured measured = sim.Measure(plan->packets_per_worker);
 

@@ -4,7 +4,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -288,12 +287,9 @@ void RunLibraPacket(const Scenario& scenario, Report& report) {
   PsDriver driver(clock, transport, workload, std::move(traffic),
                   scenario.communication.reduction_Bpns);
   HotKeyAggregation hot(scenario, graph, fabric, split.hot_values);
-  const auto wall_start = std::chrono::steady_clock::now();
   driver.Start();
   hot.Start(workload.worker_compute_ns);
-  ns3::Simulator::Run();
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall_seconds = RunSimulatorTimed();
   driver.CheckComplete();
   driver.FillReport(ps);
   FindBusiestServer(ps);

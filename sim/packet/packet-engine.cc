@@ -201,11 +201,8 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
   }
   PsDriver driver(clock, network->Transport(), workload, std::move(traffic),
                   scenario.communication.reduction_Bpns);
-  const auto wall_start = std::chrono::steady_clock::now();
   driver.Start();
-  ns3::Simulator::Run();
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall_seconds = RunSimulatorTimed();
   driver.CheckComplete();
   driver.FillReport(ps);
   FindBusiestServer(ps);
@@ -241,11 +238,8 @@ void RunGossipPacket(const Scenario& scenario, Report& report) {
   node_npus.push_back(g.server_npu);  // node W: the elastic centre (unused by the other rules)
   GossipDriver driver(clock, network->Transport(), trace, std::move(node_npus), g.spec.steps,
                       g.step_compute_ns);
-  const auto wall_start = std::chrono::steady_clock::now();
   driver.Start();
-  ns3::Simulator::Run();
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall_seconds = RunSimulatorTimed();
   driver.CheckComplete();
   ReportGossip(scenario, trace, driver.StepEndNs(), report);
 
