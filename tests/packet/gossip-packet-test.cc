@@ -28,10 +28,18 @@ GossipTrace ThreeSteps() {
   return trace;
 }
 
+// Every message alone on its channel: 10 ns latency, then 1 byte per ns.
+FakeTransportOptions TenNanoseconds() {
+  FakeTransportOptions options;
+  options.latency_ns = 10.0;
+  options.bandwidth_Bpns = 1.0;
+  return options;
+}
+
 TEST(GossipDriver, StepsEndWhenTheirLastMessageArrives) {
   FakeClock clock;
   // Every message on its own channel: 10 ns latency + bytes / (1 B/ns).
-  FakeTransport transport(clock, FakeTransportOptions{.latency_ns = 10.0, .bandwidth_Bpns = 1.0});
+  FakeTransport transport(clock, TenNanoseconds());
   const GossipTrace trace = ThreeSteps();
   GossipDriver driver(clock, transport, trace, {0, 1, 2, 2}, 3, 1000.0);
   driver.Start();
@@ -53,7 +61,7 @@ TEST(GossipDriver, StepsEndWhenTheirLastMessageArrives) {
 TEST(GossipDriver, DuplicateAndLostMessagesAreErrors) {
   {
     FakeClock clock;
-    FakeTransportOptions options{.latency_ns = 10.0, .bandwidth_Bpns = 1.0};
+    FakeTransportOptions options = TenNanoseconds();
     options.duplicate_message = 0;
     options.duplicate_after_ns = 1.0;
     FakeTransport transport(clock, options);
@@ -67,7 +75,7 @@ TEST(GossipDriver, DuplicateAndLostMessagesAreErrors) {
   }
   {
     FakeClock clock;
-    FakeTransportOptions options{.latency_ns = 10.0, .bandwidth_Bpns = 1.0};
+    FakeTransportOptions options = TenNanoseconds();
     options.lose_message = 1;
     FakeTransport transport(clock, options);
     const GossipTrace trace = ThreeSteps();

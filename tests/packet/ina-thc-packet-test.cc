@@ -11,9 +11,12 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/scenario-parser.h"
+#include "tests/sim/scenario-test-util.h"
 
 namespace hfsim {
 namespace {
+
+using test::ExpectLoadError;
 
 // 8 workers on a 12.5 GB/s Switch, 500 ns per hop, an all-reduce of 4 MiB of fp32 gradients
 // (2^20 values) in the switch, THC 4-bit with RHT blocks of 4096 (no padding).
@@ -109,40 +112,33 @@ TEST(InaThc, LossIsRecoveredExactlyOnce) {
   EXPECT_GT(report.in_network->measured->retransmissions, 0u);
 }
 
-void ExpectError(const nlohmann::json& doc, const std::string& where, const std::string& part) {
-  auto result = ParseScenario(doc);
-  ASSERT_FALSE(result) << "accepted: " << doc.dump();
-  EXPECT_EQ(result.Error().where, where) << result.Error().ToString();
-  EXPECT_NE(result.Error().message.find(part), std::string::npos) << result.Error().ToString();
-}
-
 TEST(InaThc, LoaderErrorsNameThePath) {
   nlohmann::json no_thc = Case(8, 1 << 20, 512, 500);
   no_thc["communication"].erase("compression");
-  ExpectError(no_thc, "aggregation.value_format", "communication.compression.scheme");
+  ExpectLoadError(no_thc, "aggregation.value_format", "communication.compression.scheme");
   nlohmann::json bits = Case(8, 1 << 20, 512, 500);
   bits["communication"]["compression"]["thc"] = {{"bits", 2}};
-  ExpectError(bits, "communication.compression.thc.bits", "accepted: 4");
+  ExpectLoadError(bits, "communication.compression.thc.bits", "accepted: 4");
   nlohmann::json granularity = Case(8, 1 << 20, 512, 500);
   granularity["aggregation"]["thc"] = {{"granularity", 20}};
-  ExpectError(granularity, "communication.compression", "granularity");
+  ExpectLoadError(granularity, "communication.compression", "granularity");
   nlohmann::json nine = Case(9, 1 << 20, 512, 500);
-  ExpectError(nine, "aggregation.workers", "thc_lane_sum");
+  ExpectLoadError(nine, "aggregation.workers", "thc_lane_sum");
   nlohmann::json three = Case(8, 1 << 20, 512, 500);
   three["aggregation"]["thc"] = {{"bits", 3}};
-  ExpectError(three, "aggregation.thc.bits", "1, 2 or 4");
+  ExpectLoadError(three, "aggregation.thc.bits", "1, 2 or 4");
   nlohmann::json value_bits = Case(8, 1 << 20, 512, 500);
   value_bits["aggregation"]["value_bits"] = 20;
-  ExpectError(value_bits, "aggregation.value_bits", "int32");
+  ExpectLoadError(value_bits, "aggregation.value_bits", "int32");
   nlohmann::json ps = Case(8, 1 << 20, 512, 500);
   ps["aggregation"]["mode"] = "parameter_server";
-  ExpectError(ps, "aggregation.value_format", "allreduce");
+  ExpectLoadError(ps, "aggregation.value_format", "allreduce");
   nlohmann::json odd = Case(8, 1 << 20, 512, 500);
   odd["aggregation"]["values_per_packet"] = 60;
-  ExpectError(odd, "aggregation.values_per_packet", "multiple of 8");
+  ExpectLoadError(odd, "aggregation.values_per_packet", "multiple of 8");
   nlohmann::json ring = Case(8, 1 << 20, 512, 500);
   ring["communication"]["algorithms"]["all_reduce"] = "ring";
-  ExpectError(ring, "aggregation.value_format", "in_network");
+  ExpectLoadError(ring, "aggregation.value_format", "in_network");
 }
 
 TEST(InaThc, EchoRoundTrips) {

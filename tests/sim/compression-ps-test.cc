@@ -12,6 +12,7 @@
 namespace hfsim {
 namespace {
 
+using test::ExpectLoadError;
 using test::ParseOrDie;
 
 // 4 workers (NPUs 0-3) and one server (NPU 4) on a Switch at 100 GB/s, 500 ns per hop; a dense
@@ -66,31 +67,24 @@ TEST(CompressionPs, ThcLanesWidenBeyondTheWorkerLimit) {
   EXPECT_EQ(report.parameter_server->bytes_pulled, 9u * (2 * 1048576 + 8));
 }
 
-void ExpectError(const nlohmann::json& doc, const std::string& where, const std::string& part) {
-  auto result = ParseScenario(doc);
-  ASSERT_FALSE(result) << "accepted: " << doc.dump();
-  EXPECT_EQ(result.Error().where, where) << result.Error().ToString();
-  EXPECT_NE(result.Error().message.find(part), std::string::npos) << result.Error().ToString();
-}
-
 TEST(CompressionPs, LoaderErrorsNameThePath) {
   const std::string c = "communication.compression";
-  ExpectError(OneKey({{"scheme", "zip"}}), c + ".scheme", "thc");
-  ExpectError(OneKey({{"scheme", "fp16"}, {"top_k_fraction", 0.1}}), c + ".top_k_fraction", "top_k");
-  ExpectError(OneKey({{"scheme", "top_k"}, {"top_k_fraction", 0}}), c + ".top_k_fraction", "0");
-  ExpectError(OneKey({{"scheme", "thc"}, {"thc", {{"block", 1000}}}}), c + ".thc.block", "power of two");
-  ExpectError(OneKey({{"scheme", "thc"}, {"thc", {{"bits", 9}}}}), c + ".thc.bits", "8");
+  ExpectLoadError(OneKey({{"scheme", "zip"}}), c + ".scheme", "thc");
+  ExpectLoadError(OneKey({{"scheme", "fp16"}, {"top_k_fraction", 0.1}}), c + ".top_k_fraction", "top_k");
+  ExpectLoadError(OneKey({{"scheme", "top_k"}, {"top_k_fraction", 0}}), c + ".top_k_fraction", "0");
+  ExpectLoadError(OneKey({{"scheme", "thc"}, {"thc", {{"block", 1000}}}}), c + ".thc.block", "power of two");
+  ExpectLoadError(OneKey({{"scheme", "thc"}, {"thc", {{"bits", 9}}}}), c + ".thc.bits", "8");
   // Where it does not apply.
   nlohmann::json collective = test::CollectiveScenario(
       {{{"kind", "Ring"}, {"size", 4}, {"bandwidth_GBps", 100}, {"latency_ns", 50}}}, "all_reduce",
       1 << 20);
   collective["communication"]["compression"] = {{"scheme", "thc"}};
-  ExpectError(collective, c, "parameter_server");
+  ExpectLoadError(collective, c, "parameter_server");
   nlohmann::json sparse = OneKey({{"scheme", "thc"}});
   sparse["workload"]["parameter_server"].erase("dense");
   sparse["workload"]["parameter_server"]["sparse"] = {
       {"key_count", 1000}, {"bytes_per_key", 256}, {"lookups_per_worker", 100}};
-  ExpectError(sparse, c, "dense");
+  ExpectLoadError(sparse, c, "dense");
 }
 
 TEST(CompressionPs, EchoRoundTrips) {

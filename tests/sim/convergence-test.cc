@@ -14,6 +14,7 @@
 namespace hfsim {
 namespace {
 
+using test::ExpectLoadError;
 using test::ParseOrDie;
 
 // 8 workers and one server on a Switch at 12.5 GB/s; a dense model of 2^20 fp32 parameters in
@@ -49,7 +50,9 @@ TEST(Convergence, TimeToAccuracyIsStepsToTargetTimesTheIterationTime) {
   EXPECT_GE(c.reached_target->accuracy, 0.80);
   // The evaluation before it was still below the target.
   for (const ConvergenceRow& row : c.evaluations) {
-    if (row.step < c.reached_target->step) EXPECT_LT(row.accuracy, 0.80);
+    if (row.step < c.reached_target->step) {
+      EXPECT_LT(row.accuracy, 0.80);
+    }
   }
   EXPECT_DOUBLE_EQ(c.iteration_ns, report.iteration.total_ns);
   EXPECT_DOUBLE_EQ(c.reached_target->time_ns, c.reached_target->step * report.iteration.total_ns);
@@ -74,13 +77,6 @@ TEST(Convergence, ThcKeepsTheStepsAndWinsTimeToAccuracyTopKNeedsMoreSteps) {
   EXPECT_NEAR(t.final_accuracy, n.final_accuracy, 0.02);
 }
 
-void ExpectError(const nlohmann::json& doc, const std::string& where, const std::string& part) {
-  auto result = ParseScenario(doc);
-  ASSERT_FALSE(result) << "accepted: " << doc.dump();
-  EXPECT_EQ(result.Error().where, where) << result.Error().ToString();
-  EXPECT_NE(result.Error().message.find(part), std::string::npos) << result.Error().ToString();
-}
-
 TEST(ConvergenceLoader, ErrorsNameThePathAndWhatIsAccepted) {
   const std::string c = "workload.parameter_server.convergence";
   auto with = [](const std::function<void(nlohmann::json&)>& edit) {
@@ -88,22 +84,22 @@ TEST(ConvergenceLoader, ErrorsNameThePathAndWhatIsAccepted) {
     edit(doc["workload"]["parameter_server"]["convergence"]);
     return doc;
   };
-  ExpectError(with([](auto& s) { s["steps"] = 10; }), c + ".steps", "max_steps");
-  ExpectError(with([](auto& s) { s["max_steps"] = 0; }), c + ".max_steps", "1");
-  ExpectError(with([](auto& s) { s["target_accuracy"] = 0; }), c + ".target_accuracy", "0");
-  ExpectError(with([](auto& s) { s["task"] = {{"kind", "imagenet"}}; }), c + ".task.kind",
+  ExpectLoadError(with([](auto& s) { s["steps"] = 10; }), c + ".steps", "max_steps");
+  ExpectLoadError(with([](auto& s) { s["max_steps"] = 0; }), c + ".max_steps", "1");
+  ExpectLoadError(with([](auto& s) { s["target_accuracy"] = 0; }), c + ".target_accuracy", "0");
+  ExpectLoadError(with([](auto& s) { s["task"] = {{"kind", "imagenet"}}; }), c + ".task.kind",
               "fashion_mnist");
-  ExpectError(with([](auto& s) { s["task"] = {{"kind", "fashion_mnist"}, {"separation", 2}}; }),
+  ExpectLoadError(with([](auto& s) { s["task"] = {{"kind", "fashion_mnist"}, {"separation", 2}}; }),
               c + ".task.separation", "directory");
-  ExpectError(with([](auto& s) { s["task"] = {{"kind", "fashion_mnist"}, {"train_samples", 60001}}; }),
+  ExpectLoadError(with([](auto& s) { s["task"] = {{"kind", "fashion_mnist"}, {"train_samples", 60001}}; }),
               c + ".task.train_samples", "60000");
-  ExpectError(with([](auto& s) {
+  ExpectLoadError(with([](auto& s) {
                 s["task"] = {{"kind", "fashion_mnist"}, {"directory", "/nonexistent/fmnist"}};
               }),
               c + ".task.directory", "dataset-fashion-mnist");
-  ExpectError(with([](auto& s) { s["classifier"] = {{"kind", "transformer"}}; }),
+  ExpectLoadError(with([](auto& s) { s["classifier"] = {{"kind", "transformer"}}; }),
               c + ".classifier.kind", "mlp");
-  ExpectError(with([](auto& s) {
+  ExpectLoadError(with([](auto& s) {
                 s["max_steps"] = 100000;
                 s["batch"] = 4096;
               }),
@@ -112,7 +108,7 @@ TEST(ConvergenceLoader, ErrorsNameThePathAndWhatIsAccepted) {
   sparse["workload"]["parameter_server"].erase("dense");
   sparse["workload"]["parameter_server"]["sparse"] = {
       {"key_count", 1000}, {"bytes_per_key", 256}, {"lookups_per_worker", 100}};
-  ExpectError(sparse, c, "dense");
+  ExpectLoadError(sparse, c, "dense");
 }
 
 TEST(ConvergenceLoader, EchoRoundTripsEveryKey) {

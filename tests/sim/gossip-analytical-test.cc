@@ -11,6 +11,7 @@
 namespace hfsim {
 namespace {
 
+using test::ExpectLoadError;
 using test::ParseOrDie;
 
 // Two workers on a 2-NPU Switch at 12.5 GB/s and 1000 ns per hop, push-sum exchanging after every
@@ -61,13 +62,6 @@ TEST(GossipAnalytical, IncastOnTheElasticCentreIsPriced) {
   EXPECT_NEAR(report.gossip->exchange_ns, 20 * 322'000.0, 1e-6);
 }
 
-void ExpectError(const nlohmann::json& doc, const std::string& where, const std::string& part) {
-  auto result = ParseScenario(doc);
-  ASSERT_FALSE(result) << "accepted: " << doc.dump();
-  EXPECT_EQ(result.Error().where, where) << result.Error().ToString();
-  EXPECT_NE(result.Error().message.find(part), std::string::npos) << result.Error().ToString();
-}
-
 TEST(GossipLoader, ErrorsNameThePathAndWhatIsAccepted) {
   const std::string g = "workload.gossip";
   auto with = [](const std::function<void(nlohmann::json&)>& edit) {
@@ -75,39 +69,39 @@ TEST(GossipLoader, ErrorsNameThePathAndWhatIsAccepted) {
     edit(doc["workload"]["gossip"]);
     return doc;
   };
-  ExpectError(with([](auto& s) { s["workers"] = {0}; }), g + ".workers", "2");
-  ExpectError(with([](auto& s) { s["workers"] = {0, 0}; }), g + ".workers[1]", "listed twice");
-  ExpectError(with([](auto& s) { s["workers"] = {0, 2}; }), g + ".workers[1]", "2");
-  ExpectError(with([](auto& s) { s["rule"] = "flood"; }), g + ".rule", "push_sum");
-  ExpectError(with([](auto& s) { s["rule"] = "elastic"; }), g + ".server", "missing");
-  ExpectError(with([](auto& s) { s["server"] = 1; }), g + ".server", "elastic");
-  ExpectError(with([](auto& s) { s["model"] = "resnet50"; }), g, "exactly one of");
-  ExpectError(with([](auto& s) {
+  ExpectLoadError(with([](auto& s) { s["workers"] = {0}; }), g + ".workers", "2");
+  ExpectLoadError(with([](auto& s) { s["workers"] = {0, 0}; }), g + ".workers[1]", "listed twice");
+  ExpectLoadError(with([](auto& s) { s["workers"] = {0, 2}; }), g + ".workers[1]", "2");
+  ExpectLoadError(with([](auto& s) { s["rule"] = "flood"; }), g + ".rule", "push_sum");
+  ExpectLoadError(with([](auto& s) { s["rule"] = "elastic"; }), g + ".server", "missing");
+  ExpectLoadError(with([](auto& s) { s["server"] = 1; }), g + ".server", "elastic");
+  ExpectLoadError(with([](auto& s) { s["model"] = "resnet50"; }), g, "exactly one of");
+  ExpectLoadError(with([](auto& s) {
                 s.erase("model_bytes");
                 s["model"] = "resnet5000";
               }),
               g + ".model", "unknown model");
-  ExpectError(with([](auto& s) { s["trigger"] = {{"kind", "adaptive"}, {"policy", "sometimes"}}; }),
+  ExpectLoadError(with([](auto& s) { s["trigger"] = {{"kind", "adaptive"}, {"policy", "sometimes"}}; }),
               g + ".trigger.policy", "lr_proportional");
-  ExpectError(with([](auto& s) { s["trigger"] = {{"kind", "fixed"}, {"period_steps", 0}}; }),
+  ExpectLoadError(with([](auto& s) { s["trigger"] = {{"kind", "fixed"}, {"period_steps", 0}}; }),
               g + ".trigger.period_steps", "1");
-  ExpectError(with([](auto& s) { s["target_accuracy"] = 1.5; }), g + ".target_accuracy", "1");
-  ExpectError(with([](auto& s) { s["learning_rate"] = {{"schedule", "step"}, {"factor", 0}}; }),
+  ExpectLoadError(with([](auto& s) { s["target_accuracy"] = 1.5; }), g + ".target_accuracy", "1");
+  ExpectLoadError(with([](auto& s) { s["learning_rate"] = {{"schedule", "step"}, {"factor", 0}}; }),
               g + ".learning_rate.factor", "0");
-  ExpectError(with([](auto& s) {
+  ExpectLoadError(with([](auto& s) {
                 s["steps"] = 100000;
                 s["batch"] = 4096;
               }),
               g, "in-process");
   nlohmann::json aggregation = TwoWorkers();
   aggregation["aggregation"] = nlohmann::json::object();
-  ExpectError(aggregation, "aggregation", "gossip");
+  ExpectLoadError(aggregation, "aggregation", "gossip");
   nlohmann::json optimize = TwoWorkers();
   optimize["optimize"] = nlohmann::json::object();
-  ExpectError(optimize, "optimize", "gossip");
+  ExpectLoadError(optimize, "optimize", "gossip");
   nlohmann::json chunks = TwoWorkers();
   chunks["communication"] = {{"chunks", 4}};
-  ExpectError(chunks, "communication.chunks", "gossip");
+  ExpectLoadError(chunks, "communication.chunks", "gossip");
 }
 
 TEST(GossipLoader, EchoRoundTripsEveryKey) {

@@ -12,6 +12,7 @@
 namespace hfsim {
 namespace {
 
+using test::ExpectLoadError;
 using test::ParseOrDie;
 
 // One Switch of `npus` NPUs at 100 GB/s and 500 ns per hop; a dense model of 10^6 parameters
@@ -101,49 +102,42 @@ TEST(PsAnalytical, SparseOnSwitchIsTheLargerOfIncastAndOutgoing) {
   EXPECT_EQ(ps.bytes_pushed, ps.keys_pushed * (256 + 8));
 }
 
-void ExpectError(const nlohmann::json& doc, const std::string& where, const std::string& part) {
-  const auto result = ParseScenario(doc);
-  ASSERT_FALSE(result) << "accepted: " << doc.dump();
-  EXPECT_EQ(result.Error().where, where) << result.Error().ToString();
-  EXPECT_NE(result.Error().message.find(part), std::string::npos) << result.Error().ToString();
-}
-
 TEST(PsScenario, BadInputNamesThePathAndTheAcceptedRange) {
   const nlohmann::json base = DenseOnSwitch(6, {0, 1, 2, 3}, {4, 5});
   const std::string ps = "workload.parameter_server";
   {
     auto doc = base;
     doc["workload"]["parameter_server"]["servers"] = {4, 9};
-    ExpectError(doc, ps + ".servers[1]", "9");
+    ExpectLoadError(doc, ps + ".servers[1]", "9");
   }
   {
     auto doc = base;
     doc["workload"]["parameter_server"]["workers"] = {0, 0};
-    ExpectError(doc, ps + ".workers[1]", "listed twice");
+    ExpectLoadError(doc, ps + ".workers[1]", "listed twice");
   }
   {
     auto doc = base;
     doc["workload"]["parameter_server"]["sparse"] = {
         {"key_count", 10}, {"bytes_per_key", 4}, {"lookups_per_worker", 1}};
-    ExpectError(doc, ps, "exactly one of \"dense\"");
+    ExpectLoadError(doc, ps, "exactly one of \"dense\"");
   }
   {
     auto doc = base;
     doc["workload"]["parameter_server"]["dense"] = {{"model", "resnet51"}};
-    ExpectError(doc, ps + ".dense.model", "unknown model \"resnet51\"");
+    ExpectLoadError(doc, ps + ".dense.model", "unknown model \"resnet51\"");
   }
   {
     auto doc = base;
     doc["workload"]["parameter_server"]["dense"]["params"] = 100000000;  // 4e8 keys of 1 byte
     doc["workload"]["parameter_server"]["dense"]["partition_bytes"] = 1;
-    ExpectError(doc, ps + ".dense.partition_bytes", "keys");
+    ExpectLoadError(doc, ps + ".dense.partition_bytes", "keys");
   }
   {
     auto doc = base;
     doc["workload"]["parameter_server"].erase("dense");
     doc["workload"]["parameter_server"]["sparse"] = {
         {"key_count", 10}, {"bytes_per_key", 4}, {"lookups_per_worker", 1}, {"zipf_exponent", -1}};
-    ExpectError(doc, ps + ".sparse.zipf_exponent", "-1");
+    ExpectLoadError(doc, ps + ".sparse.zipf_exponent", "-1");
   }
   {
     auto doc = base;
@@ -151,32 +145,32 @@ TEST(PsScenario, BadInputNamesThePathAndTheAcceptedRange) {
     doc["workload"]["parameter_server"]["iterations"] = 100000;
     doc["workload"]["parameter_server"]["sparse"] = {
         {"key_count", 10}, {"bytes_per_key", 4}, {"lookups_per_worker", 1000}};
-    ExpectError(doc, ps + ".sparse.lookups_per_worker", "key draws");
+    ExpectLoadError(doc, ps + ".sparse.lookups_per_worker", "key draws");
   }
   {
     auto doc = base;
     doc["workload"]["parameter_server"]["key_partition"] = "modulo";
-    ExpectError(doc, ps + ".key_partition", "\"hash\"");
+    ExpectLoadError(doc, ps + ".key_partition", "\"hash\"");
   }
   {
     auto doc = base;
     doc["communication"] = {{"chunks", 4}};
-    ExpectError(doc, "communication.chunks", "does not apply to a parameter_server");
+    ExpectLoadError(doc, "communication.chunks", "does not apply to a parameter_server");
   }
   {
     auto doc = base;
     doc["optimize"] = {{"objective", "time"}};
-    ExpectError(doc, "optimize", "not available for a parameter_server");
+    ExpectLoadError(doc, "optimize", "not available for a parameter_server");
   }
   {
     auto doc = base;
     doc["workload"]["parameter_server"].erase("servers");
-    ExpectError(doc, ps + ".servers", "missing");
+    ExpectLoadError(doc, ps + ".servers", "missing");
   }
   {
     auto doc = base;
     doc["workload"]["collective"] = {{"kind", "all_reduce"}, {"size_bytes", 1024}};
-    ExpectError(doc, "workload", "exactly one of");
+    ExpectLoadError(doc, "workload", "exactly one of");
   }
 }
 

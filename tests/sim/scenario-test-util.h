@@ -31,6 +31,15 @@ inline nlohmann::json CollectiveScenario(const nlohmann::json& dimensions, const
           {"communication", {{"chunks", chunks}}}};
 }
 
+/// The loader refuses `document` at JSON path `where`, with a message containing `part`.
+inline void ExpectLoadError(const nlohmann::json& document, const std::string& where,
+                            const std::string& part) {
+  auto result = ParseScenario(document);
+  ASSERT_FALSE(result) << "accepted: " << document.dump();
+  EXPECT_EQ(result.Error().where, where) << result.Error().ToString();
+  EXPECT_NE(result.Error().message.find(part), std::string::npos) << result.Error().ToString();
+}
+
 inline Scenario ParseOrDie(const nlohmann::json& document) {
   auto result = ParseScenario(document);
   if (!result) ADD_FAILURE() << result.Error().ToString();
