@@ -42,7 +42,8 @@ LearningTaskSpec ReadLearningTask(const JsonCursor& t, uint64_t seed) {
     for (const char* file : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                              "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
       const std::filesystem::path path = std::filesystem::path(f.directory) / file;
-      if (!std::filesystem::is_regular_file(path)) {
+      std::error_code error;  // a name too long or unreadable is "not there", never a throw
+      if (!std::filesystem::is_regular_file(path, error)) {
         const JsonCursor where = t.Has("directory") ? t.Child("directory") : t.Child("kind");
         where.Fail(fmt::format("{} does not exist; accepted: a directory holding Fashion-MNIST's "
                                "four IDX files (Debian's package dataset-fashion-mnist installs "
