@@ -161,7 +161,10 @@ std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec)
                                use.phv_16bit_containers, tofino, limits.phv_16bit_containers)});
   lines.push_back({"phv_8bit_containers", "values_per_packet", use.phv_8bit_containers,
                    limits.phv_8bit_containers,
-                   fmt::format("headers and metadata need {} 8-bit PHV containers and {} has {}",
+                   fmt::format("headers and metadata{} need {} 8-bit PHV containers and {} has {}",
+                               spec.IsThc() ? fmt::format(" and {} THC index bytes",
+                                                          use.thc_lookup_tables)
+                                            : std::string(),
                                use.phv_8bit_containers, tofino, limits.phv_8bit_containers)});
   lines.push_back({"egress_parse_depth_bytes", "values_per_packet", use.parsed_header_bytes,
                    limits.egress_parse_depth_bytes,
