@@ -54,9 +54,11 @@ struct InNetworkAllReducePrice {
   uint64_t max_rounds = 0;          ///< rounds of the busiest slot (R_0)
   double update_frame_ns = 0.0;     ///< t_up = F_up / B (= t but for THC)
   double frame_ns = 0.0;            ///< t = F / B, a result frame
-  double round_trip_ns = 0.0;       ///< RT = 2t + 2a (all-reduce), 4t + 4a (parameter server)
-  double bandwidth_bound_ns = 0.0;  ///< M t + tail (tail = RT - t: t + 2a for all-reduce)
-  double window_bound_ns = 0.0;     ///< max_s [(s + 1) t + (R_s - 1) RT] + tail
+  /// RT = t_up + t + 2a (all-reduce; 2t + 2a when the frames are equal), 2(t_up + t) + 4a
+  /// (parameter server)
+  double round_trip_ns = 0.0;
+  double bandwidth_bound_ns = 0.0;  ///< (M - 1) max(t_up, t) + RT (= M t + t + 2a when equal)
+  double window_bound_ns = 0.0;     ///< max_s [(s + 1) t_up + (R_s - 1) RT] + RT - t_up
   double time_ns = 0.0;             ///< the larger of the two
 };
 

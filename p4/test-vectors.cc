@@ -128,7 +128,7 @@ class VectorRun {
     std::frexp(encoder.Prepare(gradient), &exponent);
     ThcWorkerInput input;
     input.coordinates = encoder.PaddedLength();
-    input.norm_exponent = static_cast<int8_t>(exponent);
+    input.norm_exponent = static_cast<int8_t>(std::clamp(exponent, -128, 127));
     input.encode = [&encoder, config](int32_t agreed) {
       return UnpackIndices(encoder.Encode(std::ldexp(1.0, agreed)), config.bits,
                            encoder.PaddedLength());

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/in-network-check.h"
 #include "sim/scenario.h"
 
 namespace hfsim {
@@ -58,6 +57,28 @@ nlohmann::json CompressionToJson(const CompressionChoice& choice) {
 
 namespace {
 
+// Whether the workload's own all-reduces run "in_network" on some dimension they span: a
+// collective all_reduce over its dimensions, or a training workload's data- and tensor-parallel
+// all-reduces.
+bool AllReducesInNetwork(const Scenario& scenario) {
+  const auto& algorithms = scenario.communication.AlgorithmsFor(CollectiveKind::kAllReduce);
+  auto any_in_network = [&](const std::vector<uint32_t>& dimensions) {
+    for (uint32_t d : dimensions) {
+      if (d < algorithms.size() && algorithms[d] == CollectiveAlgorithm::kInNetwork) return true;
+    }
+    return false;
+  };
+  if (scenario.workload_kind == WorkloadKind::kCollective) {
+    return scenario.collective.kind == CollectiveKind::kAllReduce &&
+           any_in_network(scenario.collective.dimensions);
+  }
+  if (scenario.workload_kind == WorkloadKind::kTraining) {
+    return any_in_network(scenario.training.data_dimensions) ||
+           any_in_network(scenario.training.tensor_dimensions);
+  }
+  return false;
+}
+
 // A THC switch (aggregation.value_format "thc") sums the indices the workers' THC encoders
 // produce, so the workers must run THC with the switch's bits and granularity.
 void CheckThcSwitch(const JsonCursor& root, const Scenario& scenario) {
@@ -71,12 +92,11 @@ void CheckThcSwitch(const JsonCursor& root, const Scenario& scenario) {
                           "(got \"{}\")",
                           ToString(choice.scheme)));
   }
-  const bool collectives = scenario.workload_kind == WorkloadKind::kCollective ||
-                           scenario.workload_kind == WorkloadKind::kTraining;
-  if (!collectives || !UsesInNetwork(scenario)) {
+  if (!AllReducesInNetwork(scenario)) {
     aggregation.Child("value_format")
-        .Fail("nothing aggregates in this switch; accepted with \"thc\": a collective or training "
-              "workload whose communication.algorithms.all_reduce is \"in_network\"");
+        .Fail("nothing aggregates in this switch; accepted with \"thc\": an all_reduce collective, "
+              "or a training workload, with communication.algorithms.all_reduce \"in_network\" "
+              "on one of its dimensions");
   }
   const JsonCursor compression = root.Child("communication").Child("compression");
   const auto thc = compression.Find("thc");

@@ -16,7 +16,10 @@ void AddConvergence(const Scenario& scenario, Report& report) {
   spec.compression = scenario.communication.compression;
   spec.eval_every = c.eval_every;
   spec.seed = scenario.seed;
-  const std::vector<Evaluation> evaluations = RunCompressedSgd(spec, MakeLearningTask(c.task));
+  // Seeded by the scenario's seed as it is now (hfsim run --seed reseeds the task too).
+  LearningTaskSpec task = c.task;
+  task.SetSeed(scenario.seed);
+  const std::vector<Evaluation> evaluations = RunCompressedSgd(spec, MakeLearningTask(task));
 
   ConvergenceReport r;
   r.scheme = ToString(spec.compression.scheme);

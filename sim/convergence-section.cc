@@ -23,6 +23,7 @@ ConvergenceSpec ReadConvergenceSection(const JsonCursor& section, const Scenario
     c.eval_every = static_cast<uint32_t>(p->Integer(1, kMaxLearningSteps));
   }
   if (auto p = section.Find("target_accuracy")) c.target_accuracy = p->Number(0.0, 1.0, true);
+  CheckTrainSamples(section, c.task, ps.Workers());
   CheckLearningWork(section, c.max_steps, ps.Workers(), c.batch, c.classifier);
   return c;
 }

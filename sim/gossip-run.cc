@@ -7,8 +7,12 @@
 
 namespace hfsim {
 
-GossipTrace TrainGossip(const GossipWorkload& gossip) {
-  return RunGossip(gossip.spec, MakeLearningTask(gossip.task));
+GossipTrace TrainGossip(const Scenario& scenario) {
+  GossipSpec spec = scenario.gossip.spec;
+  spec.seed = scenario.seed;
+  LearningTaskSpec task = scenario.gossip.task;
+  task.SetSeed(scenario.seed);
+  return RunGossip(spec, MakeLearningTask(task));
 }
 
 uint32_t GossipNodeNpu(const GossipWorkload& gossip, uint32_t node) {

@@ -20,9 +20,11 @@
 
 namespace hfsim {
 
-/// Runs the workers' learning of `gossip` on its task. Throws std::invalid_argument (from the
-/// learning) or std::runtime_error (a data set that cannot be read).
-GossipTrace TrainGossip(const GossipWorkload& gossip);
+/// Runs the workers' learning of the scenario's gossip workload on its task, seeded by the
+/// scenario's seed as it is now (so `hfsim run --seed` reseeds the task and the workers). Throws
+/// std::invalid_argument (from the learning) or std::runtime_error (a data set that cannot be
+/// read).
+GossipTrace TrainGossip(const Scenario& scenario);
 
 /// The NPU of a trace node: workers 0..W-1 are worker_npus, node W is the elastic centre's server.
 uint32_t GossipNodeNpu(const GossipWorkload& gossip, uint32_t node);

@@ -83,8 +83,27 @@ GossipWorkload ReadGossipSection(const JsonCursor& section, const Scenario& scen
   if (auto p = section.Find("target_accuracy")) g.target_accuracy = p->Number(0.0, 1.0, true);
   if (auto p = section.Find("eval_every_steps")) spec.eval_every = static_cast<uint32_t>(p->Integer(1, kMaxSteps));
   if (auto p = section.Find("elastic_alpha")) spec.elastic_alpha = p->Number(0.0, 1.0, true);
+  CheckTrainSamples(section, g.task, spec.workers);
   CheckLearningWork(section, spec.steps, spec.workers, spec.batch, spec.classifier);
   return g;
+}
+
+std::optional<UserError> GossipPacketRefusal(const Scenario& scenario) {
+  if (scenario.workload_kind != WorkloadKind::kGossip || scenario.engine != EngineKind::kPacket) {
+    return std::nullopt;
+  }
+  const GossipSpec& spec = scenario.gossip.spec;
+  const double messages_per_exchange = spec.rule == GossipRule::kElastic ? 2.0 : 1.0;
+  const double worst = static_cast<double>(spec.steps) * spec.workers * messages_per_exchange *
+                       static_cast<double>(spec.model_bytes);
+  if (worst <= kMaxGossipPacketBytes) return std::nullopt;
+  return UserError{
+      "workload.gossip",
+      fmt::format("with the packet engine, steps x workers x messages per exchange x model bytes "
+                  "= {:.3g} B may cross the fabric, more than the {:.3g} B (2 TiB) one packet run "
+                  "may simulate; accepted: fewer steps or workers, smaller model_bytes, or "
+                  "\"engine\": \"analytical\"",
+                  worst, kMaxGossipPacketBytes)};
 }
 
 nlohmann::json GossipSectionToJson(const GossipWorkload& g) {

@@ -51,6 +51,10 @@ LearningTaskSpec ReadLearningTask(const JsonCursor& t, uint64_t seed) {
                                path.string()));
       }
     }
+    // Their headers too, so that a wrong or short file is refused here rather than in a run.
+    if (const std::string problem = CheckFashionMnistFiles(f); !problem.empty()) {
+      (t.Has("directory") ? t.Child("directory") : t).Fail(problem);
+    }
   }
   task.SetSeed(seed);
   return task;
@@ -77,6 +81,15 @@ ClassifierSpec ReadClassifier(const std::optional<JsonCursor>& c, const Learning
   if (auto p = c->Find("kind")) spec.kind = static_cast<ClassifierKind>(p->Choice(kClassifiers));
   if (auto p = c->Find("hidden")) spec.hidden = static_cast<uint32_t>(p->Integer(1, kMaxHidden));
   return spec;
+}
+
+void CheckTrainSamples(const JsonCursor& section, const LearningTaskSpec& task, uint64_t workers) {
+  if (task.TrainSamples() >= workers) return;
+  const auto t = section.Find("task");
+  const JsonCursor where = t && t->Has("train_samples") ? t->Child("train_samples") : section;
+  where.Fail(fmt::format("{} training samples cannot be shared among {} workers (each needs at "
+                         "least one); accepted: at least {}",
+                         task.TrainSamples(), workers, workers));
 }
 
 void CheckLearningWork(const JsonCursor& where, uint64_t steps, uint64_t workers, uint64_t batch,

@@ -25,6 +25,9 @@ LearningTaskSpec ReadLearningTask(const JsonCursor& task, uint64_t seed);
 LearningRate ReadLearningRate(const JsonCursor& learning_rate);
 /// "classifier": {"kind": "logistic" or "mlp", "hidden"}; features and classes from `task`.
 ClassifierSpec ReadClassifier(const std::optional<JsonCursor>& classifier, const LearningTaskSpec& task);
+/// Fails (at the section's task.train_samples, or the section) when the training set has fewer
+/// samples than workers: every worker's shard needs at least one.
+void CheckTrainSamples(const JsonCursor& section, const LearningTaskSpec& task, uint64_t workers);
 /// Fails at `where` when steps x workers x batch x parameters exceeds kMaxLearningWork.
 void CheckLearningWork(const JsonCursor& where, uint64_t steps, uint64_t workers, uint64_t batch,
                        const ClassifierSpec& classifier);

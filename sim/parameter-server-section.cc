@@ -7,6 +7,7 @@
 #include <numeric>
 #include <utility>
 
+#include "sim/gossip-section.h"
 #include "sim/scenario-parser.h"
 #include "workloads/model-zoo.h"
 
@@ -169,6 +170,9 @@ void CheckPointToPointWorkloadFits(const JsonCursor& root, const Scenario& scena
   // Gossip exchanges are whole models between peers: nothing for a switch to sum.
   if (gossip && root.Has("aggregation")) {
     root.Child("aggregation").Fail("not used by a gossip workload; accepted: remove this section");
+  }
+  if (const auto refusal = GossipPacketRefusal(scenario)) {
+    root.Child("workload").Child("gossip").Fail(refusal->message);
   }
   const auto communication = root.Find("communication");
   if (!communication) return;

@@ -6,10 +6,10 @@
 // Frame layout (offsets in bytes; K = values_per_packet; all multi-byte fields big-endian):
 //
 //   Ethernet (14)   0  dst MAC (6)        6  src MAC (6)       12  ethertype 0x0800
-//   IPv4 (20)      14  0x45 (v4, IHL 5)  15  DSCP/ECN 0        16  total length = 36 + 4K
+//   IPv4 (20)      14  0x45 (v4, IHL 5)  15  DSCP/ECN 0        16  total length = 44 + V
 //                  18  id 0              20  flags 0x4000 (DF) 22  TTL 64   23  protocol 17
 //                  24  header checksum   26  src IP (4)        30  dst IP (4)
-//   UDP (8)        34  src port          36  dst port          38  length = 24 + 4K
+//   UDP (8)        34  src port          36  dst port          38  length = 24 + V
 //                  40  checksum 0 (none; allowed for IPv4, so the switch need not recompute it)
 //   Aggregation    42  type: 1 update (worker -> switch), 2 result (switch -> worker or server)
 //   header (16)    43  flags: bit 0 slot set (shadow copy), bit 1 retransmission (on a result:
@@ -22,7 +22,8 @@
 //                  49  reserved, 0
 //                  50  worker bitmap (32 bits): updates, 1 << worker id; results, the contributors
 //                  54  key offset (32 bits): the tensor index (or sparse key) of the first value
-//   Values         58  K x int32 (two's complement), always K of them: 58 + 4K bytes in all
+//   Values         58  V bytes: K x int32 (two's complement), always K of them (V = 4K: 58 + 4K
+//                      bytes in all)
 //                      THC jobs (thc_bits b > 0, aggregation-spec.h): an update carries K b-bit
 //                      table indices packed little-endian, low bits first (K b / 8 bytes: two
 //                      4-bit indices a byte, the first in the low nibble); a result carries K

@@ -124,11 +124,14 @@ std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec)
   lines.push_back(
       {"value_stages", "values_per_packet", use.value_stages, value_stage_room,
        fmt::format("values_per_packet {} needs {} register stages for values and {} "
-                   "has {} after {} control stages (at most {} values per packet)",
+                   "has {} after {} control stages{}",
                    spec.values_per_packet, use.value_stages, tofino, value_stage_room,
                    limits.control_stages,
-                   value_stage_room * limits.stateful_alus_per_stage * limits.values_per_alu *
-                       (spec.IsThc() ? 4 : 1))});
+                   // THC's bound also depends on its lookup stages: thc_lookup_stages says it.
+                   spec.IsThc() ? std::string()
+                                : fmt::format(" (at most {} values per packet)",
+                                              value_stage_room * limits.stateful_alus_per_stage *
+                                                  limits.values_per_alu))});
   lines.push_back({"stateful_alus", "values_per_packet", use.stateful_alus,
                    uint64_t{limits.mau_stages} * limits.stateful_alus_per_stage,
                    fmt::format("{} value and {} control stateful ALUs and {} has {} stages x {}",

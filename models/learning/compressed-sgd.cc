@@ -70,6 +70,12 @@ std::vector<Evaluation> RunCompressedSgd(const CompressedSgdSpec& spec, const Sy
   if (spec.workers == 0 || spec.steps == 0 || spec.batch == 0 || spec.eval_every == 0) {
     throw std::invalid_argument("compressed SGD: needs workers, steps, a batch and eval_every");
   }
+  if (task.train.features.cols() != spec.classifier.features ||
+      task.train.Samples() < spec.workers) {
+    throw std::invalid_argument(
+        "compressed SGD: the classifier's features must match the task's, and every worker needs "
+        "a training sample");
+  }
   const Classifier model(spec.classifier);
   Eigen::VectorXd parameters = model.Initial(SplitMix64(spec.seed));
   GradientAggregator aggregator(spec.compression, spec.workers,

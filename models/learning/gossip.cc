@@ -230,6 +230,9 @@ GossipTrace RunGossip(const GossipSpec& spec, const SyntheticTask& task) {
   if (spec.trigger.kind == TriggerKind::kFixedPeriod && spec.trigger.period == 0) {
     throw std::invalid_argument("gossip: a fixed trigger needs a period of at least 1 step");
   }
+  if (task.train.Samples() < spec.workers) {
+    throw std::invalid_argument("gossip: every worker needs a training sample");
+  }
   return GossipRun(spec, task).Run();
 }
 

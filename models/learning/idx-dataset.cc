@@ -190,6 +190,52 @@ std::vector<uint32_t> Identity(uint32_t n) {
 
 }  // namespace
 
+namespace {
+
+std::string Directory(const IdxTaskSpec& spec) {
+  return spec.directory.empty() || spec.directory.back() == '/' ? spec.directory
+                                                                : spec.directory + "/";
+}
+
+// The headers of one image file and its label file, against what the task needs.
+std::string CheckPair(const std::string& images_path, const std::string& labels_path,
+                      uint32_t samples) {
+  IdxReader images(images_path);
+  IdxReader labels(labels_path);
+  const std::vector<uint32_t> image_dims = images.Header(kImageMagic, 3, "image");
+  const std::vector<uint32_t> label_dims = labels.Header(kLabelMagic, 1, "label");
+  if (uint64_t{image_dims[1]} * image_dims[2] != kFashionMnistFeatures) {
+    return images_path + " holds " + std::to_string(image_dims[1]) + " x " +
+           std::to_string(image_dims[2]) + "-pixel images; Fashion-MNIST's are 28 x 28";
+  }
+  if (image_dims[0] != label_dims[0]) {
+    return images_path + " holds " + std::to_string(image_dims[0]) + " images but " + labels_path +
+           " " + std::to_string(label_dims[0]) + " labels";
+  }
+  if (image_dims[0] < samples) {
+    return images_path + " holds " + std::to_string(image_dims[0]) + " images, fewer than the " +
+           std::to_string(samples) + " asked for";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CheckFashionMnistFiles(const IdxTaskSpec& spec) {
+  const std::string dir = Directory(spec);
+  try {
+    std::string problem = CheckPair(dir + "train-images-idx3-ubyte.gz",
+                                    dir + "train-labels-idx1-ubyte.gz", spec.train_samples);
+    if (problem.empty()) {
+      problem = CheckPair(dir + "t10k-images-idx3-ubyte.gz", dir + "t10k-labels-idx1-ubyte.gz",
+                          spec.test_samples);
+    }
+    return problem;
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+}
+
 Dataset ReadIdxPair(const std::string& images_path, const std::string& labels_path,
                     uint32_t limit) {
   const IdxSamples samples = ReadSamples(images_path, labels_path, limit);
@@ -197,9 +243,7 @@ Dataset ReadIdxPair(const std::string& images_path, const std::string& labels_pa
 }
 
 SyntheticTask LoadFashionMnist(const IdxTaskSpec& spec) {
-  const std::string dir = spec.directory.empty() || spec.directory.back() == '/'
-                              ? spec.directory
-                              : spec.directory + "/";
+  const std::string dir = Directory(spec);
   const std::string train_images = dir + "train-images-idx3-ubyte.gz";
   const std::string test_images = dir + "t10k-images-idx3-ubyte.gz";
   SyntheticTask task;

@@ -22,12 +22,22 @@ struct IdxTaskSpec {
   uint64_t seed = 1;
 };
 
-/// Fashion-MNIST's images (28 x 28 = 784 features, pixels scaled to [0, 1]) and labels (10
+/// Fashion-MNIST's images (28 x 28 = 784 features, pixels scaled to [0, 1]; the reader takes any
+/// size, CheckFashionMnistFiles and the learning check it against the classifier) and labels (10
 /// classes). The selected training rows are shuffled with a seeded Fisher-Yates, because callers
 /// shard them contiguously (WorkerShard) and the file order is not guaranteed i.i.d.; test rows
 /// keep the file order. Throws std::runtime_error on a missing, unreadable or malformed file and
 /// std::invalid_argument on a sample count out of range, each naming the file.
 SyntheticTask LoadFashionMnist(const IdxTaskSpec& spec);
+
+/// Fashion-MNIST's image size: 28 x 28 pixels, the features of its classifiers.
+inline constexpr uint32_t kFashionMnistFeatures = 28 * 28;
+
+/// Checks, reading only their headers, that the four files of `spec` can give what it asks: the
+/// right magic numbers, 28 x 28 images, labels for every image and at least train_samples and
+/// test_samples of each. Returns the problem, naming the file, or an empty string. (Labels out
+/// of range or a body cut short are still found by LoadFashionMnist.)
+std::string CheckFashionMnistFiles(const IdxTaskSpec& spec);
 
 /// The first `limit` samples of an IDX image file (magic 0x00000803, dims count x rows x cols,
 /// uint8 pixels) with their labels from an IDX label file (magic 0x00000801, uint8 labels 0..9),

@@ -20,8 +20,13 @@ struct LearningTaskSpec {
   SyntheticTaskSpec synthetic;  ///< kind synthetic
   IdxTaskSpec fashion_mnist;    ///< kind fashion_mnist
 
-  uint32_t Features() const { return kind == TaskKind::kSynthetic ? synthetic.features : 784; }
+  uint32_t Features() const {
+    return kind == TaskKind::kSynthetic ? synthetic.features : kFashionMnistFeatures;
+  }
   uint32_t Classes() const { return kind == TaskKind::kSynthetic ? synthetic.classes : 10; }
+  uint32_t TrainSamples() const {
+    return kind == TaskKind::kSynthetic ? synthetic.train_samples : fashion_mnist.train_samples;
+  }
   /// Seeds the synthetic task's generation or Fashion-MNIST's training-row shuffle.
   void SetSeed(uint64_t seed) {
     synthetic.seed = seed;

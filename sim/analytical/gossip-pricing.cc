@@ -10,7 +10,7 @@ void RunGossipAnalytical(const Scenario& scenario, Report& report) {
   const GossipWorkload& g = scenario.gossip;
   const Topology topology(scenario.dimensions);
   const FabricGraph graph(topology);
-  const GossipTrace trace = TrainGossip(g);
+  const GossipTrace trace = TrainGossip(scenario);
 
   std::vector<double> step_end_ns(g.spec.steps, 0.0);
   std::vector<Transfer> phase;

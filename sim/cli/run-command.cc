@@ -1,5 +1,6 @@
 #include "sim/cli/run-command.h"
 
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/gossip-section.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
@@ -107,16 +109,25 @@ int RunCommand::Execute() const {
     scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
   }
   if (scenario.engine == EngineKind::kPacket) {
-    if (auto refusal = InNetworkPacketRefusal(scenario)) {
-      std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
-      return 2;
+    for (const auto& refusal : {InNetworkPacketRefusal(scenario), GossipPacketRefusal(scenario)}) {
+      if (refusal) {
+        std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
+        return 2;
+      }
     }
   }
   Report report;
-  if (scenario.engine == EngineKind::kPacket) {
-    report = PacketEngine().Run(scenario);
-  } else {
-    report = AnalyticalEngine().Run(scenario);
+  try {
+    if (scenario.engine == EngineKind::kPacket) {
+      report = PacketEngine().Run(scenario);
+    } else {
+      report = AnalyticalEngine().Run(scenario);
+    }
+  } catch (const std::exception& error) {
+    // What the loader cannot see before running: a data set that fails to read in full, a
+    // packet run that cannot finish. The machine's failure, not the input's: exit 1.
+    std::cerr << "hfsim: error: " << error.what() << "\n";
+    return 1;
   }
   if (!quiet) std::cout << SummaryTable(report, scenario);
 

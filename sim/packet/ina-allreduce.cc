@@ -187,10 +187,11 @@ class InNetworkSimulation {
             .cast<double>();
     int exponent = 0;
     std::frexp(m_thc[npu]->Prepare(gradient), &exponent);  // ||u|| < 2^exponent
-    m_norm_exponent[npu] = exponent;
+    // The header's exponent field is 8 bits; clamped once, announced and checked alike.
+    m_norm_exponent[npu] = std::clamp(exponent, -128, 127);
     ThcWorkerInput input;
     input.coordinates = m_thc[npu]->PaddedLength();
-    input.norm_exponent = static_cast<int8_t>(std::clamp(exponent, -128, 127));
+    input.norm_exponent = static_cast<int8_t>(m_norm_exponent[npu]);
     input.encode = [this, npu](int32_t agreed) {
       m_packed[npu] = m_thc[npu]->Encode(std::ldexp(1.0, agreed));
       return UnpackIndices(m_packed[npu], m_thc_config.bits, m_thc[npu]->PaddedLength());
@@ -212,13 +213,19 @@ class InNetworkSimulation {
       int32_t agreed = std::numeric_limits<int32_t>::min();
       std::vector<std::vector<uint8_t>> packed;
       Eigen::VectorXd mean = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m_values));
+      bool encoded = true;  // a worker that never got its first result has no indices
       for (uint64_t npu : group) {
         agreed = std::max(agreed, m_norm_exponent[npu]);
+        encoded = encoded && !m_packed[npu].empty();
         packed.push_back(m_packed[npu]);
         for (uint64_t i = 0; i < m_values; ++i) mean(static_cast<Eigen::Index>(i)) += m_tensors[npu][i];
       }
       mean /= static_cast<double>(group.size());
       const uint64_t padded = m_thc.front()->PaddedLength();
+      if (!encoded) {  // an unfinished run: nothing of this group can be checked
+        mismatches += padded * group.size();
+        continue;
+      }
       const std::vector<uint32_t> exact = AggregateThc(packed, m_thc_config, padded);
       for (uint64_t npu : group) {
         const AggregationWorker& worker = *m_workers[npu];
@@ -235,7 +242,9 @@ class InNetworkSimulation {
       const Eigen::VectorXd decoded =
           DecodeThc(sums, static_cast<uint32_t>(group.size()), std::ldexp(1.0, agreed),
                     m_thc_config, m_values);
-      worst = std::max(worst, (decoded - mean).squaredNorm() / mean.squaredNorm());
+      const double energy = mean.squaredNorm();
+      worst = std::max(worst, energy > 0.0 ? (decoded - mean).squaredNorm() / energy
+                                           : (decoded - mean).squaredNorm());
     }
     *nmse = worst;
     return mismatches;

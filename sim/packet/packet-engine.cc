@@ -229,7 +229,7 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
 // the measured step end times exactly as the analytical engine builds it from its priced ones.
 void RunGossipPacket(const Scenario& scenario, Report& report) {
   const GossipWorkload& g = scenario.gossip;
-  const GossipTrace trace = TrainGossip(g);
+  const GossipTrace trace = TrainGossip(scenario);
   const Topology topology(scenario.dimensions);
   const FabricGraph graph(topology);
   Ns3Clock clock;
@@ -240,7 +240,12 @@ void RunGossipPacket(const Scenario& scenario, Report& report) {
                       g.step_compute_ns);
   driver.Start();
   const double wall_seconds = RunSimulatorTimed();
-  driver.CheckComplete();
+  // A step that never ended (a link down for good) has no end time to report: the run failed.
+  if (!driver.CheckComplete()) {
+    throw std::runtime_error("PacketEngine: the gossip exchanges did not finish (" +
+                             std::to_string(driver.ErrorCount()) +
+                             " protocol errors; the first: " + driver.Errors().front() + ")");
+  }
   ReportGossip(scenario, trace, driver.StepEndNs(), report);
 
   const double end_ns = driver.StepEndNs().back();

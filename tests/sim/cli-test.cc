@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <unistd.h>
 
@@ -153,6 +154,45 @@ TEST_F(CliTest, TopologyChecksReachabilityAndPrintsRoutes) {
   const std::string links = Slurp(m_dir / "links.csv");
   EXPECT_EQ(std::count(links.begin(), links.end(), '\n'), 53248 + 1);
   EXPECT_EQ(Hfsim("topology " + kQuickstart + " --route 0 32").exit_code, 2);  // NPU 32 of 32
+}
+
+// Plain IDX files (gzread reads them as they are) whose headers are fine, so the loader accepts
+// them, but whose first test label is 12: the run fails when it reads them, with exit code 1 and
+// a message naming the file, instead of terminating.
+void WriteIdx(const fs::path& path, uint32_t magic, std::vector<uint32_t> dims,
+              const std::vector<uint8_t>& body) {
+  std::ofstream out(path, std::ios::binary);
+  auto word = [&out](uint32_t v) {
+    const char bytes[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                           static_cast<char>(v >> 8), static_cast<char>(v)};
+    out.write(bytes, 4);
+  };
+  word(magic);
+  for (uint32_t d : dims) word(d);
+  out.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
+}
+
+TEST_F(CliTest, AFailureWhileRunningExitsOneNamingIt) {
+  const fs::path data = m_dir / "idx";
+  fs::create_directories(data);
+  const std::vector<uint8_t> pixels(16 * 28 * 28, 7);
+  std::vector<uint8_t> labels(16, 3);
+  WriteIdx(data / "train-images-idx3-ubyte.gz", 0x803, {16, 28, 28}, pixels);
+  WriteIdx(data / "train-labels-idx1-ubyte.gz", 0x801, {16}, labels);
+  WriteIdx(data / "t10k-images-idx3-ubyte.gz", 0x803, {16, 28, 28}, pixels);
+  labels[0] = 12;
+  WriteIdx(data / "t10k-labels-idx1-ubyte.gz", 0x801, {16}, labels);
+  nlohmann::json scenario = nlohmann::json::parse(Slurp(HFSIM_SOURCE_DIR "/configs/s3-gossip-adaptive.json"));
+  auto& gossip = scenario["workload"]["gossip"];
+  gossip["task"] = {{"kind", "fashion_mnist"}, {"train_samples", 16}, {"test_samples", 16},
+                    {"directory", data.string()}};
+  gossip["steps"] = 10;
+  const fs::path path = m_dir / "bad-labels.json";
+  std::ofstream(path) << scenario.dump();
+  const Result result = Hfsim("run " + path.string() + " -o " + (m_dir / "out").string());
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("t10k-labels-idx1-ubyte.gz"), std::string::npos) << result.output;
+  EXPECT_FALSE(fs::exists(m_dir / "out" / "report.json"));
 }
 
 TEST_F(CliTest, GossipRunReportsLearningTrafficAndTimeToAccuracy) {

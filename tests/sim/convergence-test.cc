@@ -2,6 +2,7 @@
 // each compression scheme needs on the learning task, times the iteration time the engine priced;
 // the loader's errors and echo; Fashion-MNIST from Debian's package as the task.
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -109,6 +110,42 @@ TEST(ConvergenceLoader, ErrorsNameThePathAndWhatIsAccepted) {
   sparse["workload"]["parameter_server"]["sparse"] = {
       {"key_count", 1000}, {"bytes_per_key", 256}, {"lookups_per_worker", 100}};
   ExpectLoadError(sparse, c, "dense");
+}
+
+TEST(ConvergenceLoader, FewerSamplesThanWorkersAndFilesThatAreNotIdxAreRefused) {
+  const std::string c = "workload.parameter_server.convergence";
+  nlohmann::json few = Scenario8({{"scheme", "none"}});
+  few["workload"]["parameter_server"]["convergence"]["task"] = {{"train_samples", 7}};
+  ExpectLoadError(few, c + ".task.train_samples", "8 workers");
+  // Four files that exist but are not IDX: refused at load time, naming the file.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hfsim-not-idx";
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                           "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
+    std::ofstream(dir / name) << "not an IDX file at all";
+  }
+  nlohmann::json bad = Scenario8({{"scheme", "none"}});
+  bad["workload"]["parameter_server"]["convergence"]["task"] = {{"kind", "fashion_mnist"},
+                                                                {"directory", dir.string()}};
+  ExpectLoadError(bad, c + ".task.directory", "wrong magic number");
+  std::filesystem::remove_all(dir);
+}
+
+// The learning is seeded by the scenario's seed when the run starts, so `hfsim run --seed N`
+// (which changes scenario.seed after loading) gives the run a scenario with seed N would give.
+TEST(Convergence, TheSeedAtRunTimeSeedsTheTaskAndTheWorkers) {
+  Scenario reseeded = ParseOrDie(Scenario8({{"scheme", "thc"}}));
+  reseeded.seed = 8;
+  nlohmann::json doc = Scenario8({{"scheme", "thc"}});
+  doc["seed"] = 8;
+  const ConvergenceReport a = *AnalyticalEngine().Run(reseeded).convergence;
+  const ConvergenceReport b = *AnalyticalEngine().Run(ParseOrDie(doc)).convergence;
+  const ConvergenceReport seven = *AnalyticalEngine().Run(ParseOrDie(Scenario8({{"scheme", "thc"}}))).convergence;
+  ASSERT_EQ(a.evaluations.size(), b.evaluations.size());
+  for (size_t i = 0; i < a.evaluations.size(); ++i) {
+    EXPECT_EQ(a.evaluations[i].accuracy, b.evaluations[i].accuracy);
+  }
+  EXPECT_NE(a.final_accuracy, seven.final_accuracy);
 }
 
 TEST(ConvergenceLoader, EchoRoundTripsEveryKey) {

@@ -104,6 +104,38 @@ TEST(GossipLoader, ErrorsNameThePathAndWhatIsAccepted) {
   ExpectLoadError(chunks, "communication.chunks", "gossip");
 }
 
+TEST(GossipLoader, FewerSamplesThanWorkersAndHugePacketRunsAreRefused) {
+  nlohmann::json few = TwoWorkers();
+  few["workload"]["gossip"]["task"] = {{"train_samples", 1}, {"test_samples", 64}};
+  ExpectLoadError(few, "workload.gossip.task.train_samples", "2 workers");
+  // 20 steps x 2 workers x 2^40 B = 4.4e13 B > 2 TiB at packet level; fine analytically.
+  nlohmann::json huge = TwoWorkers();
+  huge["workload"]["gossip"]["model_bytes"] = uint64_t{1} << 40;
+  EXPECT_TRUE(ParseScenario(huge));
+  huge["engine"] = "packet";
+  ExpectLoadError(huge, "workload.gossip", "2 TiB");
+}
+
+// `hfsim run --seed N` changes scenario.seed after loading: the learning must follow it.
+TEST(GossipAnalytical, TheSeedAtRunTimeSeedsTheTaskAndTheWorkers) {
+  Scenario reseeded = ParseOrDie(TwoWorkers());
+  reseeded.seed = 9;
+  nlohmann::json doc = TwoWorkers();
+  doc["seed"] = 9;
+  const GossipReport a = *AnalyticalEngine().Run(reseeded).gossip;
+  const GossipReport b = *AnalyticalEngine().Run(ParseOrDie(doc)).gossip;
+  ASSERT_EQ(a.evaluations.size(), b.evaluations.size());
+  for (size_t i = 0; i < a.evaluations.size(); ++i) {
+    EXPECT_EQ(a.evaluations[i].mean_model_accuracy, b.evaluations[i].mean_model_accuracy);
+  }
+  const GossipReport one = *AnalyticalEngine().Run(ParseOrDie(TwoWorkers())).gossip;
+  bool differs = false;
+  for (size_t i = 0; i < a.evaluations.size(); ++i) {
+    differs = differs || a.evaluations[i].mean_model_accuracy != one.evaluations[i].mean_model_accuracy;
+  }
+  EXPECT_TRUE(differs);
+}
+
 TEST(GossipLoader, EchoRoundTripsEveryKey) {
   const Scenario scenario = ParseOrDie(TwoWorkers());
   const nlohmann::json echo = ScenarioToJson(scenario);
