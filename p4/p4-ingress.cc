@@ -222,7 +222,7 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("        }}");
   t.Line("    }};");
   t.Blank();
-  if (HasExponent(spec)) {
+  if (spec.HasExponentRegister()) {
     t.Line("    // The largest block exponent announced in the round (SwitchML's scaling).");
     t.Line("    Register<int<16>, bit<32>>(REGISTER_ENTRIES) max_exponent;");
     t.Line("    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_write = {{");
@@ -327,15 +327,15 @@ void WriteAggregation(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("{}if ((meta.bitmap_before & meta.worker_bit) == 0) {{", in);
   t.Line("{}    // A new contribution: the round's first writes, later ones add.", in);
   t.Line("{}    meta.count_before = worker_count_increment.execute(meta.register_index);", in);
-  if (HasExponent(spec)) t.Line("{}    meta.exponent = (int<16>)hdr.agg.exponent;", in);
+  if (spec.HasExponentRegister()) t.Line("{}    meta.exponent = (int<16>)hdr.agg.exponent;", in);
   t.Line("{}    if (meta.count_before == 0) {{", in);
-  if (HasExponent(spec)) {
+  if (spec.HasExponentRegister()) {
     t.Line("{}        hdr.agg.exponent = (int<8>)max_exponent_write.execute(meta.register_index);",
            in);
   }
   WriteValueAccess(t, spec, "write", in + "        ");
   t.Line("{}    }} else {{", in);
-  if (HasExponent(spec)) {
+  if (spec.HasExponentRegister()) {
     t.Line("{}        hdr.agg.exponent = (int<8>)max_exponent_max.execute(meta.register_index);",
            in);
   }
@@ -353,7 +353,7 @@ void WriteAggregation(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("{}    // the result, so it is answered from the registers; otherwise dropped.", in);
   t.Line("{}    meta.count_before = worker_count_read.execute(meta.register_index);", in);
   t.Line("{}    if (meta.count_before == 0) {{", in);
-  if (HasExponent(spec)) {
+  if (spec.HasExponentRegister()) {
     t.Line("{}        hdr.agg.exponent = (int<8>)max_exponent_read.execute(meta.register_index);",
            in);
   }

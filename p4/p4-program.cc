@@ -13,7 +13,6 @@ namespace hfsim {
 namespace {
 
 using p4_writer::ChecksHotKeys;
-using p4_writer::HasExponent;
 using p4_writer::IsServerMode;
 using p4_writer::IsTofino1;
 using p4_writer::Text;
@@ -216,7 +215,7 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("    bit<1> accepted;         // a well-formed update of this job");
   t.Line("    bit<32> bitmap_before;   // the packet's set, before its bit was set");
   t.Line("    bit<32> count_before;    // the worker counter, before this packet");
-  if (HasExponent(spec)) {
+  if (spec.HasExponentRegister()) {
     t.Line("    int<16> exponent;        // the packet's {} exponent",
            spec.IsThc() ? "norm" : "block");
   }
@@ -270,7 +269,7 @@ void WriteIngressParser(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("        meta.accepted = 0;");
   t.Line("        meta.bitmap_before = 0;");
   t.Line("        meta.count_before = 0;");
-  if (HasExponent(spec)) t.Line("        meta.exponent = 0;");
+  if (spec.HasExponentRegister()) t.Line("        meta.exponent = 0;");
   if (IsServerMode(spec)) t.Line("        meta.shard = 0;");
   t.Line("        meta.route = ROUTE_DROP;");
   t.Line("        transition parse_ethernet;");

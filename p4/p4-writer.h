@@ -35,10 +35,6 @@ inline bool IsTofino1(const AggregationSwitchSpec& spec) {
 inline bool IsServerMode(const AggregationSwitchSpec& spec) {
   return spec.mode == AggregationMode::kParameterServer;
 }
-// THC jobs agree on their norm exponent through the same register as block exponents.
-inline bool HasExponent(const AggregationSwitchSpec& spec) {
-  return spec.scheme == FixedPointScheme::kBlockExponent || spec.IsThc();
-}
 // Parameter-server mode checks the key against the hot-key capacity unless every key is hot.
 inline bool ChecksHotKeys(const AggregationSwitchSpec& spec) {
   return IsServerMode(spec) && spec.hot_key_capacity_keys < kAllKeysHot;

@@ -93,6 +93,12 @@ struct AggregationSwitchSpec {
   uint32_t SlotSets() const { return shadow_copies ? 2 : 1; }
   uint32_t JobId() const { return static_cast<uint32_t>(udp_port - kFirstAggregationPort); }
   bool IsThc() const { return value_format == ValueFormat::kThc; }
+  /// Whether the workers agree on an exponent through the switch's max-exponent register, in a
+  /// priming round per slot: the block exponents of SwitchML's fixed point, or THC's norm
+  /// exponent.
+  bool HasExponentRegister() const {
+    return scheme == FixedPointScheme::kBlockExponent || IsThc();
+  }
   /// 32-bit register words one pass adds: one per int32 value, one per four THC lanes.
   uint32_t RegisterWords() const { return IsThc() ? (values_per_packet + 3) / 4 : values_per_packet; }
   /// Bytes of values in a worker's update: 4 per int32, or the packed b-bit THC indices.

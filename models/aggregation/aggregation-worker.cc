@@ -21,8 +21,7 @@ AggregationTraffic ComputeAggregationTraffic(const AggregationSwitchSpec& spec, 
   const uint64_t pool =
       pool_slots == 0 ? spec.aggregator_slots : std::min(pool_slots, spec.aggregator_slots);
   t.slots_used = std::min(pool, t.blocks);
-  const bool priming = spec.scheme == FixedPointScheme::kBlockExponent || spec.IsThc();
-  t.packets_per_worker = t.blocks + (priming ? t.slots_used : 0);
+  t.packets_per_worker = t.blocks + (spec.HasExponentRegister() ? t.slots_used : 0);
   t.frame_bytes = kFrameHeaderBytes + spec.ResultValueBytes();
   t.wire_bytes_per_worker = t.packets_per_worker * t.frame_bytes;
   t.update_frame_bytes = kFrameHeaderBytes + spec.UpdateValueBytes();
@@ -39,7 +38,6 @@ AggregationWorker::AggregationWorker(const AggregationSwitchSpec& spec, uint32_t
   }
   // A block is hot when its first key is: the switch checks the key of the packet.
   m_aggregated_values = ComputeAggregationTraffic(spec, m_tensor.size()).aggregated_values;
-  m_priming = spec.scheme == FixedPointScheme::kBlockExponent;
   Setup();
   m_result.assign(m_aggregated_values, 0.0);
 }
@@ -54,11 +52,11 @@ AggregationWorker::AggregationWorker(const AggregationSwitchSpec& spec, uint32_t
         "below the workers and at most 2^32 coordinates");
   }
   m_aggregated_values = m_thc.coordinates;
-  m_priming = true;  // the norm exponent is agreed in every slot's round 0
   Setup();
 }
 
 void AggregationWorker::Setup() {
+  m_priming = m_spec.HasExponentRegister();
   m_pool = m_options.pool_slots == 0 ? m_spec.aggregator_slots
                                      : std::min(m_options.pool_slots, m_spec.aggregator_slots);
   const uint64_t blocks = Blocks();

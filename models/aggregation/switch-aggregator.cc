@@ -49,10 +49,7 @@ AggregationPacket SwitchAggregator::MakeResult(const AggregationPacket& update,
   result.header.retransmission = false;
   // With a fixed scale the exponent means nothing and the P4 program keeps no exponent
   // register: a result carries the exponent field of the packet that produced it.
-  // THC jobs agree on their norm exponent through the same register.
-  if (m_spec.scheme == FixedPointScheme::kBlockExponent || m_spec.IsThc()) {
-    result.header.exponent = slot.max_exponent;
-  }
+  if (m_spec.HasExponentRegister()) result.header.exponent = slot.max_exponent;
   result.header.worker_bitmap = slot.bitmap;
   result.values = slot.values;
   return result;

@@ -47,8 +47,7 @@ TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
   const TofinoLimits& limits = LimitsOf(spec.generation);
   TofinoResourceUse use;
   const uint32_t sets = spec.SlotSets();
-  // THC agrees on its norm exponent through the exponent register.
-  const bool exponent = spec.scheme == FixedPointScheme::kBlockExponent || spec.IsThc();
+  const bool exponent = spec.HasExponentRegister();
 
   use.control_stages = limits.control_stages;
   use.value_alus = CeilDiv(spec.RegisterWords(), limits.values_per_alu);
