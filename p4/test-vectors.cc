@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <memory>
 #include <deque>
+#include <memory>
 #include <stdexcept>
 
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
+#include "models/aggregation/thc-worker-input.h"
 #include "models/compression/thc.h"
 #include "models/deterministic-rng.h"
 #include "p4/port-plan.h"
@@ -121,19 +122,10 @@ class VectorRun {
   ThcWorkerInput ThcInput(uint32_t w, const std::vector<float>& tensor) {
     const ThcConfig config = TestVectorThcConfig(m_spec, m_options);
     m_thc.push_back(std::make_unique<ThcWorker>(config, tensor.size(), SplitMix64(m_options.seed + w)));
-    ThcWorker& encoder = *m_thc.back();
-    Eigen::VectorXd gradient(static_cast<Eigen::Index>(tensor.size()));
-    for (size_t i = 0; i < tensor.size(); ++i) gradient(static_cast<Eigen::Index>(i)) = tensor[i];
-    int exponent = 0;
-    std::frexp(encoder.Prepare(gradient), &exponent);
-    ThcWorkerInput input;
-    input.coordinates = encoder.PaddedLength();
-    input.norm_exponent = static_cast<int8_t>(std::clamp(exponent, -128, 127));
-    input.encode = [&encoder, config](int32_t agreed) {
-      return UnpackIndices(encoder.Encode(std::ldexp(1.0, agreed)), config.bits,
-                           encoder.PaddedLength());
-    };
-    return input;
+    const Eigen::VectorXd gradient =
+        Eigen::Map<const Eigen::VectorXf>(tensor.data(), static_cast<Eigen::Index>(tensor.size()))
+            .cast<double>();
+    return MakeThcWorkerInput(*m_thc.back(), gradient);
   }
 
   bool AllDone() const {

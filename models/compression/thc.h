@@ -68,6 +68,7 @@ class ThcWorker {
 
   const Eigen::VectorXd& Residual() const { return m_residual; }
   uint64_t PaddedLength() const { return m_rht.PaddedLength(m_dimension); }
+  const ThcConfig& Config() const { return m_config; }
 
  private:
   ThcConfig m_config;

@@ -21,6 +21,7 @@
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
+#include "models/aggregation/thc-worker-input.h"
 #include "models/compression/thc.h"
 #include "models/deterministic-rng.h"
 #include "models/in-network-allreduce.h"
@@ -185,17 +186,8 @@ class InNetworkSimulation {
         Eigen::Map<const Eigen::VectorXf>(m_tensors[npu].data(),
                                           static_cast<Eigen::Index>(m_values))
             .cast<double>();
-    int exponent = 0;
-    std::frexp(m_thc[npu]->Prepare(gradient), &exponent);  // ||u|| < 2^exponent
-    // The header's exponent field is 8 bits; clamped once, announced and checked alike.
-    m_norm_exponent[npu] = std::clamp(exponent, -128, 127);
-    ThcWorkerInput input;
-    input.coordinates = m_thc[npu]->PaddedLength();
-    input.norm_exponent = static_cast<int8_t>(m_norm_exponent[npu]);
-    input.encode = [this, npu](int32_t agreed) {
-      m_packed[npu] = m_thc[npu]->Encode(std::ldexp(1.0, agreed));
-      return UnpackIndices(m_packed[npu], m_thc_config.bits, m_thc[npu]->PaddedLength());
-    };
+    ThcWorkerInput input = MakeThcWorkerInput(*m_thc[npu], gradient, &m_packed[npu]);
+    m_norm_exponent[npu] = input.norm_exponent;
     return input;
   }
 

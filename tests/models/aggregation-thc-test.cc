@@ -11,6 +11,7 @@
 #include "models/aggregation/aggregation-packet.h"
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/switch-aggregator.h"
+#include "models/aggregation/thc-worker-input.h"
 #include "models/aggregation/tofino-resources.h"
 #include "models/compression/thc.h"
 #include "models/deterministic-rng.h"
@@ -138,16 +139,8 @@ std::unique_ptr<LossyHarness> RunThc(const AggregationSwitchSpec& spec, const Th
   run.packed.resize(spec.workers);
   for (uint32_t w = 0; w < spec.workers; ++w) {
     run.encoders.push_back(std::make_unique<ThcWorker>(config, gradients[w].size(), 100 + w));
-    int exponent = 0;
-    std::frexp(run.encoders[w]->Prepare(gradients[w]), &exponent);
-    run.norm_exponents.push_back(exponent);
-    ThcWorkerInput input;
-    input.coordinates = run.encoders[w]->PaddedLength();
-    input.norm_exponent = static_cast<int8_t>(exponent);
-    input.encode = [&run, w, config](int32_t agreed) {
-      run.packed[w] = run.encoders[w]->Encode(std::ldexp(1.0, agreed));
-      return UnpackIndices(run.packed[w], config.bits, run.encoders[w]->PaddedLength());
-    };
+    ThcWorkerInput input = MakeThcWorkerInput(*run.encoders[w], gradients[w], &run.packed[w]);
+    run.norm_exponents.push_back(input.norm_exponent);
     workers.emplace_back(spec, w, std::move(input), options);
   }
   auto harness = std::make_unique<LossyHarness>(spec, std::move(workers), network);
@@ -207,6 +200,13 @@ TEST(ThcProtocol, SwitchSumsEqualTheSoftwareAggregatorAndDecodeToTheMeanUnderLos
     // error per coordinate grows: measured 0.0057 here against 0.0071 at the exact max norm.
     EXPECT_LT(nmse, 0.02);
   }
+}
+
+TEST(ThcWorkerInput, AnnouncesTheNormExponentClampedToTheHeaderField) {
+  EXPECT_EQ(ThcNormExponent(72.0), 7);   // 64 <= 72 < 128
+  EXPECT_EQ(ThcNormExponent(0.75), 0);   // 0.5 <= 0.75 < 1
+  EXPECT_EQ(ThcNormExponent(1e300), 127);
+  EXPECT_EQ(ThcNormExponent(1e-300), -128);
 }
 
 TEST(ThcSpec, LanesThatCouldCarryAndPartialWordsDoNotFit) {
