@@ -42,11 +42,11 @@ void ReportGossip(const Scenario& scenario, const GossipTrace& trace,
   // dimension in which its ends differ once, by dimension-order routing).
   std::vector<double> dimension_bytes(topology.DimensionCount(), 0.0);
   std::vector<uint64_t> bytes_after_step(g.spec.steps, 0);
+  const std::vector<size_t> starts = StepMessageStarts(trace, g.spec.steps);
   uint64_t bytes = 0;
-  size_t next = 0;
   for (uint32_t step = 0; step < g.spec.steps; ++step) {
-    for (; next < trace.messages.size() && trace.messages[next].step == step; ++next) {
-      const ExchangeMessage& m = trace.messages[next];
+    for (size_t i = starts[step]; i < starts[step + 1]; ++i) {
+      const ExchangeMessage& m = trace.messages[i];
       bytes += m.bytes;
       const uint32_t from = GossipNodeNpu(g, m.from);
       const uint32_t to = GossipNodeNpu(g, m.to);

@@ -1,5 +1,6 @@
 #include "models/learning/gossip.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -234,6 +235,21 @@ GossipTrace RunGossip(const GossipSpec& spec, const SyntheticTask& task) {
     throw std::invalid_argument("gossip: every worker needs a training sample");
   }
   return GossipRun(spec, task).Run();
+}
+
+std::vector<size_t> StepMessageStarts(const GossipTrace& trace, uint32_t steps) {
+  std::vector<size_t> starts(size_t{steps} + 1, trace.messages.size());
+  for (size_t i = trace.messages.size(); i-- > 0;) {
+    const uint32_t step = trace.messages[i].step;
+    if (step >= steps) throw std::invalid_argument("gossip trace: a message after the last step");
+    if (i + 1 < trace.messages.size() && trace.messages[i + 1].step < step) {
+      throw std::invalid_argument("gossip trace: messages out of step order");
+    }
+    starts[step] = i;
+  }
+  // A step without messages starts where the next step's messages do.
+  for (uint32_t s = steps; s-- > 0;) starts[s] = std::min(starts[s], starts[s + 1]);
+  return starts;
 }
 
 const Evaluation* FirstReaching(const GossipTrace& trace, double target) {

@@ -111,6 +111,11 @@ void MixWithCentre(double alpha, MixingState& me, Eigen::VectorXd& centre);
 /// workers, zero steps or batch, classifier not matching the task).
 GossipTrace RunGossip(const GossipSpec& spec, const SyntheticTask& task);
 
+/// Where each step's messages start in trace.messages (RunGossip lists them in step order):
+/// step s's messages are [starts[s], starts[s + 1]), so there are `steps` + 1 entries. Throws
+/// std::invalid_argument on a message out of step order or at or after step `steps`.
+std::vector<size_t> StepMessageStarts(const GossipTrace& trace, uint32_t steps);
+
 /// The first evaluation whose mean-model accuracy reaches `target`, or nullptr.
 const Evaluation* FirstReaching(const GossipTrace& trace, double target);
 

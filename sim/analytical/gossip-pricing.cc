@@ -13,14 +13,15 @@ void RunGossipAnalytical(const Scenario& scenario, Report& report) {
   const GossipTrace trace = TrainGossip(scenario);
 
   std::vector<double> step_end_ns(g.spec.steps, 0.0);
+  const std::vector<size_t> starts = StepMessageStarts(trace, g.spec.steps);
   std::vector<Transfer> phase;
-  size_t next = 0;
   double now = 0.0;
   for (uint32_t step = 0; step < g.spec.steps; ++step) {
     phase.clear();
-    for (; next < trace.messages.size() && trace.messages[next].step == step; ++next) {
-      const ExchangeMessage& m = trace.messages[next];
-      phase.push_back({GossipNodeNpu(g, m.from), GossipNodeNpu(g, m.to), static_cast<double>(m.bytes)});
+    for (size_t i = starts[step]; i < starts[step + 1]; ++i) {
+      const ExchangeMessage& m = trace.messages[i];
+      phase.push_back(
+          {GossipNodeNpu(g, m.from), GossipNodeNpu(g, m.to), static_cast<double>(m.bytes)});
     }
     now += g.step_compute_ns + ConcurrentTransfersNs(graph, phase);
     step_end_ns[step] = now;

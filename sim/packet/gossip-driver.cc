@@ -13,25 +13,15 @@ GossipDriver::GossipDriver(EventClock& clock, MessageTransport& transport, const
       m_trace(trace),
       m_node_npus(std::move(node_npus)),
       m_step_compute_ns(step_compute_ns),
+      m_step_first(StepMessageStarts(trace, steps)),
       m_delivered(trace.messages.size(), false),
       m_sent_ns(trace.messages.size(), 0.0),
       m_step_end_ns(steps, 0.0) {
-  // The trace lists messages in step order (RunGossip appends them step by step).
-  m_step_first.assign(steps + 1, trace.messages.size());
-  for (size_t i = trace.messages.size(); i-- > 0;) {
-    const ExchangeMessage& m = trace.messages[i];
-    if (m.step >= steps) throw std::invalid_argument("GossipDriver: a message after the last step");
-    if (i + 1 < trace.messages.size() && trace.messages[i + 1].step < m.step) {
-      throw std::invalid_argument("GossipDriver: trace messages out of step order");
-    }
+  for (const ExchangeMessage& m : trace.messages) {
     if (m.from >= m_node_npus.size() || m.to >= m_node_npus.size()) {
       throw std::invalid_argument("GossipDriver: a message names a node without an NPU");
     }
-    m_step_first[m.step] = i;
   }
-  // Steps without messages start where the next step's messages do.
-  for (uint32_t s = steps; s-- > 0;)
-    m_step_first[s] = std::min(m_step_first[s], m_step_first[s + 1]);
   m_transport.SetHandlers({[this](uint64_t id) { OnDelivered(id); }, [](uint64_t) {}});
 }
 
@@ -41,12 +31,9 @@ void GossipDriver::Start() {
 
 void GossipDriver::StartStep(uint32_t step) {
   m_current = step;
-  if (m_step_compute_ns > 0.0) {
-    m_clock.ScheduleNs(m_step_compute_ns, [this, step] { SendExchanges(step); });
-  } else {
-    // Through the clock, so that many steps without messages do not nest calls.
-    m_clock.ScheduleNs(0.0, [this, step] { SendExchanges(step); });
-  }
+  // Through the clock even without compute, so that many steps without messages do not nest
+  // calls.
+  m_clock.ScheduleNs(m_step_compute_ns, [this, step] { SendExchanges(step); });
 }
 
 void GossipDriver::SendExchanges(uint32_t step) {

@@ -213,5 +213,16 @@ TEST(Gossip, IsDeterministicAndRefusesBadSpecs) {
   EXPECT_THROW(RunGossip(spec, task), std::invalid_argument);
 }
 
+// Step s's messages are [starts[s], starts[s + 1]); steps without messages are empty ranges.
+TEST(GossipTrace, StepMessageStartsIndexEachStepsMessages) {
+  GossipTrace trace;
+  trace.messages = {{0, 0, 1, 10}, {0, 1, 0, 10}, {2, 2, 3, 10}};
+  EXPECT_EQ(StepMessageStarts(trace, 4), (std::vector<size_t>{0, 2, 2, 3, 3}));
+  EXPECT_EQ(StepMessageStarts(GossipTrace{}, 2), (std::vector<size_t>{0, 0, 0}));
+  EXPECT_THROW(StepMessageStarts(trace, 2), std::invalid_argument);  // step 2 of 2
+  trace.messages = {{1, 0, 1, 10}, {0, 1, 0, 10}};
+  EXPECT_THROW(StepMessageStarts(trace, 2), std::invalid_argument);  // out of order
+}
+
 }  // namespace
 }  // namespace hfsim
