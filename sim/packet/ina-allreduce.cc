@@ -195,13 +195,9 @@ class InNetworkSimulation {
   // aggregator's sums of the same packed indices, and the decoded mean's error against the exact
   // mean of the group's gradients (the largest over groups, in *nmse).
   uint64_t CountThcMismatches(std::optional<double>* nmse) const {
-    std::vector<std::vector<uint64_t>> members(m_aggregators.size());
-    for (uint64_t npu = 0; npu < m_workers.size(); ++npu) {
-      members[m_graph.GroupIndex(npu, m_d)].push_back(npu);
-    }
     uint64_t mismatches = 0;
     double worst = 0.0;
-    for (const std::vector<uint64_t>& group : members) {
+    for (const std::vector<uint64_t>& group : GroupMembers()) {
       int32_t agreed = std::numeric_limits<int32_t>::min();
       std::vector<std::vector<uint8_t>> packed;
       Eigen::VectorXd mean = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(m_values));
@@ -365,18 +361,26 @@ class InNetworkSimulation {
         std::max<uint64_t>(counters.queue_peak_bytes, device.GetQueue()->GetNBytes());
   }
 
+  // The NPUs of each switch's group, in worker-id order.
+  std::vector<std::vector<uint64_t>> GroupMembers() const {
+    std::vector<std::vector<uint64_t>> members(m_aggregators.size());
+    for (uint64_t npu = 0; npu < m_workers.size(); ++npu) {
+      members[m_graph.GroupIndex(npu, m_d)].push_back(npu);
+    }
+    return members;
+  }
+
   // Per group (sim/packet/ina-allreduce.h, CountGroupSumMismatches).
   uint64_t CountSumMismatches() const {
-    std::vector<std::vector<const std::vector<float>*>> tensors(m_aggregators.size());
-    std::vector<std::vector<const AggregationWorker*>> workers(m_aggregators.size());
-    for (uint64_t npu = 0; npu < m_workers.size(); ++npu) {
-      const uint64_t group = m_graph.GroupIndex(npu, m_d);
-      tensors[group].push_back(&m_tensors[npu]);
-      workers[group].push_back(m_workers[npu].get());
-    }
     uint64_t mismatches = 0;
-    for (uint64_t g = 0; g < tensors.size(); ++g) {
-      mismatches += CountGroupSumMismatches(m_spec, tensors[g], workers[g]);
+    for (const std::vector<uint64_t>& group : GroupMembers()) {
+      std::vector<const std::vector<float>*> tensors;
+      std::vector<const AggregationWorker*> workers;
+      for (uint64_t npu : group) {
+        tensors.push_back(&m_tensors[npu]);
+        workers.push_back(m_workers[npu].get());
+      }
+      mismatches += CountGroupSumMismatches(m_spec, tensors, workers);
     }
     return mismatches;
   }
