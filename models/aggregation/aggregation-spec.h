@@ -1,5 +1,5 @@
 // The aggregation switch spec: everything about an in-network aggregation switch (Tofino,
-// SwitchML / ATP / Libra; REFERENCE.md section 4) that its three readers must agree on. The
+// SwitchML / ATP / Libra; docs/aggregation.md §8) that its three readers must agree on. The
 // packet engine's switch (switch-aggregator.h), the analytical engine's INA cost and the P4
 // generator all read this one object, so the simulated switch and the P4 program cannot drift.
 //

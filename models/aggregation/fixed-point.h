@@ -1,6 +1,6 @@
 // Float <-> int32 conversion for in-network aggregation, exactly as workers and the switch do it
-// (REFERENCE.md section 4). The switch only adds int32; everything here runs on the workers,
-// except AddInt32, which is the switch's add.
+// (SwitchML's and ATP's schemes: docs/aggregation.md §3, §8). The switch only adds int32;
+// everything here runs on the workers, except AddInt32, which is the switch's add.
 //
 // A worker's value x becomes q = clamp(round(x * scale), -limit, +limit), rounding half away from
 // zero (std::round: independent of the FPU rounding mode, so every run gives the same bits). The

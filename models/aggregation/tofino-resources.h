@@ -1,4 +1,4 @@
-// Tofino-1 and Tofino-2 limits (REFERENCE.md section 4) as data, what an aggregation switch spec
+// Tofino-1 and Tofino-2 limits (docs/aggregation.md §8) as data, what an aggregation switch spec
 // uses of them, and the check that it fits. The p4c front end does not know hardware limits, so
 // this check is the one that refuses a program that would not fit; the P4 generator's resource
 // report prints these same lines.
@@ -13,7 +13,7 @@
 //     up to 4 words, so none.
 //   * PHV: 32-bit containers are kept for the K values; every other field (addresses, bitmap, key)
 //     is placed in 16- and 8-bit containers. Tofino-2's PHV and SRAM are taken as Tofino-1's
-//     (not given in REFERENCE.md; the smaller is the safe choice).
+//     (no public Tofino-2 figure; the smaller is the safe choice: docs/aggregation.md §8).
 #pragma once
 
 #include <cstdint>
