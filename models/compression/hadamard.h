@@ -1,4 +1,4 @@
-// The randomized Hadamard transform (RHT) THC applies before quantising (REFERENCE.md section 5):
+// The randomized Hadamard transform (RHT) THC applies before quantising (docs/compression.md):
 // multiply by a random +-1 diagonal D (from a seed every worker shares), then by the orthonormal
 // Walsh-Hadamard matrix H in blocks of a power-of-two size. It spreads a vector's energy evenly
 // over its coordinates, so after scaling they are near-Gaussian with a known spread and a fixed

@@ -1,4 +1,4 @@
-// THC, homomorphic compression (Li et al., NSDI'24; REFERENCE.md section 5): workers quantise
+// THC, homomorphic compression (Li et al., NSDI'24; docs/compression.md): workers quantise
 // gradients to b-bit indices into a table of integers, the aggregator (a software parameter server
 // or the switch) adds the table integers of all workers without decompressing, and every worker
 // decodes the sum to the mean. Per step and worker:
