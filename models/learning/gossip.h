@@ -1,4 +1,4 @@
-// Decentralised SGD with gossip (S3; REFERENCE.md section 6): W workers each train a Classifier
+// Decentralised SGD with gossip (S3; sources: docs/learning.md): W workers each train a Classifier
 // on their shard and, when their exchange trigger fires, mix models with a random peer (or with a
 // centre). The learning is real, so an adaptive trigger sees how much each model really changes;
 // the traffic is counted in the bytes of the *simulated* model (e.g. ResNet-50's), because the
