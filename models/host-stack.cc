@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kNames = {"none", "rdma", "rdma_copy", "grpc"};
 
-// REFERENCE.md section 7; the arithmetic is in the header comment and docs/host-stack.md.
+// Sources: docs/host-stack.md §2; the arithmetic is in the header comment and the same section.
 constexpr double kRdmaPostNs = 1500.0;       // work request + doorbell
 constexpr double kRdmaPollNs = 1500.0;       // completion flag polling
 constexpr double kInProcessCopyBpns = 20.0;  // ~20 GB/s in-process copy

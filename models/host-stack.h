@@ -1,4 +1,4 @@
-// The host side of communication (REFERENCE.md section 7, MISSION.md S4), shared by both engines.
+// The host side of communication (S4; sources: docs/host-stack.md §2), shared by both engines.
 //
 // A message costs its sender, before it leaves, send_per_message_ns (RDMA: a work request and a
 // doorbell; gRPC: RPC framing and system calls) plus send_per_byte_ns per byte (rdma_copy: a copy
@@ -21,9 +21,10 @@
 //   rdma_copy rdma plus one in-process copy on each side at ~20 GB/s: 1/20 = 0.05 ns/B a side.
 //   grpc      gRPC over TCP, ~0.9 GB/s achieved between workers: send + receive per byte =
 //             1/0.9 = 1.111 ns/B, split evenly (0.5556 ns/B a side); 25 us per message a side
-//             (RPC framing, system calls, dispatch, thread hand-off; an assumption, not measured
-//             in REFERENCE.md). The other published point, 1.3 Gb/s on a 40 Gb/s network, would
-//             mean 1/0.1625 GB/s = 6.15 ns/B in all, i.e. ~3 ns/B a side: override to model it.
+//             (RPC framing, system calls, dispatch, thread hand-off; an assumption, no published
+//             figure: docs/host-stack.md §2). The other published point, 1.3 Gb/s on a 40 Gb/s
+//             network, would mean 1/0.1625 GB/s = 6.15 ns/B in all, i.e. ~3 ns/B a side:
+//             override to model it.
 #pragma once
 
 #include <cstdint>
