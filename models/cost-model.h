@@ -1,6 +1,6 @@
 // What network bandwidth costs: dollars per GB/s of per-NPU bandwidth, per dimension.
 //
-// LIBRA's model (Won et al.; REFERENCE.md section 3): each dimension belongs to a packaging
+// LIBRA's model (Won et al.; docs/optimize.md §4, §12): each dimension belongs to a packaging
 // class (chiplet, package, node, pod) with prices in $ per GB/s for links, switches and NICs.
 // A Ring or FullyConnected dimension pays its link price only; a Switch dimension pays link +
 // switch + NIC. The network cost of an allocation is

@@ -1,4 +1,4 @@
-// Imports LIBRA's inputs (Won et al.; REFERENCE.md §2-3) into an hfsim scenario JSON document,
+// Imports LIBRA's inputs (Won et al.; docs/optimize.md §12) into an hfsim scenario JSON document,
 // which the normal loader (ParseScenario) then validates: data flows one way, LIBRA files ->
 // scenario JSON -> Scenario. What each LIBRA quantity becomes is in docs/libra-import.md.
 #pragma once

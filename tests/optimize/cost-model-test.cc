@@ -1,4 +1,4 @@
-// The cost model against LIBRA's table (REFERENCE.md section 3), worked by hand.
+// The cost model against LIBRA's table (docs/optimize.md §4.1), worked by hand.
 #include <gtest/gtest.h>
 
 #include "models/cost-model.h"
