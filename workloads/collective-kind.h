@@ -7,7 +7,8 @@ namespace hfsim {
 /// Size convention for every collective: `size_bytes` is the size of the whole (unsharded)
 /// per-NPU buffer. Reduce-scatter takes S in and leaves S/n on each NPU; all-gather starts from
 /// S/n on each NPU and leaves S everywhere; all-reduce keeps S; all-to-all sends S/n to each of
-/// the n-1 peers (and keeps S/n). (REFERENCE.md's ring all-gather with shard S' is S = n*S' here.)
+/// the n-1 peers (and keeps S/n). An all-gather of shards S' is S = n*S' here, not S'
+/// (docs/scenario.md §5.1).
 enum class CollectiveKind { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
 
 }  // namespace hfsim

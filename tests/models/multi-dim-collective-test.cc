@@ -1,5 +1,5 @@
 // Splitting a collective over several dimensions into per-dimension stages
-// (models/multi-dim-collective.h), and the traffic each dimension carries (REFERENCE.md 1).
+// (models/multi-dim-collective.h), and the traffic each dimension carries (docs/scenario.md §10.1).
 #include "models/multi-dim-collective.h"
 
 #include <gtest/gtest.h>

@@ -46,7 +46,7 @@ uint32_t Log2(uint32_t n) {
   return bits;
 }
 
-// Steps each algorithm takes (REFERENCE.md section 1); 0 for trees, whose step count (twice the
+// Steps each algorithm takes (docs/scenario.md §10.2); 0 for trees, whose step count (twice the
 // height) tree-schedule-test.cc checks for n = 8.
 uint32_t ExpectedSteps(CollectiveKind kind, CollectiveAlgorithm algorithm, uint32_t n) {
   const bool both = kind == CollectiveKind::kAllReduce;

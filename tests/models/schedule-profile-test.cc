@@ -1,5 +1,5 @@
 // Closed-form costs of schedules on one dimension (models/schedule-profile.h), checked against
-// REFERENCE.md section 1 and against loads worked out by hand.
+// the closed forms of docs/scenario.md §10.2-10.3 and against loads worked out by hand.
 #include "models/schedule-profile.h"
 
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ const DimensionKind kRing = DimensionKind::kRing;
 const DimensionKind kFC = DimensionKind::kFullyConnected;
 const DimensionKind kSwitch = DimensionKind::kSwitch;
 
-// --- REFERENCE.md section 1 on Switch and FullyConnected dimensions --------------------------
+// --- docs/scenario.md §10.3 on Switch and FullyConnected dimensions --------------------------
 
 TEST(ScheduleProfileTest, RingAllReduceOnSwitch) {
   for (uint32_t n : {2u, 3u, 4u, 5u, 8u, 16u}) {

@@ -1,4 +1,4 @@
-// The analytical engine against closed forms worked out by hand (REFERENCE.md §1), on 1-D to
+// The analytical engine against closed forms worked out by hand (docs/scenario.md §10), on 1-D to
 // 4-D fabrics, and the training loop against a hand-played timeline.
 #include <cmath>
 
