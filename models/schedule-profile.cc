@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <tuple>
 #include <vector>
 
+#include "models/schedule-profile-closed-form.h"
 #include "topologies/dimension-links.h"
 
 namespace hfsim {
@@ -189,8 +191,12 @@ const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm al
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
   // Computed outside the lock so that other lookups are not held up; two threads racing on the
-  // same key compute the same value and the first insert wins.
-  ScheduleProfile profile = ProfileSchedule(BuildSchedule(kind, algorithm, peers), dimension_kind);
+  // same key compute the same value and the first insert wins. The closed form gives the walked
+  // profile bit for bit in O(steps) time and O(1) memory; walking the schedule is left for the
+  // double binary tree, whose 4(peers-1) transfers keep it linear in the group size.
+  std::optional<ScheduleProfile> closed = ClosedFormProfile(kind, algorithm, peers, dimension_kind);
+  ScheduleProfile profile =
+      closed ? *closed : ProfileSchedule(BuildSchedule(kind, algorithm, peers), dimension_kind);
   std::unique_lock lock(mutex);
   return cache.try_emplace(key, profile).first->second;
 }

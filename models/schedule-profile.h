@@ -71,7 +71,9 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
 
 /// ProfileSchedule(BuildSchedule(kind, algorithm, peers), dimension_kind), computed once per
 /// argument tuple and then served from a process-wide, thread-safe cache (profiles are pure
-/// functions of their arguments, so sharing them between simulations is safe).
+/// functions of their arguments, so sharing them between simulations is safe). Computed by
+/// ClosedFormProfile (schedule-profile-closed-form.h), which equals the walk bit for bit, where it
+/// has a formula; by walking the schedule (double_binary_tree) otherwise.
 const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                      uint32_t peers, DimensionKind dimension_kind);
 

@@ -1,13 +1,31 @@
 // The closed-form profile (models/schedule-profile-closed-form.h) against the walked schedule
-// (ProfileSchedule of BuildSchedule), field by field and bit for bit.
+// (ProfileSchedule of BuildSchedule), field by field and bit for bit; and CachedProfile, which
+// uses it, on the largest groups a scenario allows.
 #include "models/schedule-profile-closed-form.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 #include <vector>
 
 #include "models/schedule.h"
+
+// Counts the bytes this test program allocates, so that a test can show a profile of a large
+// group costs no O(n^2) memory (a wall-clock limit would be flaky on a shared machine).
+namespace {
+std::atomic<uint64_t> g_allocated_bytes{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  g_allocated_bytes += size;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace hfsim {
 namespace {
@@ -90,6 +108,55 @@ TEST(ClosedFormProfileTest, RefusesWhatTheScheduleBuilderRefuses) {
   EXPECT_THROW(ClosedFormProfile(CollectiveKind::kAllGather, CollectiveAlgorithm::kDirect, 1,
                                  DimensionKind::kRing),
                std::invalid_argument);
+  // CachedProfile still refuses in_network as BuildSchedule did (no peer-to-peer schedule).
+  EXPECT_THROW(CachedProfile(CollectiveKind::kAllReduce, CollectiveAlgorithm::kInNetwork, 8,
+                             DimensionKind::kSwitch),
+               std::invalid_argument);
+}
+
+// The largest groups the scenario allows (docs/scenario.md §3.2): a direct all-to-all there has
+// 4.3 billion (Ring 65,536) or 268 million (Switch 16,384) transfers, which cannot be walked.
+TEST(ClosedFormProfileTest, LargestGroupsNeedNoQuadraticMemory) {
+  struct Case {
+    uint32_t n;
+    DimensionKind dimension;
+  };
+  for (const Case& c : {Case{65536, DimensionKind::kRing}, Case{16384, DimensionKind::kSwitch}}) {
+    for (CollectiveKind kind : kKinds) {
+      for (CollectiveAlgorithm algorithm : kClosedAlgorithms) {
+        if (UnsupportedReason(kind, algorithm, c.n)) continue;
+        const uint64_t before = g_allocated_bytes;
+        const ScheduleProfile& p = CachedProfile(kind, algorithm, c.n, c.dimension);
+        // A cache entry and its lookup: far below even one byte per NPU.
+        EXPECT_LT(g_allocated_bytes - before, 4096u) << ToString(kind) << ToString(algorithm);
+        EXPECT_GT(p.steps, 0u);
+      }
+    }
+  }
+  const double n = 16384;
+  const ScheduleProfile& a2a = CachedProfile(
+      CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, 16384, DimensionKind::kSwitch);
+  // The up-link carries the n-1 blocks of S/n; every route is 2 hops.
+  EXPECT_EQ(a2a.bandwidth_coefficient, (n - 1) / n);
+  EXPECT_EQ(a2a.latency_hops, 2.0);
+  EXPECT_EQ(a2a.messages, n - 1);
+  // On the ring of 65,536 a clockwise link lies on 1 + 2 + ... + 32768 routes of S/n, at half of
+  // B; the farthest peer is 32768 hops away.
+  const ScheduleProfile& ring = CachedProfile(
+      CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, 65536, DimensionKind::kRing);
+  EXPECT_EQ(ring.bandwidth_coefficient, 32768.0 * 32769 / 2 / 65536 / 0.5);
+  EXPECT_EQ(ring.latency_hops, 32768.0);
+}
+
+TEST(ClosedFormProfileTest, LargestTreeIsWalkedInLinearMemory) {
+  // The double binary tree has no closed form: CachedProfile walks its 4(n-1) transfers. On the
+  // 65,536-ring that stays linear: under 1 KiB allocated per NPU, all told.
+  const uint32_t n = 65536;
+  const uint64_t before = g_allocated_bytes;
+  const ScheduleProfile& p = CachedProfile(
+      CollectiveKind::kAllReduce, CollectiveAlgorithm::kDoubleBinaryTree, n, DimensionKind::kRing);
+  EXPECT_LT(g_allocated_bytes - before, 1024u * n);
+  EXPECT_EQ(p.traffic_coefficient, 2.0 * (n - 1) / n);
 }
 
 }  // namespace
