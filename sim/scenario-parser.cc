@@ -12,6 +12,7 @@
 #include "sim/compression-section.h"
 #include "sim/in-network-check.h"
 #include "sim/json-cursor.h"
+#include "sim/json-text.h"
 #include "sim/optimize-section.h"
 #include "sim/sweep-section.h"
 #include "sim/packet-section.h"
@@ -22,10 +23,6 @@
 namespace hfsim {
 
 namespace {
-
-constexpr std::array<CollectiveKind, 4> kAllKinds = {
-    CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
-    CollectiveKind::kAllToAll};
 
 std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
   topology.ExpectObject({"dimensions"});
@@ -44,7 +41,8 @@ std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
     dim.size = static_cast<uint32_t>(size.Integer(2, max_size));
     // GB/s with 1 GB = 1e9 B is numerically bytes per ns.
     dim.bandwidth_Bpns = entry.At("bandwidth_GBps", "a positive number (GB/s per NPU)")
-                             .Number(0.0, ScenarioLimits::kMaxBandwidthGBps, true);
+                             .Number(ScenarioLimits::kMinBandwidthGBps,
+                                     ScenarioLimits::kMaxBandwidthGBps, false);
     dim.latency_ns = entry.At("latency_ns", "a number of ns, 0 or more")
                          .Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
     if (npus * dim.size > ScenarioLimits::kMaxNpus) {
@@ -108,7 +106,7 @@ HostStack ReadHostStack(const JsonCursor& cursor) {
 CommunicationSpec ReadCommunication(const JsonCursor* section,
                                     const std::vector<Dimension>& dimensions) {
   CommunicationSpec spec;
-  for (CollectiveKind kind : kAllKinds) {
+  for (CollectiveKind kind : kAllCollectiveKinds) {
     auto& list = spec.algorithms[static_cast<size_t>(kind)];
     for (const Dimension& dim : dimensions) list.push_back(DefaultAlgorithm(dim));
   }
@@ -147,10 +145,15 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   }
   if (auto reduction = section->Find("reduction_memory_bandwidth_GBps")) {
     spec.reduction_Bpns = reduction->Number(0.0, ScenarioLimits::kMaxBandwidthGBps, false);
+    if (spec.reduction_Bpns > 0.0 && spec.reduction_Bpns < ScenarioLimits::kMinBandwidthGBps) {
+      reduction->Fail(fmt::format("got {}; accepted: 0 (reductions are free) or from {} to {}",
+                                  spec.reduction_Bpns, ScenarioLimits::kMinBandwidthGBps,
+                                  ScenarioLimits::kMaxBandwidthGBps));
+    }
   }
   if (auto algorithms = section->Find("algorithms")) {
     algorithms->ExpectObject({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"});
-    for (CollectiveKind kind : kAllKinds) {
+    for (CollectiveKind kind : kAllCollectiveKinds) {
       auto entry = algorithms->Find(ToString(kind));
       if (!entry) continue;
       auto& list = spec.algorithms[static_cast<size_t>(kind)];
@@ -275,34 +278,14 @@ Expected<Scenario> ParseScenario(const nlohmann::json& document) {
   }
 }
 
-namespace {
-
-Expected<nlohmann::json> ParseDocument(std::string_view text, std::string_view source_name) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    return UserError{std::string(source_name),
-                     fmt::format("not valid JSON (at byte {}): {}", error.byte, error.what())};
-  } catch (const nlohmann::json::out_of_range& error) {  // a number beyond double, e.g. 1e400
-    return UserError{std::string(source_name),
-                     fmt::format("{}; accepted: numbers within +-1.8e308", error.what())};
-  }
-}
-
-}  // namespace
-
 Expected<Scenario> ParseScenarioText(std::string_view text, std::string_view source_name) {
-  auto document = ParseDocument(text, source_name);
+  auto document = ParseJsonText(text, source_name);
   if (!document) return document.Error();
   return ParseScenario(document.Value());
 }
 
 Expected<nlohmann::json> LoadScenarioDocument(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return UserError{path, "cannot open the scenario file"};
-  std::ostringstream text;
-  text << file.rdbuf();
-  return ParseDocument(text.str(), path);
+  return LoadJsonFile(path, "the scenario file");
 }
 
 Expected<Scenario> LoadScenarioFile(const std::string& path) {
@@ -335,7 +318,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
   out["workload"] = WorkloadSectionToJson(scenario);
   const CommunicationSpec& comm = scenario.communication;
   nlohmann::json algorithms;
-  for (CollectiveKind kind : kAllKinds) {
+  for (CollectiveKind kind : kAllCollectiveKinds) {
     nlohmann::json list = nlohmann::json::array();
     for (CollectiveAlgorithm algorithm : comm.AlgorithmsFor(kind)) list.push_back(ToString(algorithm));
     algorithms[std::string(ToString(kind))] = list;

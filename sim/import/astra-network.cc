@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "sim/import/yaml-duplicates.h"
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
@@ -163,7 +164,13 @@ Expected<AstraNetwork> ParseAstraNetworkText(const std::string& text, const std:
     return UserError{source_name, fmt::format("file has {} bytes; accepted: at most {}", text.size(), kMaxAstraInputBytes)};
   }
   try {
-    return Read(YAML::Load(text));
+    const YAML::Node root = YAML::Load(text);
+    if (const auto duplicate = FindDuplicateYamlKey(root)) {
+      return UserError{fmt::format("{}: line {}", source_name, duplicate->line),
+                       fmt::format("the key '{}' appears twice; accepted: each key once",
+                                   duplicate->key)};
+    }
+    return Read(root);
   } catch (const NodeError& problem) {
     return UserError{source_name + ": " + problem.where, problem.message};
   } catch (const YAML::Exception& problem) {

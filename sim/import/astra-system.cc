@@ -8,6 +8,7 @@
 
 #include "sim/import/astra-network.h"
 #include "sim/json-cursor.h"
+#include "sim/json-text.h"
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
@@ -61,7 +62,7 @@ nlohmann::json Read(const JsonCursor& root, const std::vector<uint32_t>& sizes) 
       root.At("collective-optimization", "\"localBWAware\" or \"baseline\"").Choice({"localBWAware", "baseline"});
   out["scheme"] = scheme == 0 ? "hierarchical" : "naive";
   out["reduction_memory_bandwidth_GBps"] =
-      root.Has("local-mem-bw") ? root.Child("local-mem-bw").Number(0.0, ScenarioLimits::kMaxBandwidthGBps, true) : 0.0;
+      root.Has("local-mem-bw") ? root.Child("local-mem-bw").Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxBandwidthGBps, false) : 0.0;
   nlohmann::json algorithms;
   for (const auto& [key, kind] : kImplementations) {
     algorithms[kind] = ReadImplementation(
@@ -94,14 +95,9 @@ Expected<nlohmann::json> ParseAstraSystemText(const std::string& text, const std
   if (text.size() > kMaxAstraInputBytes) {
     return UserError{source_name, fmt::format("file has {} bytes; accepted: at most {}", text.size(), kMaxAstraInputBytes)};
   }
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& problem) {
-    return UserError{source_name, fmt::format("not valid JSON (at byte {}): {}", problem.byte, problem.what())};
-  } catch (const nlohmann::json::out_of_range& problem) {  // a number beyond double, e.g. 1e400
-    return UserError{source_name, fmt::format("{}; accepted: numbers within +-1.8e308", problem.what())};
-  }
+  auto parsed = ParseJsonText(text, source_name, {kMaxAstraInputBytes, 64});
+  if (!parsed) return parsed.Error();
+  const nlohmann::json& document = parsed.Value();
   try {
     return Read(JsonCursor(document, ""), sizes);
   } catch (const JsonPathError& problem) {

@@ -1,5 +1,6 @@
 // LIBRA's three YAML inputs: the network (Topology, NpusCount, CostDimension), the communicator
 // (the dimensions each phase's collectives span) and the cost model ($ per GB/s per element).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -12,7 +13,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/import/libra-formats.h"
+#include "sim/import/yaml-duplicates.h"
 #include "sim/scenario-parser.h"
+#include "sim/utf8.h"
 
 namespace hfsim {
 
@@ -62,6 +65,11 @@ YAML::Node LoadYaml(const std::string& text, const std::string& path, const std:
   }
   if (!root.IsMap()) {
     throw LibraError{{path, fmt::format("got {}; accepted: a YAML mapping with {}", Shown(root), what)}};
+  }
+  if (const auto duplicate = FindDuplicateYamlKey(root)) {
+    throw LibraError{{fmt::format("{}:{}", path, duplicate->line),
+                      fmt::format("the key '{}' appears twice; accepted: each key once",
+                                  Printable(duplicate->key))}};
   }
   return root;
 }
@@ -160,7 +168,23 @@ Expected<std::string> ReadLibraFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (!in && !in.eof()) return UserError{path, "could not be read"};
-  return text.str();
+  // What is read ends up in a JSON scenario (layer names, the scenario's name), which must be
+  // UTF-8: refused here rather than by the JSON writer after the work.
+  if (const auto bad = FirstInvalidUtf8(path)) {
+    return UserError{path, fmt::format("the file name has a byte that is not UTF-8 (byte {}); "
+                                       "accepted: a UTF-8 file name", *bad)};
+  }
+  const std::string contents = text.str();
+  if (const auto bad = FirstInvalidUtf8(contents)) {
+    const size_t line = 1 + static_cast<size_t>(
+        std::count(contents.begin(), contents.begin() + static_cast<std::ptrdiff_t>(*bad), '\n'));
+    return UserError{path, fmt::format("line {}: byte {} is not UTF-8; accepted: UTF-8 text",
+                                       line, *bad)};
+  }
+  if (const size_t nul = contents.find('\0'); nul != std::string::npos) {
+    return UserError{path, fmt::format("byte {} is NUL; accepted: text with no NUL bytes", nul)};
+  }
+  return contents;
 }
 
 Expected<LibraNetwork> ParseLibraNetworkText(const std::string& text, const std::string& path) {
