@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/option-checks.h"
 #include "sim/import/astra-import.h"
 
 namespace hfsim {
@@ -9,10 +10,10 @@ namespace hfsim {
 void AstraOptions::Register(CLI::App& command) {
   command.add_option("--astra-network", network,
                      "ASTRA-sim analytical network YAML (topology, npus_count, bandwidth, latency)")
-      ->check(CLI::ExistingFile);
+      ->check(ReadableFile());
   command.add_option("--astra-system", system,
                      "ASTRA-sim system JSON (scheduling, chunks, implementations, local-mem-bw)")
-      ->check(CLI::ExistingFile);
+      ->check(ReadableFile());
   command.add_option("--collective", collective,
                      "With the ASTRA-sim inputs: one collective over every dimension")
       ->check(CLI::IsMember({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/option-checks.h"
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
@@ -76,8 +77,9 @@ void ConvertCommand::Register(CLI::App& app) {
   command->add_option("workload", workload_path,
                       "With --astra-network: a scenario file giving the workload only (no "
                       "\"topology\" or \"communication\")")
-      ->check(CLI::ExistingFile);
-  command->add_option("-o,--out", out_path, "Scenario JSON file to write (default: stdout)");
+      ->check(ReadableFile());
+  command->add_option("-o,--out", out_path, "Scenario JSON file to write (default: stdout)")
+      ->check(NonEmptyPath());
 }
 
 namespace {

@@ -1,6 +1,10 @@
 #include "sim/cli/gnuplot-drawing.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -15,31 +19,33 @@ std::string ShellQuoted(const std::string& text) {
   return out + "'";
 }
 
-// `text` as a literal in a sed basic regular expression.
-std::string SedLiteral(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '.' || c == '*' || c == '[' || c == ']' || c == '^' || c == '$' || c == '\\' ||
-        c == '/') {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
+
+bool IsCompletePng(const std::string& bytes) {
+  constexpr std::string_view kSignature("\x89PNG\r\n\x1a\n", 8);
+  // The last chunk: length 0, type IEND, and the CRC of "IEND".
+  constexpr std::string_view kEnd("\0\0\0\0IEND\xae\x42\x60\x82", 12);
+  return bytes.size() >= kSignature.size() + kEnd.size() && bytes.starts_with(kSignature) &&
+         bytes.ends_with(kEnd);
+}
 
 std::optional<std::string> DrawWithGnuplot(const std::string& directory, const std::string& script,
                                            const std::string& png) {
-  const std::string temporary = png + ".tmp";
+  const std::filesystem::path picture = std::filesystem::path(directory) / png;
+  std::error_code ignored;
+  std::filesystem::remove(picture, ignored);
+  // gnuplot's own messages go to stderr as they come; its exit code and the picture decide.
   const std::string command =
-      fmt::format("cd {} && sed {} {} | gnuplot && mv -f {} {}", ShellQuoted(directory),
-                  ShellQuoted(fmt::format("s/{}/{}/", SedLiteral(png), SedLiteral(temporary))),
-                  ShellQuoted(script), ShellQuoted(temporary), ShellQuoted(png));
+      fmt::format("cd {} && gnuplot {}", ShellQuoted(directory), ShellQuoted(script));
   if (std::system(command.c_str()) != 0) {
-    return fmt::format("gnuplot failed to draw {}/{} (is gnuplot installed? scripts/setup "
-                       "installs it)", directory, png);
+    return fmt::format("gnuplot failed to draw {} (is gnuplot installed? scripts/setup "
+                       "installs it)", png);
+  }
+  std::ifstream file(picture, std::ios::binary);
+  std::stringstream bytes;
+  bytes << file.rdbuf();
+  if (!IsCompletePng(bytes.str())) {
+    return fmt::format("gnuplot did not write the whole picture {} (is the disk full?)", png);
   }
   return std::nullopt;
 }

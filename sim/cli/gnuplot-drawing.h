@@ -1,6 +1,6 @@
-// Draws a picture by running one of hfsim's gnuplot scripts in the output directory (so the
-// script stays relocatable next to its picture). gnuplot draws to a temporary name that is renamed
-// into place once the drawing succeeded, so a failure never leaves a half-written picture.
+// Draws a picture by running one of hfsim's gnuplot scripts in a directory (so the script stays
+// relocatable next to its picture). gnuplot exits 0 even when it could not write the whole
+// picture (a full disk), so the PNG is checked too: its signature first and its IEND chunk last.
 #pragma once
 
 #include <optional>
@@ -9,8 +9,11 @@
 namespace hfsim {
 
 /// Runs `directory`/`script`, whose `set output` names `png` (a plain file name); an error
-/// message naming the picture when gnuplot fails or is missing.
+/// message naming the picture when gnuplot fails, is missing or leaves an incomplete PNG.
 std::optional<std::string> DrawWithGnuplot(const std::string& directory, const std::string& script,
                                            const std::string& png);
+
+/// True when `bytes` are a whole PNG file: the 8-byte signature and a final IEND chunk.
+bool IsCompletePng(const std::string& bytes);
 
 }  // namespace hfsim

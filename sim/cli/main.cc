@@ -1,6 +1,9 @@
 // The hfsim command line: a thin shell over the libraries. Subcommands parse their options,
 // call an engine, and turn UserErrors into a message and exit code 2.
+#include <cstdio>
+#include <exception>
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -8,6 +11,7 @@
 #include "sim/cli/optimize-command.h"
 #include "sim/cli/p4-command.h"
 #include "sim/cli/run-command.h"
+#include "sim/cli/standard-output.h"
 #include "sim/cli/sweep-command.h"
 #include "sim/cli/topology-command.h"
 #include "sim/version.h"
@@ -48,11 +52,22 @@ int main(int argc, char** argv) {
     // Help and version are successes; every other parse problem is bad input: exit 2.
     return code == 0 ? 0 : 2;
   }
-  if (app.got_subcommand("run")) return run.Execute();
-  if (app.got_subcommand("topology")) return topology.Execute();
-  if (app.got_subcommand("optimize")) return optimize.Execute();
-  if (app.got_subcommand("sweep")) return sweep.Execute();
-  if (app.got_subcommand("convert")) return convert.Execute();
-  if (app.got_subcommand("p4")) return p4.Execute();
-  return 2;
+  int code = 2;
+  // Whatever a subcommand did not foresee ends here, named, with exit 1: never an abort.
+  try {
+    if (app.got_subcommand("run")) code = run.Execute();
+    if (app.got_subcommand("topology")) code = topology.Execute();
+    if (app.got_subcommand("optimize")) code = optimize.Execute();
+    if (app.got_subcommand("sweep")) code = sweep.Execute();
+    if (app.got_subcommand("convert")) code = convert.Execute();
+    if (app.got_subcommand("p4")) code = p4.Execute();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "hfsim: error: out of memory (the scenario needs more than this machine can "
+                 "give; docs/bad-input.md lists the size limits)\n";
+    return 1;
+  } catch (const std::exception& error) {
+    std::cerr << "hfsim: error: " << error.what() << "\n";
+    return 1;
+  }
+  return hfsim::FinishStandardOutput(code);
 }

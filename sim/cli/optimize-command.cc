@@ -12,10 +12,11 @@
 
 #include <fmt/format.h>
 
-#include "sim/cli/gnuplot-drawing.h"
+#include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/optimum-writers.h"
+#include "sim/optimize/time-model.h"
 #include "sim/optimize/verify.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/progress-bar.h"
@@ -68,13 +69,14 @@ void OptimizeCommand::Register(CLI::App& app) {
                                        "Scenario JSON file with an \"optimize\" section (e.g. "
                                        "configs/libra-gpt3-4d-optimize.json); or give LIBRA's "
                                        "inputs with --libra-network etc. (docs/libra-import.md)")
-                       ->check(CLI::ExistingFile);
+                       ->check(ReadableFile());
   libra.Register(*command);
   scenario->excludes(command->get_option("--libra-network"));
   command->get_option("--libra-network")->excludes(scenario);
   command->add_option("-o,--out", out_dir,
                       "Directory for optimum.json, frontier.csv, frontier.gp and frontier.png "
-                      "(created if missing; files are replaced whole)");
+                      "(created if missing; files are replaced whole)")
+      ->check(NonEmptyPath());
   command->add_flag("-q,--quiet", quiet, "Do not print the table");
   command->add_flag("--no-plot", no_plot,
                     "With --out, skip frontier.png and frontier.gp (no gnuplot needed)");
@@ -126,6 +128,10 @@ int OptimizeCommand::Execute() const {
   // Messages below name the input: the scenario file, or the imported LIBRA workload.
   const std::string& input_name = libra.Given() ? libra.files.workload : scenario_path;
   const Scenario scenario = std::move(loaded).Value();
+  if (const auto refusal = TimeModelRefusal(scenario)) {
+    std::cerr << "hfsim: error: " << input_name << ": " << refusal->ToString() << "\n";
+    return 2;
+  }
   if (scenario.engine == EngineKind::kPacket) {
     std::cerr << "hfsim: note: " << input_name
               << ": the scenario's engine is \"packet\", but the optimum is computed with the "
@@ -185,21 +191,15 @@ int OptimizeCommand::Execute() const {
   files.Add("optimum.json", OptimumToJson(result, scenario).dump(2) + "\n");
   files.Add("frontier.csv", FrontierCsv(result, scenario));
   if (verify > 0) files.Add("verify.csv", VerifyCsv(verified, scenario));
-  if (!no_plot) files.Add("frontier.gp", FrontierPlotScript(result, scenario, "frontier.png"));
+  if (!no_plot) {
+    files.Add("frontier.gp", FrontierPlotScript(result, scenario, "frontier.png"));
+    files.AddPicture("frontier.gp", "frontier.png");
+  }
   if (auto error = files.Commit()) {
     std::cerr << "hfsim: error: " << *error << "\n";
     return 1;
   }
-  if (!no_plot) {
-    if (auto error = DrawWithGnuplot(out_dir, "frontier.gp", "frontier.png")) {
-      std::cerr << "hfsim: error: " << *error << "\n";
-      return 1;
-    }
-  }
-  if (!quiet) {
-    std::cout << fmt::format("\nwrote {}{}\n", files.Describe(),
-                             no_plot ? "" : fmt::format(", {}/frontier.png", out_dir));
-  }
+  if (!quiet) std::cout << fmt::format("\nwrote {}\n", files.Describe());
   return 0;
 }
 

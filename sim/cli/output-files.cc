@@ -1,37 +1,166 @@
 #include "sim/cli/output-files.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/gnuplot-drawing.h"
 
 namespace hfsim {
 
-std::optional<std::string> OutputFiles::Commit() const {
-  namespace fs = std::filesystem;
+namespace fs = std::filesystem;
+
+namespace {
+
+// FNV-1a, 64 bits: enough to tell one run's file from another's in the manifest.
+uint64_t Checksum(const std::string& bytes) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::optional<std::string> WriteFile(const fs::path& path, const std::string& contents) {
   std::error_code error;
-  fs::create_directories(m_directory, error);
-  if (error) return fmt::format("{}: cannot create the output directory: {}", m_directory, error.message());
-  for (const auto& [name, contents] : m_files) {
-    // A name may hold a subdirectory ("ptf/test.py"): the temporary sits next to its target.
-    const fs::path target = fs::path(m_directory) / name;
-    const fs::path temporary =
-        target.parent_path() / ("." + target.filename().string() + ".partial");
-    fs::create_directories(target.parent_path(), error);
-    if (error) return fmt::format("{}: cannot create the directory: {}", target.parent_path().string(), error.message());
-    {
-      std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-      file << contents;
-      file.close();
-      if (!file) {
-        fs::remove(temporary, error);
-        return fmt::format("{}: cannot write the file", target.string());
+  fs::create_directories(path.parent_path(), error);
+  if (error) {
+    return fmt::format("{}: cannot create the directory: {}", path.parent_path().string(),
+                       error.message());
+  }
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) return fmt::format("cannot write the file: {}", std::strerror(errno));
+  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  const bool flushed = std::fflush(file) == 0;
+  const int saved = errno;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !flushed || !closed) {
+    return fmt::format("cannot write the file: {}", std::strerror(saved != 0 ? saved : errno));
+  }
+  return std::nullopt;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// The kernel's lock on `<directory>/.hfsim-publish.lock` while a set of files is renamed into
+// place: concurrent runs into one directory publish one after the other, never interleaved.
+// Released when the process dies, however it dies.
+class PublishLock {
+ public:
+  explicit PublishLock(const fs::path& directory)
+      : m_fd(open((directory / ".hfsim-publish.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (m_fd >= 0) {
+      while (flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
       }
     }
-    fs::rename(temporary, target, error);
+  }
+  ~PublishLock() {
+    if (m_fd >= 0) close(m_fd);
+  }
+  PublishLock(const PublishLock&) = delete;
+  PublishLock& operator=(const PublishLock&) = delete;
+  bool Held() const { return m_fd >= 0; }
+
+ private:
+  int m_fd;
+};
+
+// The staging directory, removed with everything in it when the commit ends.
+class Stage {
+ public:
+  explicit Stage(const fs::path& parent) {
+    std::string pattern = (parent / ".hfsim-stage-XXXXXX").string();
+    if (mkdtemp(pattern.data()) != nullptr) m_path = pattern;
+  }
+  ~Stage() {
+    if (m_path.empty()) return;
+    std::error_code ignored;
+    fs::remove_all(m_path, ignored);
+  }
+  Stage(const Stage&) = delete;
+  Stage& operator=(const Stage&) = delete;
+  const fs::path& Path() const { return m_path; }
+
+ private:
+  fs::path m_path;
+};
+
+}  // namespace
+
+std::optional<std::string> OutputFiles::Commit() const {
+  if (m_directory.empty()) return std::string("the output directory is an empty string");
+  const fs::path out(m_directory);
+  std::error_code error;
+  fs::create_directories(out, error);
+  if (error) {
+    return fmt::format("{}: cannot create the output directory: {}", m_directory,
+                       error.message());
+  }
+  const Stage stage(out);
+  if (stage.Path().empty()) {
+    return fmt::format("{}: cannot create a staging directory there: {}", m_directory,
+                       std::strerror(errno));
+  }
+  // Everything is written and checked in the stage first.
+  std::vector<std::string> names;
+  for (const auto& [name, contents] : m_files) {
+    if (auto problem = WriteFile(stage.Path() / name, contents)) {
+      return fmt::format("{}: {}", (out / name).string(), *problem);
+    }
+    names.push_back(name);
+  }
+  for (const auto& [script, png] : m_pictures) {
+    if (auto problem = DrawWithGnuplot(stage.Path().string(), script, png)) {
+      return fmt::format("{} (for {})", *problem, (out / png).string());
+    }
+    names.push_back(png);
+  }
+  nlohmann::json manifest = {{"files", nlohmann::json::array()}};
+  for (const std::string& name : names) {
+    const std::string bytes = ReadFile(stage.Path() / name);
+    manifest["files"].push_back({{"name", name},
+                                 {"bytes", bytes.size()},
+                                 {"fnv1a64", fmt::format("{:016x}", Checksum(bytes))}});
+  }
+  if (auto problem = WriteFile(stage.Path() / kOutputManifest, manifest.dump(2) + "\n")) {
+    return fmt::format("{}: {}", (out / kOutputManifest).string(), *problem);
+  }
+  // Publication: the old manifest goes first and the new one comes last, so a set cut short
+  // between two renames has no manifest that vouches for it.
+  const PublishLock lock(out);
+  if (!lock.Held()) {
+    return fmt::format("{}: cannot create the lock file there: {}", m_directory,
+                       std::strerror(errno));
+  }
+  fs::remove(out / kOutputManifest, error);
+  if (error) {
+    return fmt::format("{}: cannot replace the file: {}", (out / kOutputManifest).string(),
+                       error.message());
+  }
+  names.push_back(kOutputManifest);
+  for (const std::string& name : names) {
+    const fs::path target = out / name;
+    fs::create_directories(target.parent_path(), error);
+    if (!error) fs::rename(stage.Path() / name, target, error);
     if (error) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
       return fmt::format("{}: cannot replace the file: {}", target.string(), error.message());
     }
   }
@@ -40,10 +169,12 @@ std::optional<std::string> OutputFiles::Commit() const {
 
 std::string OutputFiles::Describe() const {
   std::string out;
-  for (const auto& [name, contents] : m_files) {
+  auto add = [&](const std::string& name) {
     if (!out.empty()) out += ", ";
-    out += (std::filesystem::path(m_directory) / name).string();
-  }
+    out += (fs::path(m_directory) / name).string();
+  };
+  for (const auto& file : m_files) add(file.first);
+  for (const auto& picture : m_pictures) add(picture.second);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "p4/p4-program.h"
 #include "p4/resource-report.h"
 #include "p4/test-vectors.h"
+#include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/scenario-parser.h"
 #include "sim/version.h"
@@ -48,17 +49,21 @@ void P4Command::Register(CLI::App& app) {
       "ptf/test_aggregation.py. docs/p4.md says how to compile and test them.");
   command->add_option("scenario", scenario_path, "Scenario JSON file with an \"aggregation\" section")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ReadableFile());
   command->add_option("-o,--out", out_dir, "Directory for the generated files (created if missing)")
-      ->required();
+      ->required()
+      ->check(NonEmptyPath());
   command->add_option("--vector-values", vector_values,
                       "Values each worker aggregates in the test vectors (default: 4 x pool x "
                       "values_per_packet)")
+      ->check(NonNegativeInteger())
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
   command->add_option("--pool-slots", pool_slots,
                       "Slots each worker keeps in flight in the test vectors (default 4)")
+      ->check(NonNegativeInteger())
       ->check(CLI::Range(1u, 65535u));
-  command->add_option("--seed", seed, "Seed of the test vectors' synthetic gradients (default 1)");
+  command->add_option("--seed", seed, "Seed of the test vectors' synthetic gradients (default 1)")
+      ->check(NonNegativeInteger());
 }
 
 int P4Command::Execute() const {

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/option-checks.h"
 #include "sim/analytical/analytical-engine.h"
 #include "sim/gossip-section.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/output-files.h"
 #include "sim/in-network-check.h"
 #include "sim/report-csv.h"
@@ -38,14 +38,15 @@ void RunCommand::Register(CLI::App& app) {
   run->add_option("scenario", scenario_path,
                   "Scenario JSON file (see configs/ for examples); with --astra-network, the "
                   "workload only")
-      ->check(CLI::ExistingFile);
+      ->check(ReadableFile());
   astra.Register(*run);
   run->add_option("--pricing", pricing,
                   "Override communication.pricing: hfsim (hfsim's model) or astra_sim (ASTRA-sim's "
                   "congestion-unaware analytical semantics; the default for ASTRA-sim inputs)")
       ->check(CLI::IsMember({"hfsim", "astra_sim"}));
   run->add_option("-o,--out", out_dir,
-                  "Directory for the report files (created if missing; files are replaced whole)");
+                  "Directory for the report files (created if missing; files are replaced whole)")
+      ->check(NonEmptyPath());
   run->add_option("-f,--format", format,
                   "What to write under --out: json (report.json), csv (summary.csv, "
                   "dimensions.csv, collectives.csv) or all")
@@ -148,21 +149,15 @@ int RunCommand::Execute() const {
     files.Add("collectives.csv", CollectivesCsv(report));
     if (report.packet) files.Add("links.csv", LinksCsv(*report.packet));
   }
-  if (plot) files.Add("breakdown.gp", BreakdownPlotScript(report, scenario, "breakdown.png"));
+  if (plot) {
+    files.Add("breakdown.gp", BreakdownPlotScript(report, scenario, "breakdown.png"));
+    files.AddPicture("breakdown.gp", "breakdown.png");
+  }
   if (auto error = files.Commit()) {
     std::cerr << "hfsim: error: " << *error << "\n";
     return 1;
   }
-  if (plot) {
-    if (auto error = DrawWithGnuplot(out_dir, "breakdown.gp", "breakdown.png")) {
-      std::cerr << "hfsim: error: " << *error << "\n";
-      return 1;
-    }
-  }
-  if (!quiet) {
-    std::cout << fmt::format("\nwrote {}{}\n", files.Describe(),
-                             plot ? fmt::format(", {}/breakdown.png", out_dir) : "");
-  }
+  if (!quiet) std::cout << fmt::format("\nwrote {}\n", files.Describe());
   return 0;
 }
 

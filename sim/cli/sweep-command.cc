@@ -1,20 +1,25 @@
 #include "sim/cli/sweep-command.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "sim/cli/gnuplot-drawing.h"
+#include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/scenario-parser.h"
 #include "sim/progress-bar.h"
@@ -33,6 +38,21 @@ namespace fs = std::filesystem;
 constexpr const char* kCsv = "sweep.csv";
 constexpr const char* kPart = "sweep.csv.part";
 constexpr const char* kManifest = "sweep.json";
+constexpr const char* kLock = ".hfsim-sweep.lock";
+
+// One sweep at a time per output directory: two would append to one sweep.csv.part. The lock
+// is the kernel's (flock), so a sweep killed outright releases it. Held until the process ends.
+std::optional<std::string> LockOutputDirectory(const std::filesystem::path& dir) {
+  const std::string path = (dir / kLock).string();
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return fmt::format("{}: cannot create the lock file: {}", path, std::strerror(errno));
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return fmt::format("{}: another hfsim sweep is writing to this directory; wait for it to "
+                       "finish or give another --out", dir.string());
+  }
+  return std::nullopt;  // the descriptor stays open: the lock lasts as long as the process
+}
 
 std::atomic<bool> g_stop{false};
 extern "C" void OnInterrupt(int) { g_stop.store(true); }
@@ -156,9 +176,10 @@ void SweepCommand::Register(CLI::App& app) {
       "Keys: docs/sweep.md.");
   command->add_option("scenario", scenario_path, "Scenario JSON file with a \"sweep\" section")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ReadableFile());
   command->add_option("-o,--out", out_dir, "Directory for the results (created if missing)")
-      ->required();
+      ->required()
+      ->check(NonEmptyPath());
   command->add_option("-e,--engine", engine,
                       "Override the sweep's engine: analytical (microseconds per point) or "
                       "packet (a full ns-3 run per point, one process per worker)")
@@ -166,6 +187,7 @@ void SweepCommand::Register(CLI::App& app) {
   command->add_option("-j,--jobs", jobs,
                       "Worker threads (analytical) or processes (packet); default all cores, "
                       "shared among the MPI ranks on one machine")
+      ->check(NonNegativeInteger())
       ->check(CLI::Range(1u, 4096u));
   command->add_flag("--resume", resume,
                     "Continue an interrupted sweep in DIR: keep its finished points, evaluate "
@@ -203,6 +225,9 @@ int SweepCommand::Execute() const {
     fs::create_directories(dir, error);
     if (error) {
       problem = fmt::format("{}: cannot create the output directory: {}", out_dir, error.message());
+      status = 1;
+    } else if (auto locked = LockOutputDirectory(dir)) {
+      problem = *locked;
       status = 1;
     } else if (resume) {
       auto earlier = LoadEarlierRun(dir, manifest, table);
@@ -328,14 +353,14 @@ int SweepCommand::Execute() const {
                                           plan.PointCount(), ToString(plan.Engine()));
     if (auto p = AllocationPlot(plan, table, title)) plots.push_back(*p);
     if (auto p = FrontierPlot(plan, table, summary, title)) plots.push_back(*p);
-    for (const PlotScript& p : plots) files.Add(p.script_name, p.script);
+    for (const PlotScript& p : plots) {
+      files.Add(p.script_name, p.script);
+      files.AddPicture(p.script_name, p.png_name);
+    }
   }
   if (auto error = files.Commit()) return fail(*error, 1);
   std::error_code ignored;
   fs::remove(part_path, ignored);
-  for (const PlotScript& p : plots) {
-    if (auto error = DrawWithGnuplot(out_dir, p.script_name, p.png_name)) return fail(*error, 1);
-  }
   if (!quiet) {
     std::cout << fmt::format("{}: {} points, {} engine", scenario.name, plan.PointCount(),
                              ToString(plan.Engine()));
@@ -348,9 +373,7 @@ int SweepCommand::Execute() const {
                              plan.Engine() == EngineKind::kPacket ? "processes" : "threads",
                              cluster.Distributed() ? fmt::format(" x {} ranks", cluster.Size())
                                                    : std::string());
-    std::string pictures;
-    for (const PlotScript& p : plots) pictures += ", " + (dir / p.png_name).string();
-    std::cout << fmt::format("\nwrote {}{}\n", files.Describe(), pictures);
+    std::cout << fmt::format("\nwrote {}\n", files.Describe());
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/scenario-parser.h"
 #include "sim/summary-table.h"
@@ -22,10 +23,12 @@ void TopologyCommand::Register(CLI::App& app) {
       "out/fabric/links.csv (one row per directed link).");
   command->add_option("scenario", scenario_path, "Scenario JSON file")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(ReadableFile());
   command->add_option("--route", route, "Two NPU ids: print the route from the first to the second")
-      ->expected(2);
-  command->add_option("-o,--out", out_dir, "Directory for links.csv (created if missing)");
+      ->expected(2)
+      ->check(NonNegativeInteger());
+  command->add_option("-o,--out", out_dir, "Directory for links.csv (created if missing)")
+      ->check(NonEmptyPath());
 }
 
 int TopologyCommand::Execute() const {

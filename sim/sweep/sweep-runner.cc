@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,9 +92,14 @@ std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<u
 /// One forked worker: evaluates pending[w], pending[w + workers], ... and writes each result
 /// to `fd` as it finishes (a packet point takes seconds; the parent shows progress).
 [[noreturn]] void WorkerProcess(const SweepPlan& plan, const std::vector<uint64_t>& pending,
-                                uint32_t w, uint32_t workers, int fd) {
+                                uint32_t w, uint32_t workers, int fd, pid_t parent) {
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
+  // A parent killed outright (kill -9) cannot stop its workers; the kernel does it for them, or
+  // they would simulate on as orphans until their next write. The check after prctl closes the
+  // race with a parent that died before it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(4);
   PointEvaluator evaluator(plan);
   for (size_t i = w; i < pending.size(); i += workers) {
     const PointResult result{pending[i], evaluator.TimeNs(pending[i])};
@@ -131,6 +137,7 @@ std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector
     std::string pending;  ///< bytes of a record not yet complete
   };
   std::vector<Child> children(workers);
+  const pid_t parent = getpid();
   for (uint32_t w = 0; w < workers; ++w) {
     int fds[2];
     if (pipe(fds) != 0) return fmt::format("cannot create a pipe: {}", std::strerror(errno));
@@ -139,7 +146,7 @@ std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector
     if (pid == 0) {
       close(fds[0]);
       for (uint32_t v = 0; v < w; ++v) close(children[v].fd);
-      WorkerProcess(plan, pending, w, workers, fds[1]);
+      WorkerProcess(plan, pending, w, workers, fds[1], parent);
     }
     close(fds[1]);
     children[w] = {pid, fds[0], {}};
