@@ -114,7 +114,7 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
                  "(a number above 0)");
   }
   if (auto v = section.Find("total_bandwidth_GBps_per_npu")) {
-    spec.total_bandwidth_GBps_per_npu = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
+    spec.total_bandwidth_GBps_per_npu = v->Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxTotalBandwidthGBps, false);
   }
   if (auto v = section.Find("total")) {
     if (!spec.total_bandwidth_GBps_per_npu) {
@@ -136,7 +136,7 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
       }
       bounded[bound.dimension] = true;
       if (auto v = entry.Find("min_GBps")) bound.min_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, false);
-      if (auto v = entry.Find("max_GBps")) bound.max_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
+      if (auto v = entry.Find("max_GBps")) bound.max_GBps = v->Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxTotalBandwidthGBps, false);
       if (!bound.min_GBps && !bound.max_GBps) {
         entry.Fail("give \"min_GBps\", \"max_GBps\" or both");
       }
@@ -159,7 +159,8 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
       }
       fixed[pin.dimension] = true;
       pin.bandwidth_GBps = entry.At("bandwidth_GBps", "the dimension's bandwidth in GB/s per NPU")
-                               .Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
+                               .Number(ScenarioLimits::kMinBandwidthGBps,
+                                       ScenarioLimits::kMaxTotalBandwidthGBps, false);
       spec.fixed.push_back(pin);
     }
   }

@@ -1,5 +1,8 @@
 #include "sim/packet-section.h"
 
+#include <set>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "sim/packet/ip-address-plan.h"  // header-only, no ns-3
@@ -24,8 +27,8 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
     // Must hold hfsim's own 30-byte header plus the 2-byte PPP framing ns-3 adds.
     spec.header_bytes = static_cast<uint32_t>(v->Integer(32, 512));
   }
-  if (auto v = section->Find("queue_bytes")) spec.queue_bytes = v->Integer(1, uint64_t{1} << 32);
-  if (auto v = section->Find("ecn_threshold_bytes")) spec.ecn_threshold_bytes = v->Integer(0, uint64_t{1} << 32);
+  if (auto v = section->Find("queue_bytes")) spec.queue_bytes = v->Integer(1, kMaxPacketQueueBytes);
+  if (auto v = section->Find("ecn_threshold_bytes")) spec.ecn_threshold_bytes = v->Integer(0, kMaxPacketQueueBytes);
   if (spec.queue_bytes < spec.mtu_bytes + spec.header_bytes) {
     const JsonCursor where = section->Find("queue_bytes") ? section->Child("queue_bytes") : *section;
     where.Fail(fmt::format("a queue of {} bytes cannot hold one packet of {} + {} bytes; accepted: "
@@ -65,6 +68,9 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
     const std::string link_range = fmt::format("a fabric link id from 0 to {} (see `hfsim topology "
                                                "-o DIR`, links.csv)", links - 1);
     if (auto list = faults->Find("link_loss")) {
+      // The most specific entry applies (a link over its dimension over the whole fabric); two
+      // entries for the same scope would leave it to their order, so they are refused.
+      std::set<std::pair<int, uint64_t>> scopes;
       for (const JsonCursor& entry : list->Elements(0, 100000)) {
         entry.ExpectObject({"dimension", "link", "rate"});
         LinkLoss loss;
@@ -72,6 +78,16 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
         if (auto l = entry.Find("link")) loss.link = l->Integer(0, links - 1);
         if (loss.dimension && loss.link) entry.Fail("give \"dimension\" or \"link\", not both");
         loss.rate = entry.At("rate", "a loss probability per packet in [0, 1)").Number(0.0, 0.5, false);
+        const std::pair<int, uint64_t> scope = loss.link        ? std::pair{2, *loss.link}
+                                               : loss.dimension ? std::pair{1, uint64_t{*loss.dimension}}
+                                                                : std::pair{0, uint64_t{0}};
+        if (!scopes.insert(scope).second) {
+          entry.Fail(fmt::format("sets the loss of {} a second time; accepted: one entry per link, "
+                                 "per dimension and for the whole fabric (the most specific applies)",
+                                 loss.link        ? fmt::format("link {}", *loss.link)
+                                 : loss.dimension ? fmt::format("dimension {}", *loss.dimension)
+                                                  : std::string("the whole fabric")));
+        }
         spec.link_loss.push_back(loss);
       }
     }

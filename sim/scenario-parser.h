@@ -21,6 +21,10 @@ struct ScenarioLimits {
   static constexpr uint64_t kMaxNpus = uint64_t{1} << 20;
   static constexpr uint64_t kMaxFullyConnectedSize = 1024;
   static constexpr double kMaxBandwidthGBps = 1e6;
+  /// The smallest bandwidth (1 MB/s) and compute rate (1 GFLOP/s) accepted: anything positive
+  /// below would let the largest transfer's time leave double's range (5e-324 GB/s gave inf).
+  static constexpr double kMinBandwidthGBps = 1e-3;
+  static constexpr double kMinPeakTFLOPS = 1e-3;
   /// The largest total per NPU a fabric can have: kMaxBandwidthGBps in each of the most
   /// dimensions (bounds totals in "optimize" and "sweep").
   static constexpr double kMaxTotalBandwidthGBps = kMaxBandwidthGBps * kMaxDimensions;

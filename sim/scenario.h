@@ -108,6 +108,9 @@ struct LinkDown {
   double until_ns = 0.0;
 };
 
+/// The largest queue ns-3 can hold: its QueueSize counts bytes in 32 bits (2^32 would wrap to 0).
+inline constexpr uint64_t kMaxPacketQueueBytes = (uint64_t{1} << 32) - 1;
+
 struct PacketSpec {
   uint32_t mtu_bytes = 4096;        ///< payload bytes per data packet
   uint32_t header_bytes = 62;       ///< wire bytes per packet besides payload (RoCEv2 framing)

@@ -1,5 +1,6 @@
 #include "sim/sweep-section.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -16,7 +17,7 @@ constexpr size_t kMaxParameters = 8;
 constexpr size_t kMaxParameterValues = 10000;
 
 double Bandwidth(const JsonCursor& value) {
-  return value.Number(0.0, ScenarioLimits::kMaxBandwidthGBps, true);
+  return value.Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxBandwidthGBps, false);
 }
 
 double AxisValue(double from, double step, uint64_t i) {
@@ -49,6 +50,13 @@ std::vector<double> ReadAxis(const JsonCursor& axis) {
                                  count, from, to, kMaxAxisValues));
   }
   for (uint64_t i = 0; i < static_cast<uint64_t>(count); ++i) values.push_back(AxisValue(from, step, i));
+  // A step that does not divide the range would silently leave "to" out of the sweep.
+  if (std::fabs(values.back() - RoundSweepValue(to)) > 1e-9 * std::max(1.0, std::fabs(to))) {
+    step_cursor.Fail(fmt::format("got {}, which does not divide the range from {} to {} (the "
+                                 "values would stop at {}); accepted: a step that divides "
+                                 "\"to\" - \"from\" = {}", step, from, to, values.back(),
+                                 to - from));
+  }
   return values;
 }
 

@@ -298,7 +298,7 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
   training.config.compute_efficiency = kDefaultEfficiency;
   if (npu != nullptr) {
     npu->ExpectObject({"peak_TFLOPS", "compute_efficiency"});
-    if (auto peak = npu->Find("peak_TFLOPS")) training.peak_TFLOPS = peak->Number(0.0, 1e6, true);
+    if (auto peak = npu->Find("peak_TFLOPS")) training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
     if (auto efficiency = npu->Find("compute_efficiency")) {
       training.config.compute_efficiency = efficiency->Number(0.0, 1.0, true);
     }

@@ -332,7 +332,7 @@ class InNetworkSimulation {
     if (!next) return;
     const double delay_ps = std::max(0.0, std::ceil((*next - NowNs()) * 1e3));
     m_timer_armed[npu] = true;
-    ns3::Simulator::Schedule(ns3::PicoSeconds(static_cast<int64_t>(delay_ps)),
+    ns3::Simulator::Schedule(CheckedDelayPs(delay_ps),
                              &InNetworkSimulation::OnTimer, this, npu);
   }
 

@@ -56,7 +56,7 @@ class HotKeyAggregation {
   }
 
   void Start(double at_ns) {
-    ns3::Simulator::Schedule(ns3::PicoSeconds(std::llround(at_ns * 1e3)), [this] {
+    ns3::Simulator::Schedule(CheckedDelayPs(at_ns * 1e3), [this] {
       for (uint32_t w = 0; w < m_workers.size(); ++w) {
         Send(Up(w), m_workers[w]->Start(NowNs()));
         if (m_workers[w]->Done()) m_done_ns[w] = NowNs();
@@ -228,7 +228,7 @@ class HotKeyAggregation {
     if (!next) return;
     const double delay_ps = std::max(0.0, std::ceil((*next - NowNs()) * 1e3));
     m_timer_armed[w] = true;
-    ns3::Simulator::Schedule(ns3::PicoSeconds(static_cast<int64_t>(delay_ps)), [this, w] {
+    ns3::Simulator::Schedule(CheckedDelayPs(delay_ps), [this, w] {
       m_timer_armed[w] = false;
       Send(Up(w), m_workers[w]->OnTimeout(NowNs()));
       ArmTimer(w);

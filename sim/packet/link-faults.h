@@ -23,6 +23,8 @@ class LinkFaults {
   /// with random loss, so adding loss to one link leaves every other link's packets (and the
   /// run's determinism) untouched.
   bool Lose(LinkId link, double now_ns);
+  /// The random loss probability of `link` (the most specific `link_loss` entry that covers it).
+  double LossRate(LinkId link) const { return m_loss_rate[link]; }
 
  private:
   std::vector<double> m_loss_rate;                             ///< by link id

@@ -3,6 +3,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include <ns3/simulator.h>
 
@@ -10,11 +13,29 @@
 
 namespace hfsim {
 
+/// ns-3 counts picoseconds in a signed 64-bit integer: 2^63 ps is about 106.75 simulated days.
+/// An event past it would wrap around and run at a wrong time, so it is an error instead (the
+/// command exits 1 naming the limit; docs/bad-input.md).
+inline constexpr double kNs3ClockLimitNs = 9223372036854775.807;
+
+/// ns-3's delay for an event `delay_ps` picoseconds from now, checked against the clock's range.
+inline ns3::Time CheckedDelayPs(double delay_ps) {
+  const double end_ps = static_cast<double>(ns3::Simulator::Now().GetPicoSeconds()) + delay_ps;
+  // Half a microsecond of margin: doubles near 2^63 are 1 kps apart.
+  if (!(delay_ps >= 0.0) || !(end_ps < kNs3ClockLimitNs * 1e3 - 5e5)) {
+    throw std::runtime_error(fmt::format(
+        "the packet simulation would pass {:.6g} ns (an event at {:.6g} ns): ns-3's clock counts "
+        "picoseconds in 64 bits and ends at 2^63 ps, about 106.75 simulated days; the analytical "
+        "engine has no such limit", kNs3ClockLimitNs, end_ps * 1e-3));
+  }
+  return ns3::PicoSeconds(std::llround(delay_ps));
+}
+
 class Ns3Clock final : public EventClock {
  public:
   double NowNs() const override { return ns3::Simulator::Now().GetPicoSeconds() * 1e-3; }
   void ScheduleNs(double delay_ns, std::function<void()> callback) override {
-    ns3::Simulator::Schedule(ns3::PicoSeconds(std::llround(delay_ns * 1e3)), std::move(callback));
+    ns3::Simulator::Schedule(CheckedDelayPs(delay_ns * 1e3), std::move(callback));
   }
 };
 

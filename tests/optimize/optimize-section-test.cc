@@ -102,7 +102,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"BudgetWithoutBudgetObjective", [](auto& d) { d["optimize"]["budget_usd"] = 5; },
                  "optimize.budget_usd", "time_under_budget"},
         BadInput{"TotalZero", [](auto& d) { d["optimize"]["total_bandwidth_GBps_per_npu"] = 0; },
-                 "optimize.total_bandwidth_GBps_per_npu", "above 0"},
+                 "optimize.total_bandwidth_GBps_per_npu", "from 0.001"},
         BadInput{"TotalRelation", [](auto& d) { d["optimize"]["total"] = "less"; },
                  "optimize.total", "\"at_most\""},
         BadInput{"TotalRelationWithoutTotal",
@@ -131,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
                  [](auto& d) {
                    d["optimize"]["fixed"] = {{{"dimension", 1}, {"bandwidth_GBps", -3}}};
                  },
-                 "optimize.fixed[0].bandwidth_GBps", "above 0"},
+                 "optimize.fixed[0].bandwidth_GBps", "from 0.001"},
         BadInput{"LinearLength",
                  [](auto& d) {
                    d["optimize"]["linear"] = {{{"coefficients", {1}}, {"relation", "<="},

@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
                  },
                  "topology.dimensions[1].size", "more than 1048576 NPUs"},
         BadInput{"ZeroBandwidth", [](auto& d) { Dim(d, 0)["bandwidth_GBps"] = 0; },
-                 "topology.dimensions[0].bandwidth_GBps", "accepted: a number above 0"},
+                 "topology.dimensions[0].bandwidth_GBps", "accepted: a number from 0.001"},
         BadInput{"NegativeLatency", [](auto& d) { Dim(d, 0)["latency_ns"] = -1; },
                  "topology.dimensions[0].latency_ns", "got -1"},
         BadInput{"WrongTypeBandwidth", [](auto& d) { Dim(d, 0)["bandwidth_GBps"] = "fast"; },
@@ -230,6 +230,32 @@ INSTANTIATE_TEST_SUITE_P(
                  "accepted: \"analytical\", \"packet\""},
         BadInput{"QueueSmallerThanPacket", [](auto& d) { d["packet"] = {{"queue_bytes", 1000}}; },
                  "packet.queue_bytes", "cannot hold one packet of 4096 + 62 bytes"},
+        // 2^32 used to wrap to 0 in ns-3's 32-bit queue size (277 drops, a 5x slower run).
+        BadInput{"QueueOf4GiBWouldWrap",
+                 [](auto& d) { d["packet"] = {{"queue_bytes", uint64_t{1} << 32}}; },
+                 "packet.queue_bytes", "got 4294967296"},
+        // Two entries for one scope would leave the loss to their order.
+        BadInput{"LossOfOneDimensionTwice",
+                 [](auto& d) {
+                   d["packet"] = {{"faults", {{"link_loss", {{{"dimension", 1}, {"rate", 0.01}},
+                                                             {{"rate", 0.02}},
+                                                             {{"dimension", 1}, {"rate", 0.1}}}}}}};
+                 },
+                 "packet.faults.link_loss[2]", "sets the loss of dimension 1 a second time"},
+        BadInput{"LossOfTheWholeFabricTwice",
+                 [](auto& d) {
+                   d["packet"] = {{"faults", {{"link_loss", {{{"rate", 0.01}}, {{"rate", 0.02}}}}}}};
+                 },
+                 "packet.faults.link_loss[1]", "the whole fabric a second time"},
+        // Tiny positive rates made every time inf or null with exit 0.
+        BadInput{"SubnormalBandwidth", [](auto& d) { Dim(d, 0)["bandwidth_GBps"] = 5e-324; },
+                 "topology.dimensions[0].bandwidth_GBps", "accepted: a number from 0.001"},
+        BadInput{"TinyPeakFlops",
+                 [](auto& d) { d["npu"] = {{"peak_TFLOPS", 1e-300}}; },
+                 "npu.peak_TFLOPS", "accepted: a number from 0.001"},
+        BadInput{"TinyReductionBandwidth",
+                 [](auto& d) { d["communication"] = {{"reduction_memory_bandwidth_GBps", 1e-300}}; },
+                 "communication.reduction_memory_bandwidth_GBps", "0 (reductions are free) or from 0.001"},
         BadInput{"LossRateTooHigh",
                  [](auto& d) { d["packet"] = {{"faults", {{"link_loss", {{{"rate", 0.9}}}}}}}; },
                  "packet.faults.link_loss[0].rate", "got 0.9"},

@@ -94,11 +94,12 @@ TEST(SweepAllocationSpace, FromToStepAxesAreTheDecimalValues) {
   const Scenario s = WithAllocations(3, {{"grid",
                                           {{{"from", 0.1}, {"to", 0.3}, {"step", 0.1}},
                                            {{"from", 10}, {"to", 25}, {"step", 5}},
-                                           {{"from", 10}, {"to", 24}, {"step", 5}}}}});
+                                           {{"from", 10}, {"to", 20}, {"step", 5}}}}});
   ASSERT_EQ(s.sweep.grid.size(), 3u);
   EXPECT_EQ(s.sweep.grid[0], (std::vector<double>{0.1, 0.2, 0.3}));
   EXPECT_EQ(s.sweep.grid[1], (std::vector<double>{10, 15, 20, 25}));  // "to" included
-  EXPECT_EQ(s.sweep.grid[2], (std::vector<double>{10, 15, 20}));      // never beyond "to"
+  EXPECT_EQ(s.sweep.grid[2], (std::vector<double>{10, 15, 20}));  // a step not dividing the
+                                                                  // range is refused (BadStep)
   const AllocationSpace space(s.sweep, s.dimensions);
   EXPECT_EQ(space.Count(), 36u);
   EXPECT_EQ(AllocationSpace::Cursor(space, 35).Bandwidths(), (std::vector<double>{0.3, 25, 20}));

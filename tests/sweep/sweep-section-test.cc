@@ -107,6 +107,11 @@ TEST(SweepSection, BadStep) {
   ExpectLoadError(
       Document({{"bandwidth_GBps", {{"split", {{"total_GBps", 100}, {"step_GBps", 0}}}}}}),
       "sweep.bandwidth_GBps.split.step_GBps", {"got 0", "above 0"});
+  // 10, 13, 16, 19: "to" 20 would be left out silently.
+  ExpectLoadError(
+      Document({{"bandwidth_GBps", {{"grid", {{1}, {{"from", 10}, {"to", 20}, {"step", 3}}}}}}}),
+      "sweep.bandwidth_GBps.grid[1].step",
+      {"got 3", "does not divide the range from 10 to 20", "stop at 19"});
 }
 
 TEST(SweepSection, SplitNeedsRoomForEveryMinimum) {
