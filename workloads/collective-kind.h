@@ -2,6 +2,8 @@
 // out live in models/ (models/collective.h); the workload only says what it needs.
 #pragma once
 
+#include <array>
+
 namespace hfsim {
 
 /// Size convention for every collective: `size_bytes` is the size of the whole (unsharded)
@@ -10,5 +12,9 @@ namespace hfsim {
 /// the n-1 peers (and keeps S/n). An all-gather of shards S' is S = n*S' here, not S'
 /// (docs/scenario.md §5.1).
 enum class CollectiveKind { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
+
+inline constexpr std::array<CollectiveKind, 4> kAllCollectiveKinds = {
+    CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
+    CollectiveKind::kAllToAll};
 
 }  // namespace hfsim

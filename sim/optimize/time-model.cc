@@ -3,11 +3,40 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include <fmt/format.h>
+
 #include "models/multi-dim-collective.h"
 #include "sim/analytical/chunk-pipeline.h"
 #include "topologies/topology.h"
 
 namespace hfsim {
+
+std::optional<UserError> TimeModelRefusal(const Scenario& scenario) {
+  if (scenario.workload_kind != WorkloadKind::kTraining &&
+      scenario.workload_kind != WorkloadKind::kCollective) {
+    return UserError{"workload", fmt::format(
+        "a {} workload has no closed-form model in the bandwidths; accepted by optimize: a "
+        "training or collective workload (hfsim sweep evaluates any workload)",
+        scenario.workload_kind == WorkloadKind::kGossip ? "gossip" : "parameter_server")};
+  }
+  if (scenario.communication.pricing == PricingModel::kAstraSim) {
+    return UserError{"communication.pricing", "got \"astra_sim\", which truncates every message "
+                     "to whole ns, so the time is a step function of the bandwidths and no "
+                     "optimum can be certified; accepted by optimize: \"hfsim\" (hfsim sweep "
+                     "evaluates astra_sim pricing)"};
+  }
+  for (const CollectiveKind kind : kAllCollectiveKinds) {
+    for (const CollectiveAlgorithm algorithm : scenario.communication.AlgorithmsFor(kind)) {
+      if (algorithm == CollectiveAlgorithm::kInNetwork) {
+        return UserError{fmt::format("communication.algorithms.{}", ToString(kind)),
+                         "in_network: the switch's aggregation is priced per packet, not by a "
+                         "bandwidth model; accepted by optimize: host-based algorithms (hfsim "
+                         "sweep evaluates in_network)"};
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 TimeModel::TimeModel(const Scenario& scenario)
     : m_dimensions(scenario.dimensions),
@@ -17,6 +46,9 @@ TimeModel::TimeModel(const Scenario& scenario)
       m_traffic_bytes(scenario.dimensions.size(), 0.0) {
   if (m_dimension_count > kMaxGradientDimensions) {
     throw std::invalid_argument("TimeModel: more dimensions than TimeGradient holds");
+  }
+  if (const auto refusal = TimeModelRefusal(scenario)) {
+    throw std::invalid_argument("TimeModel: " + refusal->ToString());
   }
   if (!m_training) {
     const CollectiveWorkload& c = scenario.collective;

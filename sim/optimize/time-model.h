@@ -10,16 +10,26 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/schedule-profile.h"
+#include "sim/expected.h"
 #include "sim/optimize/time-gradient.h"
 #include "sim/scenario.h"
 
 namespace hfsim {
 
+/// Why TimeModel cannot price `scenario` exactly as the analytical engine does (a JSON path and
+/// the reason), or nullopt. It covers training and collective workloads under hfsim's pricing
+/// without in-network stages: there the time is convex in the bandwidths (the optimiser's
+/// certificate needs that). `optimize` refuses the rest with exit 2; `sweep` prices the rest
+/// with the analytical engine itself, point by point.
+std::optional<UserError> TimeModelRefusal(const Scenario& scenario);
+
 class TimeModel {
  public:
+  /// `scenario` must be accepted by TimeModelRefusal (std::invalid_argument otherwise).
   explicit TimeModel(const Scenario& scenario);
 
   uint32_t DimensionCount() const { return m_dimension_count; }

@@ -1,5 +1,6 @@
 #include "sim/sweep/point-evaluator.h"
 
+#include "sim/analytical/analytical-engine.h"
 #include "sim/packet/packet-engine.h"
 
 namespace hfsim {
@@ -11,14 +12,18 @@ double PointEvaluator::TimeNs(uint64_t point) {
   const uint64_t combination = point / m_plan->AllocationCount();
   const std::vector<double>& bandwidths = m_plan->Bandwidths(m_walker, point);
   const Scenario& base = m_plan->Combinations()[combination].scenario;
-  if (m_plan->Engine() == EngineKind::kAnalytical) {
+  const bool analytical = m_plan->Engine() == EngineKind::kAnalytical;
+  if (analytical && !TimeModelRefusal(base)) {
     auto& model = m_models[combination];
     if (!model) model = std::make_unique<TimeModel>(base);
     return model->TimeNs(bandwidths);  // GB/s and bytes/ns are the same number
   }
+  // The engine itself: what TimeModel does not cover (astra_sim pricing, in-network stages,
+  // parameter servers, gossip) and every packet point.
   Scenario scenario = base;
-  scenario.engine = EngineKind::kPacket;
+  scenario.engine = analytical ? EngineKind::kAnalytical : EngineKind::kPacket;
   for (size_t d = 0; d < bandwidths.size(); ++d) scenario.dimensions[d].bandwidth_Bpns = bandwidths[d];
+  if (analytical) return AnalyticalEngine().Run(scenario).iteration.total_ns;
   return PacketEngine().Run(scenario).iteration.total_ns;
 }
 

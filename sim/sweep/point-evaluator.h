@@ -4,7 +4,9 @@
 //
 //   analytical: the optimiser's TimeModel, compiled once per parameter combination and then
 //               evaluated in microseconds; equal to AnalyticalEngine's time to the last bit
-//               (tests/sweep check it);
+//               (tests/sweep check it). Where TimeModel does not apply (TimeModelRefusal:
+//               astra_sim pricing, in-network stages, parameter servers, gossip) the analytical
+//               engine itself prices each point;
 //   packet:     a full PacketEngine run per point (ns-3 keeps one simulator per process, so
 //               packet sweeps parallelise over processes, see sweep-runner.h).
 #pragma once
