@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csetjmp>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
 #include <glpk.h>
+
+#include "sim/optimize/glpk-simplex.h"
 
 namespace hfsim {
 
@@ -17,54 +18,6 @@ namespace {
 // The level sits this far from the lower bound towards the best value; 0.3 is the usual choice
 // (Lemarechal, Nemirovskii, Nesterov 1995).
 constexpr double kLevelFraction = 0.3;
-
-// GuardedSimplex's return value when GLPK stopped on an error of its own (glp_simplex's codes
-// are positive).
-constexpr int kGlpkError = -1;
-
-struct GlpkTrap {
-  std::jmp_buf jump;
-  std::string output;  ///< what GLPK wrote to its terminal: the error message
-};
-
-int CaptureGlpkOutput(void* info, const char* text) {
-  static_cast<GlpkTrap*>(info)->output += text;
-  return 1;  // captured: GLPK prints nothing itself
-}
-
-[[noreturn]] void OnGlpkError(void* info) { std::longjmp(static_cast<GlpkTrap*>(info)->jump, 1); }
-
-// glp_simplex, except that an error inside GLPK (a failed internal assertion, for instance; on
-// nearly parallel cuts GLPK 5.0's dual simplex can trip "teta >= 0.0" in spychuzc.c) returns
-// kGlpkError with GLPK's message instead of aborting the process. GLPK's environment does not
-// survive an error: it is freed here, and every problem object with it. Only GLPK's C frames
-// lie between the setjmp and the longjmp, so no destructor is skipped; the trap lives on the
-// heap, as a local changed between setjmp and longjmp would be indeterminate after the jump.
-int GuardedSimplex(glp_prob* lp, const glp_smcp* parm, std::string& message) {
-  const auto trap = std::make_unique<GlpkTrap>();
-  glp_error_hook(OnGlpkError, trap.get());
-  glp_term_hook(CaptureGlpkOutput, trap.get());
-  if (setjmp(trap->jump) != 0) {
-    glp_free_env();
-    // GLPK's lines ("Assertion failed: ...", "Error detected in file ... at line ...") as one.
-    const std::string& output = trap->output;
-    message.clear();
-    size_t begin = 0;
-    while (begin < output.size()) {
-      size_t end = output.find('\n', begin);
-      if (end == std::string::npos) end = output.size();
-      if (end > begin) {
-        message += (message.empty() ? "" : "; ") + output.substr(begin, end - begin);
-      }
-      begin = end + 1;
-    }
-    return kGlpkError;
-  }
-  const int code = glp_simplex(lp, parm);
-  glp_term_hook(nullptr, nullptr);
-  glp_error_hook(nullptr, nullptr);
-  return code;
-}
 
 }  // namespace
 
@@ -77,35 +30,6 @@ std::string_view ToString(SolveStatus status) {
   return "?";
 }
 
-std::string LpFailureReason(int simplex_code, int status) {
-  // glp_simplex's return codes (GLPK reference manual, "glp_simplex").
-  switch (simplex_code) {
-    case 0: break;
-    case GLP_EBADB: return "the initial basis is invalid (glp_simplex: GLP_EBADB)";
-    case GLP_ESING: return "the basis matrix is singular (glp_simplex: GLP_ESING)";
-    case GLP_ECOND: return "the basis matrix is ill-conditioned (glp_simplex: GLP_ECOND)";
-    case GLP_EBOUND:
-      return "a double-bounded variable has incorrect bounds (glp_simplex: GLP_EBOUND)";
-    case GLP_EFAIL: return "the simplex failed numerically (glp_simplex: GLP_EFAIL)";
-    case GLP_EOBJLL: return "the objective reached its lower limit (glp_simplex: GLP_EOBJLL)";
-    case GLP_EOBJUL: return "the objective reached its upper limit (glp_simplex: GLP_EOBJUL)";
-    case GLP_EITLIM: return "the simplex iteration limit was exceeded (glp_simplex: GLP_EITLIM)";
-    case GLP_ETMLIM: return "the time limit was exceeded (glp_simplex: GLP_ETMLIM)";
-    case GLP_ENOPFS: return "the LP has no primal feasible solution (glp_simplex: GLP_ENOPFS)";
-    case GLP_ENODFS: return "the LP has no dual feasible solution (glp_simplex: GLP_ENODFS)";
-    default: return fmt::format("glp_simplex returned code {}", simplex_code);
-  }
-  // The simplex ran to its end; the status says what it found.
-  switch (status) {
-    case GLP_OPT: return "no failure (GLP_OPT)";
-    case GLP_FEAS: return "the solution is feasible but not proven optimal (status GLP_FEAS)";
-    case GLP_INFEAS: return "the solution is infeasible (status GLP_INFEAS)";
-    case GLP_NOFEAS: return "the LP has no feasible solution (status GLP_NOFEAS)";
-    case GLP_UNBND: return "the LP is unbounded (status GLP_UNBND)";
-    case GLP_UNDEF: return "the solution is undefined (status GLP_UNDEF)";
-    default: return fmt::format("glp_get_status returned {}", status);
-  }
-}
 
 CuttingPlaneSolver::CuttingPlaneSolver(const TimeModel& model, const Polytope& polytope,
                                        const std::vector<double>& start,
@@ -209,17 +133,28 @@ double CuttingPlaneSolver::SolveLp() {
     m_lp_failure = fmt::format("GLPK stopped on an internal error ({})", glpk_error);
     return NAN;
   };
-  int code = GuardedSimplex(m_lp, &parm, glpk_error);
+  int code = GuardedSimplex(m_lp, parm, glpk_error);
   if (code == kGlpkError) return lost();
-  if (code != 0 || glp_get_status(m_lp) != GLP_OPT) {
-    // A stale basis can upset the warm start; retry from scratch once.
+  // A stale basis can upset the warm start: retry from scratch. Cuts taken near a bandwidth
+  // floor have gradients orders of magnitude above the others, and the dual simplex can then
+  // stall on the badly scaled rows (LIBRA's Turing-NLG 3-D time x cost inputs ran it to the
+  // iteration limit): next GLPK's own scaling, then the primal simplex on the scaled rows.
+  struct Attempt {
+    bool scale;
+    int method;
+  };
+  for (const Attempt attempt :
+       {Attempt{false, GLP_DUALP}, Attempt{true, GLP_DUALP}, Attempt{true, GLP_PRIMAL}}) {
+    if (code == 0 && glp_get_status(m_lp) == GLP_OPT) break;
+    if (attempt.scale) glp_scale_prob(m_lp, GLP_SF_AUTO);
     glp_std_basis(m_lp);
-    code = GuardedSimplex(m_lp, &parm, glpk_error);
+    parm.meth = attempt.method;
+    code = GuardedSimplex(m_lp, parm, glpk_error);
     if (code == kGlpkError) return lost();
-    if (code != 0 || glp_get_status(m_lp) != GLP_OPT) {
-      m_lp_failure = LpFailureReason(code, glp_get_status(m_lp));
-      return NAN;
-    }
+  }
+  if (code != 0 || glp_get_status(m_lp) != GLP_OPT) {
+    m_lp_failure = LpFailureReason(code, glp_get_status(m_lp));
+    return NAN;
   }
   return glp_get_obj_val(m_lp);
 }
@@ -296,7 +231,7 @@ ConvexSolution CuttingPlaneSolver::Minimise(const std::optional<LinearRow>& extr
       best.status = SolveStatus::kLpFailed;
       best.lp_failure = fmt::format(
           "GLPK could not solve the lower-bound LP of cutting-plane iteration {}{}: {}",
-          best.iterations, m_lp == nullptr ? "" : " (also retried from the standard basis)",
+          best.iterations, m_lp == nullptr ? "" : " (also retried from the standard basis, scaled, and by the primal simplex)",
           m_lp_failure);
       break;
     }

@@ -33,11 +33,6 @@ enum class SolveStatus {
 /// "converged", "iteration limit reached", "LP failed".
 std::string_view ToString(SolveStatus status);
 
-/// Why GLPK's simplex gave no optimum, from glp_simplex's return code and glp_get_status's
-/// status (both GLPK's own constants; code 0 with status GLP_OPT is not a failure), e.g.
-/// "the basis matrix is singular (glp_simplex: GLP_ESING)".
-std::string LpFailureReason(int simplex_code, int status);
-
 struct SolverOptions {
   uint32_t max_iterations = 2000;  ///< cutting-plane iterations (LP bounds) per solve
   /// GLPK's simplex iteration limit per LP (glp_smcp::it_lim); 0: none (GLPK's default). Tests

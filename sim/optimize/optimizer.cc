@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -27,6 +29,16 @@ UserError Infeasible(const Polytope& polytope) {
                                "conflict: " + list};
 }
 
+// An LP over the constraints that GLPK could not finish proves nothing: the machine's failure
+// (exit 1 with GLPK's reason), not the input's.
+Polytope::LpResult Checked(Polytope::LpResult result, std::string_view what) {
+  if (result.status == Polytope::LpStatus::kFailed) {
+    throw std::runtime_error(fmt::format("optimize: GLPK could not solve the LP {}: {}", what,
+                                         result.failure));
+  }
+  return result;
+}
+
 // The mean of the polytope's extreme points along each axis: a point well inside it (convex
 // combination of feasible points), away from the faces where cuts get steep. Fails when a
 // dimension's bandwidth is unbounded.
@@ -37,7 +49,8 @@ Expected<std::vector<double>> Centre(const Polytope& polytope) {
     for (double sign : {1.0, -1.0}) {
       std::vector<double> objective(dims, 0.0);
       objective[d] = sign;
-      const Polytope::LpResult r = polytope.Minimise(objective);
+      const Polytope::LpResult r =
+          Checked(polytope.Minimise(objective), "that finds the constraints' extreme points");
       if (r.status == Polytope::LpStatus::kInfeasible) return Infeasible(polytope);
       if (r.status == Polytope::LpStatus::kUnbounded) {
         return UserError{"optimize", fmt::format(
@@ -100,8 +113,8 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions
   outcome.objective = spec.objective;
   std::vector<double> negated = marginal;
   for (double& m : negated) m = -m;
-  outcome.min_cost_usd = polytope.Minimise(marginal).value;
-  outcome.max_cost_usd = -polytope.Minimise(negated).value;
+  outcome.min_cost_usd = Checked(polytope.Minimise(marginal), "of the cheapest network").value;
+  outcome.max_cost_usd = -Checked(polytope.Minimise(negated), "of the dearest network").value;
 
   auto allocation = [&](const std::vector<double>& b) {
     return Allocation{b, model.TimeNs(b), cost.CostUsd(b)};
@@ -152,7 +165,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions
     if (fastest.status == SolveStatus::kLpFailed) return lp_failed(fastest);
     // A hair above the cheapest cost, so that the first budget row is not a knife edge on which
     // the LP's rounding could call the set infeasible.
-    const double low = outcome.min_cost_usd * (1.0 + 1e-9);
+    double low = outcome.min_cost_usd * (1.0 + 1e-9);
     const double high = std::max(low, std::min(outcome.max_cost_usd,
                                                cost.CostUsd(fastest.bandwidth_GBps)));
     // A budget solve that fails is reported, never dereferenced: the first failure is kept and
@@ -176,6 +189,13 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions
     for (uint32_t i = 0; i < points; ++i) {
       const double budget = points == 1 ? high : low + (high - low) * i / (points - 1);
       outcome.frontier.push_back(frontier_point(budget));
+      if (i == 0 && points > 1 && lp_failure) {
+        // Even a hair above the cheapest cost can be a sliver the LP's tolerances call empty
+        // (LIBRA's MSFT-1T 3-D inputs at a fixed total): start the sweep a little higher.
+        lp_failure.reset();
+        low = outcome.min_cost_usd * (1.0 + 1e-6);
+        outcome.frontier.back() = frontier_point(low);
+      }
     }
     auto product = [](const FrontierPoint& p) {
       return p.allocation.time_ns * p.allocation.cost_usd;

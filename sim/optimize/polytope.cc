@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <glpk.h>
 
+#include "sim/optimize/glpk-simplex.h"
+
 namespace hfsim {
 
 namespace {
@@ -73,8 +75,15 @@ Polytope::LpResult Polytope::Solve(const std::vector<LinearRow>& rows, uint32_t 
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_ON;  // with presolve, an infeasible or unbounded LP returns at once
-  const int code = glp_simplex(lp, &parm);
+  std::string glpk_error;
+  const int code = GuardedSimplex(lp, parm, glpk_error);
   LpResult result;
+  if (code == kGlpkError) {
+    // GLPK freed the problem with its environment.
+    result.status = LpStatus::kFailed;
+    result.failure = "GLPK stopped on an internal error (" + glpk_error + ")";
+    return result;
+  }
   if (code == GLP_ENOPFS || code == GLP_ENODFS) {
     result.status = code == GLP_ENOPFS ? LpStatus::kInfeasible : LpStatus::kUnbounded;
   } else {
@@ -87,8 +96,12 @@ Polytope::LpResult Polytope::Solve(const std::vector<LinearRow>& rows, uint32_t 
       }
     } else if (status == GLP_UNBND) {
       result.status = LpStatus::kUnbounded;
-    } else {
+    } else if (code == 0 && (status == GLP_NOFEAS || status == GLP_INFEAS)) {
       result.status = LpStatus::kInfeasible;
+    } else {
+      // Not a proof of infeasibility: a limit, a singular basis, a numerical failure.
+      result.status = LpStatus::kFailed;
+      result.failure = LpFailureReason(code, status);
     }
   }
   glp_delete_prob(lp);

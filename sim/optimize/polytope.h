@@ -32,11 +32,14 @@ class Polytope {
   /// Whether b satisfies every row within `tolerance` (relative to the row's scale).
   bool Contains(const std::vector<double>& b, double tolerance) const;
 
-  enum class LpStatus { kOptimal, kInfeasible, kUnbounded };
+  /// kFailed: GLPK stopped without an answer (a limit, a numerical failure; `failure` says
+  /// which), which proves nothing about the constraints.
+  enum class LpStatus { kOptimal, kInfeasible, kUnbounded, kFailed };
   struct LpResult {
     LpStatus status = LpStatus::kInfeasible;
     double value = 0.0;
     std::vector<double> point;
+    std::string failure;
   };
   /// min objective . B over the polytope (B >= 0 always).
   LpResult Minimise(const std::vector<double>& objective) const;

@@ -248,11 +248,12 @@ TEST(Optimizer, LpFailureIsReportedWithGlpkReason) {
   }
 }
 
-// GLPK 5.0's dual simplex trips an internal assertion on the nearly parallel cuts of a
-// tolerance below the loader's minimum (3e-9: GPT-3 175B on the 4-D fabric, time x cost).
-// That used to abort the process; it is an LP failure with GLPK's message, and GLPK works
-// again afterwards.
-TEST(Optimizer, GlpkInternalErrorIsAnLpFailureNotAnAbort) {
+// GLPK 5.0's dual simplex used to trip an internal assertion ("teta >= 0.0") on the nearly
+// parallel cuts of a tolerance below the loader's minimum (3e-9: GPT-3 175B on the 4-D fabric,
+// time x cost), which aborted the process. Retries on scaled rows now get through; whatever GLPK
+// does, the outcome is a result or an LP failure with GLPK's message, and GLPK works afterwards.
+// (GlpkSimplex.InternalErrorIsAMessageNotAnAbort triggers an internal error for certain.)
+TEST(Optimizer, GlpkTroubleIsAnLpFailureNotAnAbort) {
   std::ifstream file(std::string(HFSIM_SOURCE_DIR) + "/configs/gpt3-4d-4096.json");
   nlohmann::json d = nlohmann::json::parse(file);
   d["optimize"] = {{"objective", "time_x_cost"}, {"total_bandwidth_GBps_per_npu", 400},
@@ -261,10 +262,9 @@ TEST(Optimizer, GlpkInternalErrorIsAnLpFailureNotAnAbort) {
   s.optimize.tolerance = 3e-9;  // below OptimizeSpec::kMinTolerance: only reachable from code
   auto outcome = Optimize(s);
   ASSERT_TRUE(outcome) << outcome.Error().ToString();
-  EXPECT_EQ(outcome.Value().status, SolveStatus::kLpFailed);
-  EXPECT_NE(outcome.Value().solver_failure.find("GLPK stopped on an internal error"),
-            std::string::npos)
-      << outcome.Value().solver_failure;
+  if (outcome.Value().status == SolveStatus::kLpFailed) {
+    EXPECT_FALSE(outcome.Value().solver_failure.empty());
+  }
   s.optimize.tolerance = OptimizeSpec::kMinTolerance;
   const OptimizeOutcome again = Solve(s);
   EXPECT_EQ(again.status, SolveStatus::kConverged);
