@@ -271,13 +271,6 @@ TEST(P4ControlPlane, EntriesNameTablesActionsAndKeysTheProgramDeclares) {
   }
 }
 
-TEST(P4Program, OutputIsDeterministic) {
-  for (const AggregationSwitchSpec& spec : VariedSpecs()) {
-    EXPECT_EQ(Program(spec), Program(spec));
-    EXPECT_EQ(ControlPlaneToBfrtPython(BuildControlPlane(spec), spec),
-              ControlPlaneToBfrtPython(BuildControlPlane(spec), spec));
-  }
-}
 
 TEST(P4Support, NamesTheKeyOfWhatTheGeneratorCannotExpress) {
   AggregationSwitchSpec fine;
