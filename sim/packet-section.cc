@@ -21,7 +21,11 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
   if (section == nullptr) return;
   section->ExpectObject({"mtu_bytes", "header_bytes", "queue_bytes", "ecn_threshold_bytes",
                          "congestion_control", "ack_every_packets", "retransmit_timeout_ns",
-                         "transport", "tcp_variant", "faults"});
+                         "transport", "tcp_variant", "faults", "max_memory_GiB"});
+  if (auto v = section->Find("max_memory_GiB")) {
+    spec.max_memory_GiB = v->Number(0.01, 1e6, false);
+    spec.max_memory_given = true;
+  }
   if (auto v = section->Find("mtu_bytes")) spec.mtu_bytes = static_cast<uint32_t>(v->Integer(64, 65000));
   if (auto v = section->Find("header_bytes")) {
     // Must hold hfsim's own 30-byte header plus the 2-byte PPP framing ns-3 adds.
@@ -122,16 +126,18 @@ nlohmann::json PacketSectionToJson(const PacketSpec& spec) {
   for (const LinkDown& d : spec.link_down) {
     down.push_back({{"link", d.link}, {"from_ns", d.from_ns}, {"until_ns", d.until_ns}});
   }
-  return {{"mtu_bytes", spec.mtu_bytes},
-          {"header_bytes", spec.header_bytes},
-          {"queue_bytes", spec.queue_bytes},
-          {"ecn_threshold_bytes", spec.ecn_threshold_bytes},
-          {"congestion_control", ToString(spec.congestion_control)},
-          {"ack_every_packets", spec.ack_every_packets},
-          {"retransmit_timeout_ns", spec.retransmit_timeout_ns},
-          {"transport", ToString(spec.transport)},
-          {"tcp_variant", ToString(spec.tcp_variant)},
-          {"faults", {{"link_loss", loss}, {"link_down", down}}}};
+  nlohmann::json out = {{"mtu_bytes", spec.mtu_bytes},
+                        {"header_bytes", spec.header_bytes},
+                        {"queue_bytes", spec.queue_bytes},
+                        {"ecn_threshold_bytes", spec.ecn_threshold_bytes},
+                        {"congestion_control", ToString(spec.congestion_control)},
+                        {"ack_every_packets", spec.ack_every_packets},
+                        {"retransmit_timeout_ns", spec.retransmit_timeout_ns},
+                        {"transport", ToString(spec.transport)},
+                        {"tcp_variant", ToString(spec.tcp_variant)},
+                        {"faults", {{"link_loss", loss}, {"link_down", down}}}};
+  if (spec.max_memory_given) out["max_memory_GiB"] = spec.max_memory_GiB;
+  return out;
 }
 
 }  // namespace hfsim

@@ -15,6 +15,7 @@
 #include "sim/json-text.h"
 #include "sim/optimize-section.h"
 #include "sim/sweep-section.h"
+#include "sim/packet-memory.h"
 #include "sim/packet-section.h"
 #include "sim/parameter-server-section.h"
 #include "sim/workload-section.h"
@@ -265,6 +266,11 @@ Scenario ReadScenario(const JsonCursor& root) {
   }
   CheckCollectivesFit(root, scenario);
   ApplyCompression(root, scenario);
+  if (scenario.engine == EngineKind::kPacket) {
+    if (auto refusal = PacketMemoryRefusal(scenario)) {
+      throw JsonPathError(refusal->where, refusal->message);
+    }
+  }
   return scenario;
 }
 

@@ -121,6 +121,9 @@ struct PacketSpec {
   double retransmit_timeout_ns = 500000.0;  ///< with TCP: its minimum retransmission timeout
   TransportKind transport = TransportKind::kRdma;
   TcpVariant tcp_variant = TcpVariant::kNewReno;
+  /// A packet run whose estimated memory (sim/packet-memory.h) exceeds this is refused.
+  double max_memory_GiB = 16.0;
+  bool max_memory_given = false;  ///< echoed only when the scenario sets it
   std::vector<LinkLoss> link_loss;
   std::vector<LinkDown> link_down;
 };

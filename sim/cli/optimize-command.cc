@@ -18,6 +18,7 @@
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/time-model.h"
 #include "sim/optimize/verify.h"
+#include "sim/packet-memory.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/progress-bar.h"
 #include "sim/scenario-parser.h"
@@ -163,6 +164,10 @@ int OptimizeCommand::Execute() const {
   }
   std::vector<VerifyRow> verified;
   if (verify > 0) {
+    if (auto refusal = PacketMemoryRefusal(scenario)) {
+      std::cerr << "hfsim: error: " << input_name << ": verify: " << refusal->ToString() << "\n";
+      return 2;
+    }
     const VerifyPlan plan = PlanVerification(result, static_cast<uint32_t>(std::min<int64_t>(
                                                          verify, UINT32_MAX)));
     Expected<std::vector<VerifyRow>> rows = std::vector<VerifyRow>{};

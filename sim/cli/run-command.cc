@@ -13,6 +13,7 @@
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/output-files.h"
 #include "sim/in-network-check.h"
+#include "sim/packet-memory.h"
 #include "sim/report-csv.h"
 #include "sim/report-json.h"
 #include "sim/report-plot.h"
@@ -110,7 +111,8 @@ int RunCommand::Execute() const {
     scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
   }
   if (scenario.engine == EngineKind::kPacket) {
-    for (const auto& refusal : {InNetworkPacketRefusal(scenario), GossipPacketRefusal(scenario)}) {
+    for (const auto& refusal : {InNetworkPacketRefusal(scenario), GossipPacketRefusal(scenario),
+                                PacketMemoryRefusal(scenario)}) {
       if (refusal) {
         std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
         return 2;

@@ -21,6 +21,7 @@
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
+#include "sim/packet-memory.h"
 #include "sim/scenario-parser.h"
 #include "sim/progress-bar.h"
 #include "sim/sweep/sweep-cluster.h"
@@ -212,6 +213,13 @@ int SweepCommand::Execute() const {
   if (!built) return fail(scenario_path + ": " + built.Error().ToString(), 2);
   SweepPlan plan = std::move(built).Value();
   if (!engine.empty()) plan.SetEngine(engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical);
+  if (plan.Engine() == EngineKind::kPacket) {
+    for (const auto& combination : plan.Combinations()) {
+      if (auto refusal = PacketMemoryRefusal(combination.scenario)) {
+        return fail(scenario_path + ": " + refusal->ToString(), 2);
+      }
+    }
+  }
 
   // Rank 0 finds what an earlier run finished and tells the others.
   SweepTable table(plan);

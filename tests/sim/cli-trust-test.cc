@@ -253,6 +253,14 @@ TEST_F(CliTrust, APacketRunPastTheClocksRangeFailsInsteadOfWrapping) {
   EXPECT_EQ(analytical.exit_code, 0) << analytical.output;
 }
 
+TEST_F(CliTrust, APacketRunThatCannotFitIsRefusedBeforeItStarts) {
+  // GPT-3 on 4,096 NPUs at packet level: ~3.7e8 messages, about 48 GB by the estimate.
+  const Result result = Hfsim("run " HFSIM_SOURCE_DIR "/configs/gpt3-4d-4096.json -e packet");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("the packet engine would need about"), std::string::npos)
+      << result.output;
+}
+
 TEST_F(CliTrust, SweepWorkersDieWithAParentKilledOutright) {
   // A packet sweep forks one worker per job; kill -9 of the parent used to leave them running.
   const pid_t child = fork();
