@@ -7,21 +7,6 @@
 
 namespace hfsim {
 
-void AstraOptions::Register(CLI::App& command) {
-  command.add_option("--astra-network", network,
-                     "ASTRA-sim analytical network YAML (topology, npus_count, bandwidth, latency)")
-      ->check(ReadableFile());
-  command.add_option("--astra-system", system,
-                     "ASTRA-sim system JSON (scheduling, chunks, implementations, local-mem-bw)")
-      ->check(ReadableFile());
-  command.add_option("--collective", collective,
-                     "With the ASTRA-sim inputs: one collective over every dimension")
-      ->check(CLI::IsMember({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));
-  command.add_option("--size", size,
-                     "Size of --collective: bytes, or with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, "
-                     "TB), e.g. 64MiB; the full per-NPU buffer (docs/scenario.md §5.1)");
-}
-
 bool AstraOptions::Given() const {
   return !network.empty() || !system.empty() || !collective.empty() || !size.empty();
 }

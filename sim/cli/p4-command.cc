@@ -37,35 +37,6 @@ std::vector<std::vector<uint8_t>> Frames(const TestVectors& vectors, bool expect
 
 }  // namespace
 
-void P4Command::Register(CLI::App& app) {
-  CLI::App* command = app.add_subcommand(
-      "p4",
-      "Write the Tofino P4_16 program for the scenario's \"aggregation\" switch, its control "
-      "plane, a resource report and test vectors computed by the simulator's switch model.\n\n"
-      "Example:\n"
-      "  hfsim p4 configs/p4-switchml-tofino1.json -o out/p4\n"
-      "writes out/p4/aggregation.p4, control-plane.py, control-plane.json, resources.txt, "
-      "resources.json, vectors.json, vectors-input.pcap, vectors-expected.pcap and "
-      "ptf/test_aggregation.py. docs/p4.md says how to compile and test them.");
-  command->add_option("scenario", scenario_path, "Scenario JSON file with an \"aggregation\" section")
-      ->required()
-      ->check(ReadableFile());
-  command->add_option("-o,--out", out_dir, "Directory for the generated files (created if missing)")
-      ->required()
-      ->check(NonEmptyPath());
-  command->add_option("--vector-values", vector_values,
-                      "Values each worker aggregates in the test vectors (default: 4 x pool x "
-                      "values_per_packet)")
-      ->check(NonNegativeInteger())
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
-  command->add_option("--pool-slots", pool_slots,
-                      "Slots each worker keeps in flight in the test vectors (default 4)")
-      ->check(NonNegativeInteger())
-      ->check(CLI::Range(1u, 65535u));
-  command->add_option("--seed", seed, "Seed of the test vectors' synthetic gradients (default 1)")
-      ->check(NonNegativeInteger());
-}
-
 int P4Command::Execute() const {
   auto loaded = LoadScenarioFile(scenario_path);
   if (!loaded) {

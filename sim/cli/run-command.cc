@@ -22,49 +22,6 @@
 
 namespace hfsim {
 
-void RunCommand::Register(CLI::App& app) {
-  CLI::App* run = app.add_subcommand(
-      "run",
-      "Simulate one training iteration (or one collective) described by a JSON scenario, print a "
-      "summary table and, with --out, write the report.\n\n"
-      "Example:\n"
-      "  hfsim run configs/quickstart.json -o out/quickstart --format all\n"
-      "writes out/quickstart/report.json, summary.csv, dimensions.csv and collectives.csv.\n"
-      "Scenario keys: docs/scenario.md. Report fields: docs/report.md.\n\n"
-      "ASTRA-sim inputs (docs/astra-sim.md), priced with ASTRA-sim's analytical semantics:\n"
-      "  hfsim run --astra-network configs/astra-sim/ring-fc-switch.yml \\\n"
-      "            --astra-system configs/astra-sim/system.json --collective all_reduce --size 64MiB\n"
-      "  hfsim run --astra-network NET.yml --astra-system SYS.json WORKLOAD.json\n"
-      "where WORKLOAD.json is a scenario without \"topology\" and \"communication\".");
-  run->add_option("scenario", scenario_path,
-                  "Scenario JSON file (see configs/ for examples); with --astra-network, the "
-                  "workload only")
-      ->check(ReadableFile());
-  astra.Register(*run);
-  run->add_option("--pricing", pricing,
-                  "Override communication.pricing: hfsim (hfsim's model) or astra_sim (ASTRA-sim's "
-                  "congestion-unaware analytical semantics; the default for ASTRA-sim inputs)")
-      ->check(CLI::IsMember({"hfsim", "astra_sim"}));
-  run->add_option("-o,--out", out_dir,
-                  "Directory for the report files (created if missing; files are replaced whole)")
-      ->check(NonEmptyPath());
-  run->add_option("-f,--format", format,
-                  "What to write under --out: json (report.json), csv (summary.csv, "
-                  "dimensions.csv, collectives.csv) or all")
-      ->check(CLI::IsMember({"json", "csv", "all"}))
-      ->capture_default_str();
-  run->add_option("-e,--engine", engine,
-                  "Override the scenario's engine: analytical (closed form, microseconds) or packet (ns-3, "
-                  "packet by packet: queues, congestion, loss)")
-      ->check(CLI::IsMember({"analytical", "packet"}));
-  run->add_option("--seed", seed, "Override the scenario's random seed (an integer >= 0)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 53));
-  run->add_flag("-q,--quiet", quiet, "Do not print the summary table");
-  run->add_flag("-p,--plot", plot,
-                "Also write breakdown.png (iteration breakdown and dimension utilisation, drawn "
-                "by gnuplot) and the breakdown.gp script that draws it; needs --out");
-}
-
 namespace {
 
 // The scenario document, from a scenario file or from ASTRA-sim inputs, and where its errors

@@ -162,41 +162,6 @@ uint32_t DefaultWorkers(const SweepCluster& cluster) {
 
 }  // namespace
 
-void SweepCommand::Register(CLI::App& app) {
-  CLI::App* command = app.add_subcommand(
-      "sweep",
-      "Evaluate every point of the scenario's \"sweep\" section: a grid, every split of a total "
-      "or a list of per-NPU bandwidth allocations, crossed with values of other scenario keys. "
-      "Uses all cores; shows progress on a terminal; streams results to DIR/sweep.csv.part and "
-      "finishes with DIR/sweep.csv (sorted by point), DIR/sweep.json (best points, cost "
-      "frontier) and gnuplot pictures (heatmap.png or time.png, frontier.png).\n\n"
-      "Examples:\n"
-      "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep\n"
-      "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep --resume   after Ctrl-C\n"
-      "  mpirun -np 4 hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep\n"
-      "Keys: docs/sweep.md.");
-  command->add_option("scenario", scenario_path, "Scenario JSON file with a \"sweep\" section")
-      ->required()
-      ->check(ReadableFile());
-  command->add_option("-o,--out", out_dir, "Directory for the results (created if missing)")
-      ->required()
-      ->check(NonEmptyPath());
-  command->add_option("-e,--engine", engine,
-                      "Override the sweep's engine: analytical (microseconds per point) or "
-                      "packet (a full ns-3 run per point, one process per worker)")
-      ->check(CLI::IsMember({"analytical", "packet"}));
-  command->add_option("-j,--jobs", jobs,
-                      "Worker threads (analytical) or processes (packet); default all cores, "
-                      "shared among the MPI ranks on one machine")
-      ->check(NonNegativeInteger())
-      ->check(CLI::Range(1u, 4096u));
-  command->add_flag("--resume", resume,
-                    "Continue an interrupted sweep in DIR: keep its finished points, evaluate "
-                    "the rest (the scenario and engine must be the same)");
-  command->add_flag("-q,--quiet", quiet, "Print nothing but errors");
-  command->add_flag("--no-plot", no_plot, "Skip the gnuplot pictures and scripts");
-}
-
 int SweepCommand::Execute() const {
   SweepCluster cluster;
   const bool root = cluster.Root();

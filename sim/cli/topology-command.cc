@@ -12,25 +12,6 @@
 
 namespace hfsim {
 
-void TopologyCommand::Register(CLI::App& app) {
-  CLI::App* command = app.add_subcommand(
-      "topology",
-      "Build the scenario's physical fabric (NPUs, switches, links), check that every NPU can "
-      "reach every other, and print its size and diameter.\n\n"
-      "Example:\n"
-      "  hfsim topology configs/gpt3-4d-4096.json --route 0 4095 -o out/fabric\n"
-      "prints the dimension-order route from NPU 0 to NPU 4095 hop by hop and writes "
-      "out/fabric/links.csv (one row per directed link).");
-  command->add_option("scenario", scenario_path, "Scenario JSON file")
-      ->required()
-      ->check(ReadableFile());
-  command->add_option("--route", route, "Two NPU ids: print the route from the first to the second")
-      ->expected(2)
-      ->check(NonNegativeInteger());
-  command->add_option("-o,--out", out_dir, "Directory for links.csv (created if missing)")
-      ->check(NonEmptyPath());
-}
-
 int TopologyCommand::Execute() const {
   auto loaded = LoadScenarioFile(scenario_path);
   if (!loaded) {
