@@ -6,7 +6,6 @@
 #include <queue>
 #include <tuple>
 
-#include "models/schedule-profile.h"
 #include "sim/analytical/astra-sim-phase.h"
 
 namespace hfsim {
@@ -42,6 +41,13 @@ AstraChunks AstraChunking(CollectiveKind kind, uint64_t size, uint32_t splits, u
   if (chunk == 0) return {1, size};
   // A last partial chunk is priced as a whole one.
   return {(size + chunk - 1) / chunk, chunk};
+}
+
+double StageTrafficCoefficient(CollectiveKind kind, uint32_t npus) {
+  // Each NPU sends all but its own 1/n of the buffer once per reduce-scatter, all-gather or
+  // all-to-all half; an all-reduce is two halves.
+  const double once = static_cast<double>(npus - 1) / npus;
+  return kind == CollectiveKind::kAllReduce ? 2.0 * once : once;
 }
 
 double AstraPipelineNs(const std::vector<uint32_t>& stage_dimension,
@@ -113,9 +119,8 @@ CollectivePrice AstraSimPrice(const Topology& topology, const CommunicationSpec&
     stage_dimension.push_back(stage.dimension);
     stage_ns.push_back(ns);
     price.dimension_busy_ns[stage.dimension] += ns * static_cast<double>(chunks.count);
-    const ScheduleProfile& profile = CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind);
     price.dimension_traffic_bytes[stage.dimension] +=
-        profile.traffic_coefficient * stage.buffer_fraction * size;
+        StageTrafficCoefficient(stage.kind, dim.size) * stage.buffer_fraction * size;
   }
   price.time_ns = AstraPipelineNs(stage_dimension, stage_ns, chunks.count,
                                   communication.active_chunks_per_dimension);

@@ -37,6 +37,10 @@ struct AstraChunks {
 /// of `total_npus` NPUs.
 AstraChunks AstraChunking(CollectiveKind kind, uint64_t size, uint32_t splits, uint64_t total_npus);
 
+/// Bytes one NPU sends in a stage of `kind` on n NPUs per byte of the stage's buffer, as hfsim
+/// counts traffic (scenario.md §10.3): the same for every algorithm.
+double StageTrafficCoefficient(CollectiveKind kind, uint32_t npus);
+
 /// Time of the whole chunk pipeline: `chunks` chunks through stages taking stage_ns[s] on
 /// stage_dimension[s], at most `active` chunk-stages per dimension at once.
 double AstraPipelineNs(const std::vector<uint32_t>& stage_dimension,

@@ -3,6 +3,7 @@
 // values.
 #include <cmath>
 
+#include "models/schedule-profile.h"
 #include "sim/analytical/astra-sim-phase.h"
 #include "sim/analytical/astra-sim-pricing.h"
 #include "tests/import/astra-test-util.h"
@@ -129,6 +130,29 @@ TEST(AstraRules, RingPhaseClosedForm) {
   // (1220.703125): 10 + 28 x (1320 + 10) = 37250.
   EXPECT_EQ(37250u, AstraPhaseNs(Phase(CollectiveKind::kAllToAll, CollectiveAlgorithm::kRing,
                                        DimensionKind::kFullyConnected, 8, 100, 100, 0, 1048576)));
+}
+
+// Traffic is hfsim's count (bytes one NPU sends), now in closed form: the same figure as the
+// schedule profiles give.
+TEST(AstraRules, TrafficClosedFormMatchesTheScheduleProfiles) {
+  const CollectiveKind kinds[] = {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter,
+                                  CollectiveKind::kAllGather, CollectiveKind::kAllToAll};
+  const CollectiveAlgorithm algorithms[] = {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kDirect,
+                                            CollectiveAlgorithm::kHalvingDoubling};
+  const DimensionKind topologies[] = {DimensionKind::kRing, DimensionKind::kFullyConnected,
+                                      DimensionKind::kSwitch};
+  for (uint32_t n = 2; n <= 16; ++n) {
+    for (CollectiveKind kind : kinds) {
+      for (CollectiveAlgorithm algorithm : algorithms) {
+        if (UnsupportedReason(kind, algorithm, n)) continue;
+        for (DimensionKind topology : topologies) {
+          EXPECT_NEAR(CachedProfile(kind, algorithm, n, topology).traffic_coefficient,
+                      StageTrafficCoefficient(kind, n), 1e-12)
+              << ToString(kind) << " " << static_cast<int>(algorithm) << " n=" << n;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
