@@ -82,6 +82,12 @@ TEST(AstraReference, SameTimesAsTheAstraSimBinary) {
      "[\"ring\", \"direct\", \"ring\", \"direct\"]", "", 10, 4, 4, "localBWAware", "all_to_all", 67108864},
     {314220, "topology: [Ring, FullyConnected, Switch, Ring]\nnpus_count: [8, 8, 8, 8]\nbandwidth: [200.0, 100.0, 50.0, 25.0]\nlatency: [50.0, 500.0, 700.5, 2000.0]\n",
      "[\"halvingDoubling\", \"direct\", \"ring\", \"halvingDoubling\"]", "", 10, 2, 1, "localBWAware", "all_gather", 67108864},
+    // One-dimensional rings: 1,024 NPUs all-reducing 64 MiB, 256 NPUs all-to-all (n(n-1)/2
+    // messages each).
+    {5391220, "topology: [Ring]\nnpus_count: [1024]\nbandwidth: [100.0]\nlatency: [50.0]\n",
+     "[\"ring\"]", ", \"local-mem-bw\": 50", 10, 1, 1, "localBWAware", "all_reduce", 67108864},
+    {21868810, "topology: [Ring]\nnpus_count: [256]\nbandwidth: [100.0]\nlatency: [50.0]\n",
+     "[\"ring\"]", ", \"local-mem-bw\": 50", 10, 1, 1, "localBWAware", "all_to_all", 16777216},
   };
   for (const Reference& r : references) {
     EXPECT_EQ(r.astra_ns, CollectiveNs(r.network, SystemOf(r), r.kind, std::to_string(r.hfsim_size)))
