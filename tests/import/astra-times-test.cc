@@ -209,6 +209,14 @@ TEST(AstraTimes, TinyChunksGrowToOneBytePerNpu) {
   EXPECT_EQ(1480, CollectiveNs(kRing4, System("[\"ring\"]", "", 4, 1), "all_reduce", "8"));
 }
 
+TEST(AstraTimes, RingOf4096Npus) {
+  // 64 MiB in 4 splits on a ring of 4,096 (100 GB/s, 50 ns, local-mem-bw 50): chunks of
+  // 16777216 B, messages of 4096 B (38.14697265625 ns): T = 88; R = 3 x floor(81.92) = 243;
+  // phase 10 + 8190 x (88 + 10) + 4095 x 243 = 1797715; four chunks one at a time: 7190860.
+  EXPECT_EQ(7190860, CollectiveNs("topology: [Ring]\nnpus_count: [4096]\nbandwidth: [100]\nlatency: [50]\n",
+                                  System("[\"ring\"]", ", \"local-mem-bw\": 50", 4, 1), "all_reduce", "64MiB"));
+}
+
 TEST(AstraTimes, TrainingWorkloadPricesItsAllReducesAsTheSingleCollective) {
   const std::string dir = HFSIM_SOURCE_DIR "/configs/astra-sim/";
   auto document = ImportAstraSim(AstraInputs{dir + "ring-fc-switch.yml", dir + "system.json",
