@@ -179,7 +179,10 @@ class PhaseMachine {
       // Direct all-reduce: the all-gather half starts only once every reduce-scatter message
       // has arrived.
       if (m_received < middle) return;
-      for (int64_t i = 0; i < m_parallel; ++i) Send(now);
+      // ASTRA-sim tries n-1 sends; once one cannot go, none of the rest can (nothing changes
+      // in between), so stop there rather than spin n-1 times per receipt.
+      for (int64_t i = 0; i < m_parallel && Send(now); ++i) {
+      }
     } else {
       Send(now);
     }
@@ -189,8 +192,9 @@ class PhaseMachine {
     }
   }
 
-  void Send(uint64_t now) {
-    if (m_packets.empty() || m_streams == 0 || m_free == 0) return;
+  // Sends the next packet if it may go now; false if not.
+  bool Send(uint64_t now) {
+    if (m_packets.empty() || m_streams == 0 || m_free == 0) return false;
     const Packet packet = m_packets.front();
     m_packets.pop_front();
     --m_streams;
@@ -198,6 +202,7 @@ class PhaseMachine {
     const uint32_t hops = Hops(m_phase.topology, m_phase.npus, packet.distance);
     Schedule(now + AstraMessageNs(hops, m_phase.latency_ns, m_phase.link_Bpns, packet.bytes),
              kArrival, 0);
+    return true;
   }
 
   const AstraPhase& m_phase;
