@@ -6,81 +6,9 @@
 #include <queue>
 #include <tuple>
 
-#include "models/schedule-profile.h"
+#include "sim/analytical/astra-sim-phase.h"
 
 namespace hfsim {
-
-namespace {
-
-// Hops between two NPUs `distance` apart (along the group's order) in the dimension.
-double Hops(const Dimension& dim, uint32_t distance) {
-  switch (dim.kind) {
-    case DimensionKind::kRing: return std::min(distance, dim.size - distance);  // shorter way
-    case DimensionKind::kFullyConnected: return 1.0;
-    case DimensionKind::kSwitch: return 2.0;  // up to the switch and down
-  }
-  return 1.0;
-}
-
-struct StepCost {
-  double hops = 0.0;           // longest route of the step's messages
-  double message_bytes = 0.0;  // bytes of each message
-  double reduced_bytes = 0.0;  // bytes one NPU reduces in the step (0: no reduction)
-};
-
-// The steps of one single-dimension collective on a buffer of s bytes (docs/astra-sim.md §3).
-std::vector<StepCost> Steps(CollectiveKind kind, CollectiveAlgorithm algorithm,
-                            const Dimension& dim, double s) {
-  const uint32_t n = dim.size;
-  std::vector<StepCost> steps;
-  const bool reduce_phase = kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter;
-  const bool gather_phase = kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kAllGather;
-  switch (algorithm) {
-    case CollectiveAlgorithm::kRing: {
-      const double m = s / n;
-      if (kind == CollectiveKind::kAllToAll) {
-        for (uint32_t k = 1; k < n; ++k) steps.push_back({Hops(dim, 1), m, 0.0});
-        break;
-      }
-      if (reduce_phase) for (uint32_t k = 1; k < n; ++k) steps.push_back({Hops(dim, 1), m, m});
-      if (gather_phase) for (uint32_t k = 1; k < n; ++k) steps.push_back({Hops(dim, 1), m, 0.0});
-      break;
-    }
-    case CollectiveAlgorithm::kDirect: {
-      const double m = s / n;
-      const double hops = Hops(dim, n / 2);  // the farthest peer
-      if (kind == CollectiveKind::kAllToAll) {
-        steps.push_back({hops, m, 0.0});
-        break;
-      }
-      if (reduce_phase) steps.push_back({hops, m, (n - 1) * m});
-      if (gather_phase) steps.push_back({hops, m, 0.0});
-      break;
-    }
-    case CollectiveAlgorithm::kHalvingDoubling: {
-      // Recursive halving with partners at distance 1, 2, ..., n/2 and messages s/2, s/4, ...,
-      // s/n; recursive doubling in the mirror order.
-      std::vector<StepCost> halving;
-      double m = s / 2;
-      for (uint32_t distance = 1; distance < n; distance *= 2, m /= 2) {
-        halving.push_back({Hops(dim, distance), m, m});
-      }
-      if (reduce_phase) steps = halving;
-      if (gather_phase) {
-        for (auto it = halving.rbegin(); it != halving.rend(); ++it) {
-          steps.push_back({it->hops, it->message_bytes, 0.0});
-        }
-      }
-      break;
-    }
-    case CollectiveAlgorithm::kDoubleBinaryTree:
-    case CollectiveAlgorithm::kInNetwork:
-      break;  // refused by the loader under astra_sim pricing
-  }
-  return steps;
-}
-
-}  // namespace
 
 uint32_t LinksPerNpu(const Dimension& dimension) {
   switch (dimension.kind) {
@@ -91,29 +19,46 @@ uint32_t LinksPerNpu(const Dimension& dimension) {
   return 1;
 }
 
-double AstraStageNs(const CollectiveStage& stage, const Dimension& dimension, double chunk_bytes,
-                    const CommunicationSpec& communication) {
-  const double link_Bpns = dimension.bandwidth_Bpns / LinksPerNpu(dimension);
-  double total = 0.0;
-  for (const StepCost& step : Steps(stage.kind, stage.algorithm, dimension, chunk_bytes)) {
-    total += std::floor(step.hops * dimension.latency_ns + step.message_bytes / link_Bpns);
-    total += communication.endpoint_delay_ns;
-    if (step.reduced_bytes > 0.0 && communication.reduction_Bpns > 0.0) {
-      total += std::floor(3.0 * step.reduced_bytes / communication.reduction_Bpns);
-    }
+double AstraLinkBpns(const Dimension& dimension) {
+  // The import stored GB/s per link x links x 2^30 / 10^9 (bytes/ns = GB/s of 10^9 B); undo
+  // it, and snap to the millionth of a GB/s a YAML file would hold, since the round trip may
+  // be an ulp off and ASTRA-sim truncates times that an ulp can tip.
+  double link_GiBps = dimension.bandwidth_Bpns / LinksPerNpu(dimension) / 1.073741824;
+  const double snapped = std::round(link_GiBps * 1e6) / 1e6;
+  if (std::abs(snapped - link_GiBps) <= 1e-9 * link_GiBps) link_GiBps = snapped;
+  return link_GiBps * static_cast<double>(1 << 30) / 1000000000.0;
+}
+
+AstraChunks AstraChunking(CollectiveKind kind, uint64_t size, uint32_t splits, uint64_t total_npus) {
+  uint64_t chunk = size / splits;
+  // ASTRA-sim gives every chunk at least one byte per NPU (all-gathers excepted) and then
+  // prices `splits` such chunks, more bytes than asked for.
+  if (kind != CollectiveKind::kAllGather && total_npus > chunk) {
+    chunk = total_npus;
+    size = splits * total_npus;
   }
-  return total;
+  // ASTRA-sim would loop for ever on an empty chunk; price the whole size as one instead.
+  if (chunk == 0) return {1, size};
+  // A last partial chunk is priced as a whole one.
+  return {(size + chunk - 1) / chunk, chunk};
+}
+
+double StageTrafficCoefficient(CollectiveKind kind, uint32_t npus) {
+  // Each NPU sends all but its own 1/n of the buffer once per reduce-scatter, all-gather or
+  // all-to-all half; an all-reduce is two halves.
+  const double once = static_cast<double>(npus - 1) / npus;
+  return kind == CollectiveKind::kAllReduce ? 2.0 * once : once;
 }
 
 double AstraPipelineNs(const std::vector<uint32_t>& stage_dimension,
-                       const std::vector<double>& stage_ns, uint32_t chunks, uint32_t active) {
+                       const std::vector<double>& stage_ns, uint64_t chunks, uint32_t active) {
   if (stage_ns.empty()) return 0.0;
   const uint32_t dimension_count =
       *std::max_element(stage_dimension.begin(), stage_dimension.end()) + 1;
   // Chunk-stages waiting for each dimension (first come, first served) and running on it.
-  std::vector<std::deque<std::pair<uint32_t, uint32_t>>> waiting(dimension_count);
+  std::vector<std::deque<std::pair<uint64_t, uint32_t>>> waiting(dimension_count);
   std::vector<uint32_t> running(dimension_count, 0);
-  using Event = std::tuple<double, uint32_t, uint32_t>;  // end time, chunk, stage
+  using Event = std::tuple<double, uint64_t, uint32_t>;  // end time, chunk, stage
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   auto start = [&](uint32_t d, double now) {
     while (running[d] < active && !waiting[d].empty()) {
@@ -123,7 +68,7 @@ double AstraPipelineNs(const std::vector<uint32_t>& stage_dimension,
       events.emplace(now + stage_ns[stage], chunk, stage);
     }
   };
-  for (uint32_t chunk = 0; chunk < chunks; ++chunk) waiting[stage_dimension[0]].emplace_back(chunk, 0);
+  for (uint64_t chunk = 0; chunk < chunks; ++chunk) waiting[stage_dimension[0]].emplace_back(chunk, 0);
   start(stage_dimension[0], 0.0);
   double finish = 0.0;
   while (!events.empty()) {
@@ -146,22 +91,38 @@ CollectivePrice AstraSimPrice(const Topology& topology, const CommunicationSpec&
   CollectivePrice price;
   price.dimension_busy_ns.assign(dimension_count, 0.0);
   price.dimension_traffic_bytes.assign(dimension_count, 0.0);
+  // hfsim's all-gather size is its output; ASTRA-sim's is each NPU's input.
+  uint64_t group = 1;
+  for (uint32_t d : dimensions) group *= topology.Dim(d).size;
+  const uint64_t astra_size = kind == CollectiveKind::kAllGather ? size_bytes / group : size_bytes;
+  const AstraChunks chunks = AstraChunking(kind, astra_size, communication.chunks, topology.NpuCount());
   const double size = static_cast<double>(size_bytes);
-  const double chunks = communication.chunks;
   std::vector<uint32_t> stage_dimension;
   std::vector<double> stage_ns;
+  uint64_t data = chunks.bytes;
   for (const CollectiveStage& stage : ComposeStages(kind, communication.scheme, dimensions, topology,
                                                     communication.AlgorithmsFor(kind))) {
     const Dimension& dim = topology.Dim(stage.dimension);
-    const double ns = AstraStageNs(stage, dim, stage.buffer_fraction * size / chunks, communication);
+    AstraPhase phase;
+    phase.kind = stage.kind;
+    phase.algorithm = stage.algorithm;
+    phase.topology = dim.kind;
+    phase.npus = dim.size;
+    phase.latency_ns = dim.latency_ns;
+    phase.link_Bpns = AstraLinkBpns(dim);
+    // ASTRA-sim holds the endpoint delay in an int.
+    phase.endpoint_delay = static_cast<uint64_t>(communication.endpoint_delay_ns);
+    phase.local_mem_GBps = communication.reduction_Bpns;
+    phase.data_bytes = data;
+    const double ns = static_cast<double>(AstraPhaseNs(phase));
+    data = AstraPhaseOutputBytes(stage.kind, dim.size, data);
     stage_dimension.push_back(stage.dimension);
     stage_ns.push_back(ns);
-    price.dimension_busy_ns[stage.dimension] += ns * chunks;
-    const ScheduleProfile& profile = CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind);
+    price.dimension_busy_ns[stage.dimension] += ns * static_cast<double>(chunks.count);
     price.dimension_traffic_bytes[stage.dimension] +=
-        profile.traffic_coefficient * stage.buffer_fraction * size;
+        StageTrafficCoefficient(stage.kind, dim.size) * stage.buffer_fraction * size;
   }
-  price.time_ns = AstraPipelineNs(stage_dimension, stage_ns, communication.chunks,
+  price.time_ns = AstraPipelineNs(stage_dimension, stage_ns, chunks.count,
                                   communication.active_chunks_per_dimension);
   return price;
 }
