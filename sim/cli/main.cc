@@ -3,11 +3,11 @@
 // UserErrors into a message and exit code 2.
 #include <exception>
 #include <iostream>
-#include <new>
 
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command-line.h"
+#include "sim/cli/failure-message.h"
 #include "sim/cli/standard-output.h"
 
 int main(int argc, char** argv) {
@@ -24,12 +24,8 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sweep")) code = commands.sweep.Execute();
     if (app.got_subcommand("convert")) code = commands.convert.Execute();
     if (app.got_subcommand("p4")) code = commands.p4.Execute();
-  } catch (const std::bad_alloc&) {
-    std::cerr << "hfsim: error: out of memory (the scenario needs more than this machine can "
-                 "give; docs/bad-input.md lists the size limits)\n";
-    return 1;
   } catch (const std::exception& error) {
-    std::cerr << "hfsim: error: " << error.what() << "\n";
+    std::cerr << "hfsim: error: " << hfsim::FailureMessage(error) << "\n";
     return 1;
   }
   return hfsim::FinishStandardOutput(code);

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/failure-message.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/optimize/optimizer.h"
@@ -113,7 +114,7 @@ int OptimizeCommand::Execute() const {
       progress.Finish();
     } catch (const std::exception& error) {
       std::cerr << "hfsim: error: " << input_name << ": verify: the packet engine failed: "
-                << error.what() << "\n";
+                << FailureMessage(error) << "\n";
       return 1;
     }
     if (!rows) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/failure-message.h"
 #include "sim/cli/option-checks.h"
 #include "sim/analytical/analytical-engine.h"
 #include "sim/gossip-section.h"
@@ -86,7 +87,7 @@ int RunCommand::Execute() const {
   } catch (const std::exception& error) {
     // What the loader cannot see before running: a data set that fails to read in full, a
     // packet run that cannot finish. The machine's failure, not the input's: exit 1.
-    std::cerr << "hfsim: error: " << error.what() << "\n";
+    std::cerr << "hfsim: error: " << FailureMessage(error) << "\n";
     return 1;
   }
   if (!quiet) std::cout << SummaryTable(report, scenario);

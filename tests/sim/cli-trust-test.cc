@@ -261,6 +261,27 @@ TEST_F(CliTrust, APacketRunThatCannotFitIsRefusedBeforeItStarts) {
       << result.output;
 }
 
+TEST_F(CliTrust, RunningOutOfMemoryIsNamedWithExitOne) {
+  // A 4,096-NPU packet all-reduce (about 0.5 GB) under a 600 MB address-space limit: the
+  // allocation fails partway through the run. It used to end in std::terminate; now main or the
+  // command catches it.
+  const std::string scenario = Write(
+      "big.json",
+      R"({"name": "big", "engine": "packet", "topology": {"dimensions": [{"kind": "Switch",
+          "size": 4096, "bandwidth_GBps": 100, "latency_ns": 500}]},
+          "workload": {"collective": {"kind": "all_reduce", "size_bytes": 1048576}},
+          "packet": {"max_memory_GiB": 100}})");
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v under it";
+#endif
+  const int code = std::system(("ulimit -v 600000; " + std::string(HFSIM_BINARY) + " run " +
+                                scenario + " -q > " + (m_dir / "out").string() + " 2>&1").c_str());
+  const std::string output = Slurp(m_dir / "out");
+  ASSERT_TRUE(WIFEXITED(code)) << output;
+  EXPECT_EQ(WEXITSTATUS(code), 1) << output;
+  EXPECT_NE(output.find("hfsim: error: out of memory"), std::string::npos) << output;
+}
+
 TEST_F(CliTrust, SweepWorkersDieWithAParentKilledOutright) {
   // A packet sweep forks one worker per job; kill -9 of the parent used to leave them running.
   const pid_t child = fork();
