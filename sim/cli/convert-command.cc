@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/cli/option-checks.h"
+#include "sim/cli/output-files.h"
 #include "sim/scenario-parser.h"
 
 namespace hfsim {
@@ -61,19 +62,8 @@ int ConvertCommand::Execute() const {
     return 0;
   }
   // Written to a temporary name and renamed, so a failed write never leaves half a file.
-  const std::string temporary = out_path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) {
-      std::cerr << "hfsim: error: " << out_path << ": could not write\n";
-      return 1;
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, out_path, error);
-  if (error) {
-    std::cerr << "hfsim: error: " << out_path << ": could not write (" << error.message() << ")\n";
+  if (auto problem = ReplaceFile(out_path, text)) {
+    std::cerr << "hfsim: error: " << *problem << "\n";
     return 1;
   }
   std::cerr << fmt::format("hfsim: wrote {}\n", out_path);

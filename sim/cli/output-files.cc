@@ -167,6 +167,39 @@ std::optional<std::string> OutputFiles::Commit() const {
   return std::nullopt;
 }
 
+std::optional<std::string> ReplaceFile(const std::string& path, const std::string& contents) {
+  const fs::path target(path);
+  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string pattern = (directory / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = mkstemp(pattern.data());
+  if (fd < 0) return fmt::format("{}: cannot write the file: {}", path, std::strerror(errno));
+  std::FILE* file = fdopen(fd, "wb");
+  if (file == nullptr) {
+    close(fd);
+    std::remove(pattern.c_str());
+    return fmt::format("{}: cannot write the file: {}", path, std::strerror(errno));
+  }
+  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  const bool flushed = std::fflush(file) == 0;
+  const int saved = errno;
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !flushed || !closed) {
+    std::remove(pattern.c_str());
+    return fmt::format("{}: cannot write the file: {}", path,
+                       std::strerror(saved != 0 ? saved : errno));
+  }
+  // mkstemp makes the file private (0600); the result should read like any other output.
+  fs::permissions(pattern, fs::perms::owner_read | fs::perms::owner_write |
+                               fs::perms::group_read | fs::perms::others_read);
+  std::error_code error;
+  fs::rename(pattern, target, error);
+  if (error) {
+    std::remove(pattern.c_str());
+    return fmt::format("{}: cannot replace the file: {}", path, error.message());
+  }
+  return std::nullopt;
+}
+
 std::string OutputFiles::Describe() const {
   std::string out;
   auto add = [&](const std::string& name) {

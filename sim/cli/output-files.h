@@ -41,4 +41,9 @@ class OutputFiles {
   std::vector<std::pair<std::string, std::string>> m_pictures;  ///< script, png
 };
 
+/// One file replaced whole (`hfsim convert -o FILE`): written to a temporary name of its own
+/// beside `path` (mkstemp: concurrent writers never share it), flushed and closed with every
+/// error checked, then renamed over `path`. An error message on failure, `path` untouched.
+std::optional<std::string> ReplaceFile(const std::string& path, const std::string& contents);
+
 }  // namespace hfsim

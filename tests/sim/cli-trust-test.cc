@@ -204,11 +204,23 @@ TEST_F(CliTrust, AFullDiskFailsWithExitOneAndKeepsTheEarlierFiles) {
   Result result = Hfsim("run " + kQuickstart + " -q -f all -o " + out.string());
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const std::string before = Slurp(out / "report.json");
+  const std::string convert =
+      "convert --astra-network " HFSIM_SOURCE_DIR "/configs/astra-sim/ring-fc-switch.yml "
+      "--astra-system " HFSIM_SOURCE_DIR "/configs/astra-sim/system.json --collective all_reduce "
+      "--size ";
+  const fs::path converted = *disk / "scenario.json";
+  ASSERT_EQ(Hfsim(convert + "1MiB -o " + converted.string()).exit_code, 0);
+  const std::string converted_before = Slurp(converted);
   FillDisk(*disk, 0);
   result = Hfsim("run " + kAllReduce + " -q -f all --plot -o " + out.string());
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("No space left on device"), std::string::npos) << result.output;
   EXPECT_EQ(Slurp(out / "report.json"), before);
+  // convert -o FILE: the same, for its one file (it used to miss a failure at close).
+  result = Hfsim(convert + "64MiB -o " + converted.string());
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("No space left on device"), std::string::npos) << result.output;
+  EXPECT_EQ(Slurp(converted), converted_before);
   fs::remove(*disk / "filler");
   ExpectManifestMatches(out);
 }
