@@ -107,6 +107,25 @@ std::string ErrorOf(LibraFiles files) {
   return document ? std::string() : document.Error().ToString();
 }
 
+// A byte that is not UTF-8 in a LIBRA file (a layer name) or in its file name would reach the
+// scenario's JSON, whose writer throws on it: `convert` and `optimize` used to abort
+// (nlohmann type_error.316). They are refused where they are read.
+TEST(LibraImport, TextThatIsNotUtf8IsRefusedNamingTheLineOrTheFileName) {
+  LibraFiles files = ShippedFiles();
+  files.workload = Write("latin1.txt", "1\nDATA\ncaf\xe9 -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 64 10\n");
+  EXPECT_NE(ErrorOf(files).find("latin1.txt: line 3: byte 10 is not UTF-8"), std::string::npos)
+      << ErrorOf(files);
+  files = ShippedFiles();
+  files.communicator = Write("comm-\xfe.yml", "Forward: [-1, -1, -1, -1]\n");
+  EXPECT_NE(ErrorOf(files).find("the file name has a byte that is not UTF-8"), std::string::npos)
+      << ErrorOf(files);
+  files = ShippedFiles();
+  files.network = Write("dup.yml", "Topology: [Ring]\nNpusCount: [4]\nNpusCount: [8]\n"
+                                   "CostDimension: [1]\n");
+  EXPECT_NE(ErrorOf(files).find("dup.yml:3: the key 'NpusCount' appears twice"), std::string::npos)
+      << ErrorOf(files);
+}
+
 TEST(LibraImport, BadInputsNameFileLineValueAndWhatIsAccepted) {
   LibraFiles files = ShippedFiles();
   files.communicator = Write("partial.yml", "Forward: [4, 4, -1, -1]\nInputGrad: [4, 4, -1, -1]\n"
