@@ -30,6 +30,18 @@ TEST(AstraErrors, HugeNpusCountIsRefusedBeforeAnything) {
       << product;
 }
 
+// yaml-cpp keeps both entries of a duplicated key and a lookup returns the first; ASTRA-sim's
+// reader could take another. A duplicate is refused, naming its line. So is one in the JSON.
+TEST(AstraErrors, DuplicateKeysAreRefused) {
+  const std::string yaml = NetworkError(
+      "topology: [Ring]\nnpus_count: [4]\nbandwidth: [100]\nlatency: [50]\nbandwidth: [200]\n");
+  EXPECT_NE(yaml.find("net.yml: line 5: the key 'bandwidth' appears twice"), std::string::npos)
+      << yaml;
+  const std::string json = SystemError(
+      "{\"endpoint-delay\": 10, \"endpoint-delay\": 20, \"preferred-dataset-splits\": 1}");
+  EXPECT_NE(json.find("the key \"endpoint-delay\" appears twice"), std::string::npos) << json;
+}
+
 TEST(AstraErrors, NetworkValues) {
   EXPECT_NE(NetworkError("topology: [Torus]\nnpus_count: [4]\nbandwidth: [100]\nlatency: [50]\n")
                 .find("topology[0] (line 1): got Torus; accepted: Ring, FullyConnected, Switch"), std::string::npos);
