@@ -1,14 +1,18 @@
 // The Tofino back end's rules (p4/backend-rules.h). Each rule fails on what the compiler
 // rejected: tests/p4/fixtures/rejected-switchml-tofino1.p4 is the program hfsim generated for
 // configs/p4-switchml-tofino1.json before this checker existed (the back end refused it), and the
-// parameter-server shard computation is an inline snippet.
+// parameter-server shard computation is an inline snippet. Every program the generator writes now
+// keeps every rule: the shipped configs and a spread of specs over the generator's branches.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "models/aggregation/tofino-resources.h"
 #include "p4/backend-rules.h"
+#include "p4/p4-program.h"
+#include "sim/scenario-parser.h"
 
 namespace hfsim {
 namespace {
@@ -121,6 +125,93 @@ TEST(BackendRules, TheRejectedProgramBreaksEveryRuleAndNothingElse) {
   }
   // 3 exponent casts, make_result's flags, 3 gateway findings, 2 keyless actions.
   EXPECT_EQ(violations.size(), 3u + 1u + 3u + 2u) << Describe(violations);
+}
+
+// ---- Every program the generator writes now.
+
+AggregationSwitchSpec SpecOf(const std::string& config) {
+  auto scenario = LoadScenarioFile((kSource / "configs" / config).string());
+  if (!scenario) throw std::runtime_error(scenario.Error().ToString());
+  return scenario.Value().aggregation.value();
+}
+
+bool Expressible(const AggregationSwitchSpec& spec) {
+  return CheckTofinoFit(spec).empty() && CheckP4Support(spec).empty();
+}
+
+// Workers 2..32, values per packet from 2 to each generation's limit, pool sizes, both modes
+// (parameter server with and without cold keys, 1..32 shards), both scales, THC at 2 and 4 bits.
+std::vector<AggregationSwitchSpec> SpreadOfSpecs() {
+  std::vector<AggregationSwitchSpec> specs;
+  for (auto generation : {TofinoGeneration::kTofino1, TofinoGeneration::kTofino2}) {
+    for (uint32_t workers : {2u, 5u, 32u}) {
+      for (uint32_t values : {2u, 16u, 64u, 128u}) {
+        for (uint32_t slots : {64u, 1024u}) {
+          AggregationSwitchSpec spec;
+          spec.generation = generation;
+          spec.workers = workers;
+          spec.values_per_packet = values;
+          spec.aggregator_slots = slots;
+          spec.value_bits = 20;
+          specs.push_back(spec);
+          spec.scheme = FixedPointScheme::kFixedScale;
+          spec.overflow = OverflowBehaviour::kSaturate;
+          specs.push_back(spec);
+          spec.mode = AggregationMode::kParameterServer;
+          for (uint32_t shards : {1u, 4u, 32u}) {
+            spec.server_shards = shards;
+            spec.hot_key_capacity_keys = shards == 4 ? kAllKeysHot : 4096;
+            specs.push_back(spec);
+          }
+        }
+      }
+      for (uint32_t bits : {2u, 4u}) {
+        for (uint32_t values : {8u, 32u, 64u, 128u}) {
+          AggregationSwitchSpec spec;
+          spec.generation = generation;
+          spec.value_format = ValueFormat::kThc;
+          spec.thc_bits = bits;
+          spec.workers = std::min(workers, 8u);
+          spec.values_per_packet = values;
+          specs.push_back(spec);
+        }
+      }
+    }
+  }
+  std::vector<AggregationSwitchSpec> expressible;
+  for (const AggregationSwitchSpec& spec : specs) {
+    if (Expressible(spec)) expressible.push_back(spec);
+  }
+  return expressible;
+}
+
+TEST(BackendRules, HoldForTheShippedConfigs) {
+  for (const char* config :
+       {"p4-switchml-tofino1.json", "p4-libra-tofino2.json", "p4-thc-tofino1.json"}) {
+    const auto violations =
+        CheckTofinoBackendRules(GenerateP4Program(SpecOf(config), {"test", "test"}));
+    EXPECT_TRUE(violations.empty()) << config << "\n" << Describe(violations);
+  }
+}
+
+TEST(BackendRules, HoldForASpreadOfSpecs) {
+  const std::vector<AggregationSwitchSpec> specs = SpreadOfSpecs();
+  EXPECT_GE(specs.size(), 100u);  // the spread really covers the branches
+  size_t thc = 0, server = 0, cold = 0, tofino2 = 0;
+  for (const AggregationSwitchSpec& spec : specs) {
+    thc += spec.IsThc();
+    server += spec.mode == AggregationMode::kParameterServer;
+    cold += spec.hot_key_capacity_keys < kAllKeysHot;
+    tofino2 += spec.generation == TofinoGeneration::kTofino2;
+    const auto violations = CheckTofinoBackendRules(GenerateP4Program(spec, {"test", "test"}));
+    ASSERT_TRUE(violations.empty())
+        << "workers " << spec.workers << ", values " << spec.values_per_packet << "\n"
+        << Describe(violations);
+  }
+  EXPECT_GT(thc, 0u);
+  EXPECT_GT(server, 0u);
+  EXPECT_GT(cold, 0u);
+  EXPECT_GT(tofino2, 0u);
 }
 
 }  // namespace
