@@ -1,7 +1,9 @@
 // The generated program's ingress control (docs/p4.md §2): the worker check, the bitmap, counter,
 // exponent and value registers, THC's lookup tables, the aggregation of an update, the Tofino-1
 // harvest pass and the routing. It implements SwitchAggregator::Receive register by register.
+#include <bit>
 #include <string_view>
+#include <vector>
 
 #include "p4/p4-writer.h"
 #include "p4/port-plan.h"
@@ -66,19 +68,60 @@ void WritePairRegister(Text& t, const AggregationSwitchSpec& spec, uint32_t pair
   }
 }
 
-// Executes `<register>_<suffix>` on every pair register, storing the outputs in the values.
-void WriteValueAccess(Text& t, const AggregationSwitchSpec& spec, std::string_view suffix,
-                      std::string_view indent) {
-  for (uint32_t pair = 0; pair < Pairs(spec); ++pair) {
-    const std::string a = "hdr.values." + ValueField(2 * pair);
-    const std::string b = "hdr.values." + ValueField(2 * pair + 1);
-    if (IsTofino1(spec)) {
-      t.Line("{}{} = {}_{}.execute(meta.register_index);", indent, a, PairRegister(pair), suffix);
-    } else {
-      t.Line("{}{} = {}_{}.execute(meta.register_index, {});", indent, a, PairRegister(pair),
-             suffix, b);
-    }
+// The entries shared by the register tables (values, exponent): what a packet's phase and the
+// counter's old value ask of the register. Matching the counter in a table, not testing it in
+// an `if`, keeps each register to one table and each register access in a keyed table, where it
+// may take its index from the hash unit (a keyless table cannot).
+struct RegisterCase {
+  const char* phase;
+  const char* count;  // ternary: "0" (the slot was empty or complete) or "_"
+  const char* action_suffix;
+};
+std::vector<RegisterCase> RegisterCases(bool harvest) {
+  std::vector<RegisterCase> cases = {{"PHASE_NEW", "0", "write"},
+                                     {"PHASE_NEW", "_", "add"},
+                                     {"PHASE_DUPLICATE", "0", "read"}};
+  if (harvest) cases.push_back({"PHASE_HARVEST", "_", "read_second"});
+  return cases;
+}
+
+void WriteRegisterTable(Text& t, const std::string& table, const std::vector<RegisterCase>& cases,
+                        const std::string& action_prefix) {
+  t.Line("    table {} {{", table);
+  t.Line("        key = {{ meta.phase : exact; meta.count_before : ternary; }}");
+  std::string actions;
+  for (const RegisterCase& c : cases) actions += action_prefix + c.action_suffix + "_act; ";
+  t.Line("        actions = {{ {}NoAction; }}", actions);
+  t.Line("        const default_action = NoAction();");
+  t.Line("        size = {};", cases.size());
+  t.Line("        const entries = {{");
+  for (const RegisterCase& c : cases) {
+    t.Line("            ({}, {}) : {}{}_act();", c.phase, c.count, action_prefix, c.action_suffix);
   }
+  t.Line("        }}");
+  t.Line("    }}");
+}
+
+// One table per pair register; each action runs one of its RegisterActions and stores the
+// outputs in the values.
+void WritePairTable(Text& t, const AggregationSwitchSpec& spec, uint32_t pair) {
+  const std::string reg = PairRegister(pair);
+  const std::string a = "hdr.values." + ValueField(2 * pair);
+  const std::string b = "hdr.values." + ValueField(2 * pair + 1);
+  const auto cases = RegisterCases(IsTofino1(spec));
+  for (const RegisterCase& c : cases) {
+    const std::string suffix = c.action_suffix;
+    t.Line("    action {}_{}_act() {{", reg, suffix);
+    if (suffix == "read_second") {
+      t.Line("        {} = {}_read_second.execute(meta.register_index);", b, reg);
+    } else if (IsTofino1(spec)) {
+      t.Line("        {} = {}_{}.execute(meta.register_index);", a, reg, suffix);
+    } else {
+      t.Line("        {} = {}_{}.execute(meta.register_index, {});", a, reg, suffix, b);
+    }
+    t.Line("    }}");
+  }
+  WriteRegisterTable(t, reg + "_update", cases, reg + "_");
 }
 
 // THC: one exact-match table per index byte, mapping the byte's indices to their table integers
@@ -163,19 +206,22 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
     t.Line("    }}");
   }
   t.Blank();
-  t.Line(
-      "    // A completed slot (or a resent one) becomes a result from the switch. Called "
-      "directly,");
-  t.Line("    // never from a table, so its parameter has a direction.");
-  t.Line("    action make_result(in bit<8> retransmission) {{");
+  t.Line("    // A completed slot (or a resent one) becomes a result from the switch. Called directly,");
+  t.Line("    // never from a table, so its parameter has a direction. One operation per field: an");
+  t.Line("    // accepted update has its reserved flags clear, so only the retransmission bit changes.");
+  t.Line("    action make_result(in bit<1> retransmission) {{");
   if (spec.IsThc()) {
     t.Line("        // The packed indices give way to the lane sums: the frame grows.");
     t.Line("        hdr.thc.setInvalid();");
     t.Line("        hdr.ipv4.total_len = RESULT_IPV4_TOTAL_LEN;");
     t.Line("        hdr.udp.length = RESULT_UDP_LEN;");
   }
-  t.Line("        hdr.agg.msg_type = MSG_RESULT;");
-  t.Line("        hdr.agg.flags = (hdr.agg.flags & FLAG_SLOT_SET) | retransmission;");
+  if (IsTofino1(spec)) {
+    t.Line("        hdr.agg.msg_type = MSG_HARVEST;  // MSG_RESULT once the harvest pass has run");
+  } else {
+    t.Line("        hdr.agg.msg_type = MSG_RESULT;");
+  }
+  t.Line("        hdr.agg.flags[1:1] = retransmission;");
   t.Line("        hdr.agg.worker_bitmap = meta.bitmap_before | meta.worker_bit;");
   t.Line("        hdr.ethernet.src_addr = SWITCH_MAC;");
   t.Line("        hdr.ipv4.src_addr = SWITCH_IP;");
@@ -186,9 +232,9 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   t.Line(
       "    // its set and clears it in the other (it has the other set's result: shadow copies).");
   for (uint32_t set = 0; set < 2; ++set) {
-    t.Line("    Register<bit<32>, bit<32>>({}) bitmap_set{};", spec.aggregator_slots, set);
+    t.Line("    Register<bit<32>, bit<16>>({}) bitmap_set{};", spec.aggregator_slots, set);
     t.Line(
-        "    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set{}) bitmap_set{}_test_and_set = "
+        "    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set{}) bitmap_set{}_test_and_set = "
         "{{",
         set, set);
     t.Line("        void apply(inout bit<32> value, out bit<32> before) {{");
@@ -196,7 +242,7 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
     t.Line("            value = value | meta.worker_bit;");
     t.Line("        }}");
     t.Line("    }};");
-    t.Line("    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set{}) bitmap_set{}_clear = {{",
+    t.Line("    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set{}) bitmap_set{}_clear = {{",
            set, set);
     t.Line("        void apply(inout bit<32> value) {{");
     t.Line("            value = value & ~meta.worker_bit;");
@@ -221,29 +267,65 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("            before = value;");
   t.Line("        }}");
   t.Line("    }};");
+  t.Line("    action count_new() {{");
+  t.Line("        meta.count_before = worker_count_increment.execute(meta.register_index);");
+  t.Line("        meta.phase = PHASE_NEW;");
+  t.Line("    }}");
+  t.Line("    action count_duplicate() {{");
+  t.Line("        meta.count_before = worker_count_read.execute(meta.register_index);");
+  t.Line("        meta.phase = PHASE_DUPLICATE;");
+  t.Line("    }}");
+  t.Line("    // New or duplicate: the worker's bit in its set before this packet. A gateway cannot");
+  t.Line("    // AND two fields (bitmap_before & worker_bit), so a ternary entry per worker tests the");
+  t.Line("    // bit, in the counter's own stage.");
+  t.Line("    table worker_count_update {{");
+  t.Line("        key = {{ hdr.agg.worker_id : exact; meta.bitmap_before : ternary; }}");
+  t.Line("        actions = {{ count_new; count_duplicate; NoAction; }}");
+  t.Line("        const default_action = NoAction();");
+  t.Line("        size = {};", 2 * spec.workers);
+  t.Line("        const entries = {{");
+  for (uint32_t w = 0; w < spec.workers; ++w) {
+    const uint32_t bit = uint32_t{1} << w;
+    t.Line("            ({}, {:#010x} &&& {:#010x}) : count_duplicate();", w, bit, bit);
+    t.Line("            ({}, 0 &&& {:#010x}) : count_new();", w, bit);
+  }
+  t.Line("        }}");
+  t.Line("    }}");
   t.Blank();
   if (spec.HasExponentRegister()) {
-    t.Line("    // The largest block exponent announced in the round (SwitchML's scaling).");
-    t.Line("    Register<int<16>, bit<32>>(REGISTER_ENTRIES) max_exponent;");
-    t.Line("    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_write = {{");
-    t.Line("        void apply(inout int<16> value, out int<16> result) {{");
-    t.Line("            value = meta.exponent;");
+    // The register, its RegisterActions and the header field share one type, int<8>: the back
+    // end rejects a cast between a RegisterAction's result and the field it is stored in.
+    t.Line("    // The largest {} exponent announced in the round, of the header's type (int<8>).",
+           spec.IsThc() ? "norm" : "block");
+    t.Line("    Register<int<8>, bit<32>>(REGISTER_ENTRIES) max_exponent;");
+    t.Line("    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_write = {{");
+    t.Line("        void apply(inout int<8> value, out int<8> result) {{");
+    t.Line("            value = hdr.agg.exponent;");
     t.Line("            result = value;");
     t.Line("        }}");
     t.Line("    }};");
-    t.Line("    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_max = {{");
-    t.Line("        void apply(inout int<16> value, out int<16> result) {{");
-    t.Line("            if (meta.exponent > value) {{");
-    t.Line("                value = meta.exponent;");
+    t.Line("    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_max = {{");
+    t.Line("        void apply(inout int<8> value, out int<8> result) {{");
+    t.Line("            if (hdr.agg.exponent > value) {{");
+    t.Line("                value = hdr.agg.exponent;");
     t.Line("            }}");
     t.Line("            result = value;");
     t.Line("        }}");
     t.Line("    }};");
-    t.Line("    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_read = {{");
-    t.Line("        void apply(inout int<16> value, out int<16> result) {{");
+    t.Line("    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_read = {{");
+    t.Line("        void apply(inout int<8> value, out int<8> result) {{");
     t.Line("            result = value;");
     t.Line("        }}");
     t.Line("    }};");
+    const auto cases = RegisterCases(false);  // the first pass carries the exponent
+    for (const RegisterCase& c : cases) {
+      t.Line("    action max_exponent_{}_act() {{", c.action_suffix);
+      t.Line("        hdr.agg.exponent = max_exponent_{}.execute(meta.register_index);",
+             c.action_suffix == std::string_view("add") ? "max" : c.action_suffix);
+      t.Line("    }}");
+    }
+    // The table's actions are named for the case (write, add, read); "add" takes the max.
+    WriteRegisterTable(t, "max_exponent_update", cases, "max_exponent_");
     t.Blank();
   }
   if (spec.IsThc()) {
@@ -254,60 +336,74 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
     t.Line("    // Values: {} pair registers of two int32 sums each ({} adds).", Pairs(spec),
            spec.overflow == OverflowBehaviour::kSaturate ? "saturating" : "wrap-around");
   }
-  for (uint32_t pair = 0; pair < Pairs(spec); ++pair) WritePairRegister(t, spec, pair);
+  for (uint32_t pair = 0; pair < Pairs(spec); ++pair) {
+    WritePairRegister(t, spec, pair);
+    WritePairTable(t, spec, pair);
+  }
   t.Blank();
 }
 
-void WriteRegisterIndex(Text& t, std::string_view indent) {
-  t.Line("{}meta.register_index = (bit<32>)hdr.agg.slot;", indent);
-  t.Line("{}if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {{", indent);
-  t.Line("{}    meta.register_index = meta.register_index + SLOT_SET_OFFSET;", indent);
-  t.Line("{}}}", indent);
+// The register index (set * SLOTS + slot) and, for a server, the owner shard: computed for every
+// aggregation packet before anything reads them. The add stands alone in its `if`: next to a
+// register access it would make a keyless action carry the constant as action data beside the
+// hash-addressed access, which the back end refuses.
+void WriteIndexes(Text& t, const AggregationSwitchSpec& spec) {
+  t.Line("        meta.register_index = (bit<32>)hdr.agg.slot;");
+  if (IsServerMode(spec) && spec.server_shards > 1) {
+    // (key / K) mod M for powers of two: bits log2(K) .. log2(K) + log2(M) - 1 of the key, one
+    // slice copy instead of a shift and a mask (two operations on one field in one action).
+    const uint32_t low = static_cast<uint32_t>(std::countr_zero(spec.values_per_packet));
+    const uint32_t bits = static_cast<uint32_t>(std::countr_zero(spec.server_shards));
+    t.Line("        // Owner shard: (key_offset / VALUES_PER_PACKET) % {} as a slice of the key.",
+           spec.server_shards);
+    t.Line("        meta.shard[{}:0] = hdr.agg.key_offset[{}:{}];", bits - 1, low + bits - 1, low);
+  }
+  t.Line("        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {{");
+  t.Line("            meta.register_index = meta.register_index + SLOT_SET_OFFSET;");
+  t.Line("        }}");
 }
 
-// Where a result goes (the packet is already a result from the switch): a resend to the one
-// worker that asked (all-reduce) or to the owning server, which answers that worker; a completed
-// slot to every worker (multicast) or to the owning server.
-void WriteResultRoute(Text& t, const AggregationSwitchSpec& spec, std::string_view indent) {
+// Tofino-1's second pass of a result: the register tables read the second values (PHASE_HARVEST),
+// then the result is routed as the first pass decided (the retransmission flag tells a resend).
+void WriteHarvest(Text& t, const AggregationSwitchSpec& spec) {
+  t.Line(
+      "        }} else if (hdr.agg.msg_type == MSG_HARVEST && "
+      "ig_intr_md.ingress_port == RECIRCULATION_PORT) {{");
+  t.Line("            // Harvest pass of a result: the value tables read the second values.");
+  t.Line("            hdr.agg.msg_type = MSG_RESULT;");
+  t.Line("            meta.phase = PHASE_HARVEST;");
   if (IsServerMode(spec)) {
-    t.Line("{}if ((hdr.agg.flags & FLAG_RETRANSMISSION) == 0) {{", indent);
-    t.Line("{}    hdr.agg.worker_id = ALL_WORKERS;", indent);
-    t.Line("{}}}", indent);
-    t.Line("{}meta.shard = (hdr.agg.key_offset >> SHARD_SHIFT) & SHARD_MASK;", indent);
-    t.Line("{}meta.route = ROUTE_SERVER;", indent);
+    t.Line("            meta.route = ROUTE_SERVER;");
     return;
   }
-  t.Line("{}if ((hdr.agg.flags & FLAG_RETRANSMISSION) != 0) {{", indent);
-  t.Line("{}    meta.route = ROUTE_WORKER;", indent);
-  t.Line("{}}} else {{", indent);
-  t.Line("{}    meta.route = ROUTE_MULTICAST;", indent);
-  t.Line("{}}}", indent);
-}
-
-// After make_result: Tofino-1 recirculates for the harvest pass, Tofino-2 routes at once.
-void WriteResultDispatch(Text& t, const AggregationSwitchSpec& spec, std::string_view indent) {
-  if (IsTofino1(spec)) {
-    t.Line("{}hdr.agg.flags = hdr.agg.flags | FLAG_HARVEST;", indent);
-    t.Line("{}meta.route = ROUTE_HARVEST;", indent);
-  } else {
-    WriteResultRoute(t, spec, indent);
-  }
-}
-
-void WriteAggregation(Text& t, const AggregationSwitchSpec& spec) {
-  const std::string in = "                ";
-  t.Line("            check_worker.apply();");
-  t.Line("            if (meta.accepted == 0 || hdr.ipv4.dst_addr != SWITCH_IP ||");
-  t.Line("                    hdr.agg.slot >= SLOTS || (hdr.agg.flags & FLAGS_RESERVED) != 0 ||");
-  t.Line("                    hdr.agg.num_values > VALUES_PER_PACKET) {{");
-  t.Line("                meta.route = ROUTE_DROP;");
-  if (ChecksHotKeys(spec)) {
-    t.Line("            }} else if (hdr.agg.key_offset >= HOT_KEY_CAPACITY) {{");
-    t.Line("                // A cold key: forwarded unchanged to the server that owns it.");
-    t.Line("                meta.shard = (hdr.agg.key_offset >> SHARD_SHIFT) & SHARD_MASK;");
-    t.Line("                meta.route = ROUTE_SERVER;");
-  }
+  t.Line("            if ((hdr.agg.flags & FLAG_RETRANSMISSION) != 0) {{");
+  t.Line("                meta.route = ROUTE_WORKER;");
   t.Line("            }} else {{");
+  t.Line("                meta.route = ROUTE_MULTICAST;");
+  t.Line("            }}");
+}
+
+// An update: every check in its own `if` (a gateway reads at most 4 bytes of PHV), then the
+// bitmaps and the counter, whose table sets the phase the register tables act on.
+void WriteUpdate(Text& t, const AggregationSwitchSpec& spec) {
+  t.Line("            check_worker.apply();");
+  const std::vector<std::string> checks = {
+      "meta.accepted == 1", "hdr.ipv4.dst_addr == SWITCH_IP", "hdr.agg.slot < SLOTS",
+      "(hdr.agg.flags & FLAGS_RESERVED) == 0", "hdr.agg.num_values <= VALUES_PER_PACKET"};
+  std::string in = "            ";
+  t.Line("{}// Anything else is dropped (meta.route stays ROUTE_DROP), as the model rejects it.",
+         in);
+  for (const std::string& check : checks) {
+    t.Line("{}if ({}) {{", in, check);
+    in += "    ";
+  }
+  if (ChecksHotKeys(spec)) {
+    t.Line("{}if (hdr.agg.key_offset >= HOT_KEY_CAPACITY) {{", in);
+    t.Line("{}    // A cold key: forwarded unchanged to the server that owns it.", in);
+    t.Line("{}    meta.route = ROUTE_SERVER;", in);
+    t.Line("{}}} else {{", in);
+    in += "    ";
+  }
   if (spec.IsThc()) {
     t.Line("{}// THC: look the indices up into the lane words the registers add.", in);
     t.Line("{}hdr.values.setValid();", in);
@@ -315,72 +411,42 @@ void WriteAggregation(Text& t, const AggregationSwitchSpec& spec) {
       t.Line("{}{}.apply();", in, ThcLookupTable(byte));
     }
   }
-  t.Line("{}meta.register_index = (bit<32>)hdr.agg.slot;", in);
   t.Line("{}if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {{", in);
-  t.Line("{}    meta.register_index = meta.register_index + SLOT_SET_OFFSET;", in);
-  t.Line("{}    meta.bitmap_before = bitmap_set1_test_and_set.execute((bit<32>)hdr.agg.slot);", in);
-  t.Line("{}    bitmap_set0_clear.execute((bit<32>)hdr.agg.slot);", in);
+  t.Line("{}    meta.bitmap_before = bitmap_set1_test_and_set.execute(hdr.agg.slot);", in);
+  t.Line("{}    bitmap_set0_clear.execute(hdr.agg.slot);", in);
   t.Line("{}}} else {{", in);
-  t.Line("{}    meta.bitmap_before = bitmap_set0_test_and_set.execute((bit<32>)hdr.agg.slot);", in);
-  t.Line("{}    bitmap_set1_clear.execute((bit<32>)hdr.agg.slot);", in);
+  t.Line("{}    meta.bitmap_before = bitmap_set0_test_and_set.execute(hdr.agg.slot);", in);
+  t.Line("{}    bitmap_set1_clear.execute(hdr.agg.slot);", in);
   t.Line("{}}}", in);
-  t.Line("{}if ((meta.bitmap_before & meta.worker_bit) == 0) {{", in);
-  t.Line("{}    // A new contribution: the round's first writes, later ones add.", in);
-  t.Line("{}    meta.count_before = worker_count_increment.execute(meta.register_index);", in);
-  if (spec.HasExponentRegister()) t.Line("{}    meta.exponent = (int<16>)hdr.agg.exponent;", in);
-  t.Line("{}    if (meta.count_before == 0) {{", in);
-  if (spec.HasExponentRegister()) {
-    t.Line("{}        hdr.agg.exponent = (int<8>)max_exponent_write.execute(meta.register_index);",
-           in);
+  t.Line("{}worker_count_update.apply();", in);
+  const size_t depth = checks.size() + (ChecksHotKeys(spec) ? 1 : 0);
+  for (size_t level = 0; level < depth; ++level) {
+    in.resize(in.size() - 4);
+    t.Line("{}}}", in);
   }
-  WriteValueAccess(t, spec, "write", in + "        ");
-  t.Line("{}    }} else {{", in);
-  if (spec.HasExponentRegister()) {
-    t.Line("{}        hdr.agg.exponent = (int<8>)max_exponent_max.execute(meta.register_index);",
-           in);
-  }
-  WriteValueAccess(t, spec, "add", in + "        ");
-  t.Line("{}    }}", in);
-  t.Line("{}    if (meta.count_before == LAST_WORKER_COUNT) {{", in);
-  t.Line("{}        make_result(0);", in);
-  WriteResultDispatch(t, spec, in + "        ");
-  t.Line("{}    }} else {{", in);
-  t.Line("{}        meta.route = ROUTE_DROP;  // the slot waits for more workers", in);
-  t.Line("{}    }}", in);
-  t.Line("{}}} else {{", in);
-  t.Line("{}    // The worker's bit is set: a duplicate. If the slot is complete the worker lost",
-         in);
-  t.Line("{}    // the result, so it is answered from the registers; otherwise dropped.", in);
-  t.Line("{}    meta.count_before = worker_count_read.execute(meta.register_index);", in);
-  t.Line("{}    if (meta.count_before == 0) {{", in);
-  if (spec.HasExponentRegister()) {
-    t.Line("{}        hdr.agg.exponent = (int<8>)max_exponent_read.execute(meta.register_index);",
-           in);
-  }
-  WriteValueAccess(t, spec, "read", in + "        ");
-  t.Line("{}        make_result(FLAG_RETRANSMISSION);", in);
-  WriteResultDispatch(t, spec, in + "        ");
-  t.Line("{}    }} else {{", in);
-  t.Line("{}        meta.route = ROUTE_DROP;", in);
-  t.Line("{}    }}", in);
-  t.Line("{}}}", in);
-  t.Line("            }}");
 }
 
-void WriteHarvest(Text& t, const AggregationSwitchSpec& spec) {
-  const std::string in = "            ";
-  t.Line(
-      "        }} else if (hdr.agg.msg_type == MSG_RESULT && (hdr.agg.flags & FLAG_HARVEST) != 0 "
-      "&&");
-  t.Line("                   ig_intr_md.ingress_port == RECIRCULATION_PORT) {{");
-  t.Line("            // Harvest pass of a completed slot: read the second value of every pair.");
-  WriteRegisterIndex(t, in);
-  for (uint32_t pair = 0; pair < Pairs(spec); ++pair) {
-    t.Line("{}hdr.values.{} = {}_read_second.execute(meta.register_index);", in,
-           ValueField(2 * pair + 1), PairRegister(pair));
-  }
-  t.Line("{}hdr.agg.flags = hdr.agg.flags & FLAGS_WITHOUT_HARVEST;", in);
-  WriteResultRoute(t, spec, in);
+// A completed slot (the counter wrapped) or a duplicate into a complete slot (counter 0) becomes
+// a result. Tofino-1 sends it to the harvest pass; Tofino-2 routes it at once.
+void WriteCompletion(Text& t, const AggregationSwitchSpec& spec) {
+  const bool tofino1 = IsTofino1(spec);
+  const bool server = IsServerMode(spec);
+  t.Line("        // A completed slot goes to every worker (or the owner shard); a duplicate into a");
+  t.Line("        // complete slot is answered (the worker lost the result).");
+  t.Line("        if (meta.phase == PHASE_NEW) {{");
+  t.Line("            if (meta.count_before == LAST_WORKER_COUNT) {{");
+  t.Line("                make_result(0);");
+  if (server) t.Line("                hdr.agg.worker_id = ALL_WORKERS;");
+  t.Line("                meta.route = {};",
+         tofino1 ? "ROUTE_HARVEST" : (server ? "ROUTE_SERVER" : "ROUTE_MULTICAST"));
+  t.Line("            }}");
+  t.Line("        }} else if (meta.phase == PHASE_DUPLICATE) {{");
+  t.Line("            if (meta.count_before == 0) {{");
+  t.Line("                make_result(1);");
+  t.Line("                meta.route = {};",
+         tofino1 ? "ROUTE_HARVEST" : (server ? "ROUTE_SERVER" : "ROUTE_WORKER"));
+  t.Line("            }}");
+  t.Line("        }}");
 }
 
 void WriteIngressRouting(Text& t, const AggregationSwitchSpec& spec) {
@@ -418,6 +484,7 @@ void WriteIngress(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("                inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {{");
   WriteIngressDeclarations(t, spec);
   t.Line("    apply {{");
+  WriteIndexes(t, spec);
   t.Line("        if (!hdr.ipv4.isValid()) {{");
   t.Line("            meta.route = ROUTE_DROP;");
   t.Line("        }} else if (!hdr.agg.isValid()) {{");
@@ -426,8 +493,17 @@ void WriteIngress(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("        }} else if (hdr.agg.msg_type != MSG_UPDATE) {{");
   t.Line("            meta.route = ROUTE_FORWARD;  // e.g. a server's answer to a worker");
   t.Line("        }} else {{");
-  WriteAggregation(t, spec);
+  WriteUpdate(t, spec);
   t.Line("        }}");
+  t.Blank();
+  t.Line("        // The registers of the aggregation, one table each: the phase and the counter's");
+  t.Line("        // old value select write, add, read (or the harvest's read); no match, no access.");
+  if (spec.HasExponentRegister()) t.Line("        max_exponent_update.apply();");
+  for (uint32_t pair = 0; pair < Pairs(spec); ++pair) {
+    t.Line("        {}_update.apply();", PairRegister(pair));
+  }
+  t.Blank();
+  WriteCompletion(t, spec);
   t.Blank();
   WriteIngressRouting(t, spec);
   t.Line("    }}");

@@ -72,17 +72,18 @@ void WriteConstants(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("const bit<16> AGGREGATION_UDP_PORT = {:#06x};", spec.udp_port);
   t.Line("const bit<8> MSG_UPDATE = 1;");
   t.Line("const bit<8> MSG_RESULT = 2;");
+  if (IsTofino1(spec)) {
+    // A message type of its own, not a flag bit: make_result then sets whole fields only, and
+    // the harvest pass restores MSG_RESULT with one constant (flags keep their wire meaning).
+    t.Line("// Internal: a result on its way to the harvest pass; never leaves the switch.");
+    t.Line("const bit<8> MSG_HARVEST = 0x80;");
+    t.Line("// Pipe 0's recirculation port on Tofino-1.");
+    t.Line("const PortId_t RECIRCULATION_PORT = {};", kTofino1RecirculationPort);
+  }
   t.Line("const bit<8> FLAG_SLOT_SET = 0x01;");
   t.Line("const bit<8> FLAG_RETRANSMISSION = 0x02;");
   t.Line("// Flag bits a well-formed update must leave clear.");
   t.Line("const bit<8> FLAGS_RESERVED = 0xfc;");
-  if (IsTofino1(spec)) {
-    t.Line("// Internal: marks the recirculated harvest pass; never leaves the switch.");
-    t.Line("const bit<8> FLAG_HARVEST = 0x80;");
-    t.Line("const bit<8> FLAGS_WITHOUT_HARVEST = 0x7f;");
-    t.Line("// Pipe 0's recirculation port on Tofino-1.");
-    t.Line("const PortId_t RECIRCULATION_PORT = {};", kTofino1RecirculationPort);
-  }
   if (IsServerMode(spec)) t.Line("const bit<8> ALL_WORKERS = 0x{:02x};", kAllWorkers);
   t.Line("const bit<48> SWITCH_MAC = 0x{:012x};", mac_value);
   t.Line("const bit<32> SWITCH_IP = 0x{:08x};", sw.Ipv4());
@@ -100,13 +101,6 @@ void WriteConstants(Text& t, const AggregationSwitchSpec& spec) {
   }
   t.Line("// The worker counter runs 0..W-1; a packet that finds W-1 completes the slot.");
   t.Line("const bit<32> LAST_WORKER_COUNT = {};", spec.workers - 1);
-  if (IsServerMode(spec)) {
-    t.Line(
-        "// Owner shard of a packet: (key_offset / VALUES_PER_PACKET) % shards, as shift and "
-        "mask.");
-    t.Line("const bit<32> SHARD_SHIFT = {};", std::countr_zero(spec.values_per_packet));
-    t.Line("const bit<32> SHARD_MASK = {};", spec.server_shards - 1);
-  }
   if (ChecksHotKeys(spec)) {
     t.Line("// Keys at or above this go to their server unchanged (Libra's cold keys).");
     t.Line("const bit<32> HOT_KEY_CAPACITY = {};", spec.hot_key_capacity_keys);
@@ -121,6 +115,11 @@ void WriteConstants(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("const bit<3> ROUTE_WORKER = 3;");
   t.Line("const bit<3> ROUTE_MULTICAST = 4;");
   t.Line("const bit<3> ROUTE_HARVEST = 5;");
+  t.Line("// What the register tables do with a packet (ingress_metadata_t.phase).");
+  t.Line("const bit<2> PHASE_NONE = 0;       // nothing: not an accepted hot update");
+  t.Line("const bit<2> PHASE_NEW = 1;        // a new contribution: write or add");
+  t.Line("const bit<2> PHASE_DUPLICATE = 2;  // the worker's bit was set: read if complete");
+  t.Line("const bit<2> PHASE_HARVEST = 3;    // Tofino-1's second pass: read the second values");
   t.Blank();
 }
 
@@ -215,11 +214,8 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("    bit<1> accepted;         // a well-formed update of this job");
   t.Line("    bit<32> bitmap_before;   // the packet's set, before its bit was set");
   t.Line("    bit<32> count_before;    // the worker counter, before this packet");
-  if (spec.HasExponentRegister()) {
-    t.Line("    int<16> exponent;        // the packet's {} exponent",
-           spec.IsThc() ? "norm" : "block");
-  }
-  if (IsServerMode(spec)) t.Line("    bit<32> shard;           // server shard owning the key");
+  t.Line("    bit<2> phase;            // PHASE_*: set by worker_count_update or the harvest");
+  if (IsServerMode(spec)) t.Line("    bit<8> shard;            // server shard owning the key");
   t.Line("    bit<3> route;");
   t.Line("}}");
   t.Blank();
@@ -269,7 +265,7 @@ void WriteIngressParser(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("        meta.accepted = 0;");
   t.Line("        meta.bitmap_before = 0;");
   t.Line("        meta.count_before = 0;");
-  if (spec.HasExponentRegister()) t.Line("        meta.exponent = 0;");
+  t.Line("        meta.phase = PHASE_NONE;");
   if (IsServerMode(spec)) t.Line("        meta.shard = 0;");
   t.Line("        meta.route = ROUTE_DROP;");
   t.Line("        transition parse_ethernet;");

@@ -4,8 +4,10 @@
 // report prints these same lines.
 //
 // The layout priced here is SwitchML's, conservatively:
-//   * 4 control stages: worker bitmap (one register per slot set: test-and-set the worker's bit in
-//     its set, clear it in the other), worker counter, max exponent, completion / multicast.
+//   * 4 control stages: the worker check, the worker bitmaps (one register per slot set:
+//     test-and-set the worker's bit in its set, clear it in the other), the worker counter (its
+//     table tells new from duplicate), and room for the max exponent, whose table runs beside the
+//     value tables (p4/p4-ingress.cc): 3 + ceil((K/2 + 1) / 4) <= 4 + ceil(K/8) stages.
 //   * Value stages: each stateful ALU owns one pair register (two int32 per entry, one per value),
 //     so a stage adds 4 x 2 = 8 values and K values need ceil(K / 8) stages, with K even.
 //   * A stateful ALU outputs one 32-bit word per pass on Tofino-1, so reading the second value of

@@ -1,8 +1,9 @@
 // The generated P4 program, control plane and resource report: golden files for the two shipped
 // specs (Tofino-1 SwitchML, Tofino-2 Libra), so any change to the generator shows up as a diff to
 // review, plus checks that hold for every spec: each name the program uses is declared, each
-// table is applied once, every control-plane entry names a table, action and key fields that
-// exist, and the output is deterministic.
+// table is applied once, the program keeps the Tofino back end's rules (p4/backend-rules.h),
+// every control-plane entry names a table, action and key fields that exist, and the output is
+// deterministic.
 //
 // To accept a reviewed change of the generator: HFSIM_UPDATE_GOLDEN=1 ctest -R p4_program_test
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "models/aggregation/tofino-resources.h"
+#include "p4/backend-rules.h"
 #include "p4/control-plane.h"
 #include "p4/p4-program.h"
 #include "p4/resource-report.h"
@@ -183,6 +185,8 @@ TEST(P4Program, EveryConstantAndRegisterActionItUsesIsDeclared) {
     }
     EXPECT_EQ(Count(code, "{"), Count(code, "}"));
     EXPECT_EQ(Count(code, "("), Count(code, ")"));
+    // What the Tofino back end refuses beyond the front end (backend-rules-test.cc).
+    EXPECT_TRUE(CheckTofinoBackendRules(program).empty());
   }
 }
 

@@ -15,15 +15,14 @@ const bit<8> IP_PROTOCOL_UDP = 17;
 const bit<16> AGGREGATION_UDP_PORT = 0xbee0;
 const bit<8> MSG_UPDATE = 1;
 const bit<8> MSG_RESULT = 2;
+// Internal: a result on its way to the harvest pass; never leaves the switch.
+const bit<8> MSG_HARVEST = 0x80;
+// Pipe 0's recirculation port on Tofino-1.
+const PortId_t RECIRCULATION_PORT = 68;
 const bit<8> FLAG_SLOT_SET = 0x01;
 const bit<8> FLAG_RETRANSMISSION = 0x02;
 // Flag bits a well-formed update must leave clear.
 const bit<8> FLAGS_RESERVED = 0xfc;
-// Internal: marks the recirculated harvest pass; never leaves the switch.
-const bit<8> FLAG_HARVEST = 0x80;
-const bit<8> FLAGS_WITHOUT_HARVEST = 0x7f;
-// Pipe 0's recirculation port on Tofino-1.
-const PortId_t RECIRCULATION_PORT = 68;
 const bit<48> SWITCH_MAC = 0x020000000001;
 const bit<32> SWITCH_IP = 0x0a000001;
 const bit<16> SLOTS = 512;
@@ -43,6 +42,11 @@ const bit<3> ROUTE_SERVER = 2;
 const bit<3> ROUTE_WORKER = 3;
 const bit<3> ROUTE_MULTICAST = 4;
 const bit<3> ROUTE_HARVEST = 5;
+// What the register tables do with a packet (ingress_metadata_t.phase).
+const bit<2> PHASE_NONE = 0;       // nothing: not an accepted hot update
+const bit<2> PHASE_NEW = 1;        // a new contribution: write or add
+const bit<2> PHASE_DUPLICATE = 2;  // the worker's bit was set: read if complete
+const bit<2> PHASE_HARVEST = 3;    // Tofino-1's second pass: read the second values
 
 // ---- Headers: byte for byte the frames of aggregation-packet.h
 // THC: four 8-bit lanes per word, added as one unsigned word (carry-free: W x g <= 255).
@@ -147,7 +151,7 @@ struct ingress_metadata_t {
     bit<1> accepted;         // a well-formed update of this job
     bit<32> bitmap_before;   // the packet's set, before its bit was set
     bit<32> count_before;    // the worker counter, before this packet
-    int<16> exponent;        // the packet's norm exponent
+    bit<2> phase;            // PHASE_*: set by worker_count_update or the harvest
     bit<3> route;
 }
 
@@ -167,7 +171,7 @@ parser IngressParser(packet_in pkt,
         meta.accepted = 0;
         meta.bitmap_before = 0;
         meta.count_before = 0;
-        meta.exponent = 0;
+        meta.phase = PHASE_NONE;
         meta.route = ROUTE_DROP;
         transition parse_ethernet;
     }
@@ -270,14 +274,15 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // A completed slot (or a resent one) becomes a result from the switch. Called directly,
-    // never from a table, so its parameter has a direction.
-    action make_result(in bit<8> retransmission) {
+    // never from a table, so its parameter has a direction. One operation per field: an
+    // accepted update has its reserved flags clear, so only the retransmission bit changes.
+    action make_result(in bit<1> retransmission) {
         // The packed indices give way to the lane sums: the frame grows.
         hdr.thc.setInvalid();
         hdr.ipv4.total_len = RESULT_IPV4_TOTAL_LEN;
         hdr.udp.length = RESULT_UDP_LEN;
-        hdr.agg.msg_type = MSG_RESULT;
-        hdr.agg.flags = (hdr.agg.flags & FLAG_SLOT_SET) | retransmission;
+        hdr.agg.msg_type = MSG_HARVEST;  // MSG_RESULT once the harvest pass has run
+        hdr.agg.flags[1:1] = retransmission;
         hdr.agg.worker_bitmap = meta.bitmap_before | meta.worker_bit;
         hdr.ethernet.src_addr = SWITCH_MAC;
         hdr.ipv4.src_addr = SWITCH_IP;
@@ -285,26 +290,26 @@ control Ingress(inout ingress_headers_t hdr,
 
     // ---- Registers. Worker bitmaps, one per slot set: a worker's packet sets its bit in
     // its set and clears it in the other (it has the other set's result: shadow copies).
-    Register<bit<32>, bit<32>>(512) bitmap_set0;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set0) bitmap_set0_test_and_set = {
+    Register<bit<32>, bit<16>>(512) bitmap_set0;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set0) bitmap_set0_test_and_set = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             value = value | meta.worker_bit;
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set0) bitmap_set0_clear = {
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set0) bitmap_set0_clear = {
         void apply(inout bit<32> value) {
             value = value & ~meta.worker_bit;
         }
     };
-    Register<bit<32>, bit<32>>(512) bitmap_set1;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set1) bitmap_set1_test_and_set = {
+    Register<bit<32>, bit<16>>(512) bitmap_set1;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set1) bitmap_set1_test_and_set = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             value = value | meta.worker_bit;
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set1) bitmap_set1_clear = {
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set1) bitmap_set1_clear = {
         void apply(inout bit<32> value) {
             value = value & ~meta.worker_bit;
         }
@@ -327,28 +332,83 @@ control Ingress(inout ingress_headers_t hdr,
             before = value;
         }
     };
+    action count_new() {
+        meta.count_before = worker_count_increment.execute(meta.register_index);
+        meta.phase = PHASE_NEW;
+    }
+    action count_duplicate() {
+        meta.count_before = worker_count_read.execute(meta.register_index);
+        meta.phase = PHASE_DUPLICATE;
+    }
+    // New or duplicate: the worker's bit in its set before this packet. A gateway cannot
+    // AND two fields (bitmap_before & worker_bit), so a ternary entry per worker tests the
+    // bit, in the counter's own stage.
+    table worker_count_update {
+        key = { hdr.agg.worker_id : exact; meta.bitmap_before : ternary; }
+        actions = { count_new; count_duplicate; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            (0, 0x00000001 &&& 0x00000001) : count_duplicate();
+            (0, 0 &&& 0x00000001) : count_new();
+            (1, 0x00000002 &&& 0x00000002) : count_duplicate();
+            (1, 0 &&& 0x00000002) : count_new();
+            (2, 0x00000004 &&& 0x00000004) : count_duplicate();
+            (2, 0 &&& 0x00000004) : count_new();
+            (3, 0x00000008 &&& 0x00000008) : count_duplicate();
+            (3, 0 &&& 0x00000008) : count_new();
+            (4, 0x00000010 &&& 0x00000010) : count_duplicate();
+            (4, 0 &&& 0x00000010) : count_new();
+            (5, 0x00000020 &&& 0x00000020) : count_duplicate();
+            (5, 0 &&& 0x00000020) : count_new();
+            (6, 0x00000040 &&& 0x00000040) : count_duplicate();
+            (6, 0 &&& 0x00000040) : count_new();
+            (7, 0x00000080 &&& 0x00000080) : count_duplicate();
+            (7, 0 &&& 0x00000080) : count_new();
+        }
+    }
 
-    // The largest block exponent announced in the round (SwitchML's scaling).
-    Register<int<16>, bit<32>>(REGISTER_ENTRIES) max_exponent;
-    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_write = {
-        void apply(inout int<16> value, out int<16> result) {
-            value = meta.exponent;
+    // The largest norm exponent announced in the round, of the header's type (int<8>).
+    Register<int<8>, bit<32>>(REGISTER_ENTRIES) max_exponent;
+    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_write = {
+        void apply(inout int<8> value, out int<8> result) {
+            value = hdr.agg.exponent;
             result = value;
         }
     };
-    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_max = {
-        void apply(inout int<16> value, out int<16> result) {
-            if (meta.exponent > value) {
-                value = meta.exponent;
+    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_max = {
+        void apply(inout int<8> value, out int<8> result) {
+            if (hdr.agg.exponent > value) {
+                value = hdr.agg.exponent;
             }
             result = value;
         }
     };
-    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_read = {
-        void apply(inout int<16> value, out int<16> result) {
+    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_read = {
+        void apply(inout int<8> value, out int<8> result) {
             result = value;
         }
     };
+    action max_exponent_write_act() {
+        hdr.agg.exponent = max_exponent_write.execute(meta.register_index);
+    }
+    action max_exponent_add_act() {
+        hdr.agg.exponent = max_exponent_max.execute(meta.register_index);
+    }
+    action max_exponent_read_act() {
+        hdr.agg.exponent = max_exponent_read.execute(meta.register_index);
+    }
+    table max_exponent_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { max_exponent_write_act; max_exponent_add_act; max_exponent_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : max_exponent_write_act();
+            (PHASE_NEW, _) : max_exponent_add_act();
+            (PHASE_DUPLICATE, 0) : max_exponent_read_act();
+        }
+    }
 
     // THC lookups: index byte -> the table integers of its 2 indices, in their lanes.
     action thc_lanes_00(bit<16> lanes) {
@@ -518,6 +578,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_00_write_act() {
+        hdr.values.v00 = values_00_write.execute(meta.register_index);
+    }
+    action values_00_add_act() {
+        hdr.values.v00 = values_00_add.execute(meta.register_index);
+    }
+    action values_00_read_act() {
+        hdr.values.v00 = values_00_read.execute(meta.register_index);
+    }
+    action values_00_read_second_act() {
+        hdr.values.v01 = values_00_read_second.execute(meta.register_index);
+    }
+    table values_00_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_00_write_act; values_00_add_act; values_00_read_act; values_00_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_00_write_act();
+            (PHASE_NEW, _) : values_00_add_act();
+            (PHASE_DUPLICATE, 0) : values_00_read_act();
+            (PHASE_HARVEST, _) : values_00_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_01;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -539,6 +623,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_01_write_act() {
+        hdr.values.v02 = values_01_write.execute(meta.register_index);
+    }
+    action values_01_add_act() {
+        hdr.values.v02 = values_01_add.execute(meta.register_index);
+    }
+    action values_01_read_act() {
+        hdr.values.v02 = values_01_read.execute(meta.register_index);
+    }
+    action values_01_read_second_act() {
+        hdr.values.v03 = values_01_read_second.execute(meta.register_index);
+    }
+    table values_01_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_01_write_act; values_01_add_act; values_01_read_act; values_01_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_01_write_act();
+            (PHASE_NEW, _) : values_01_add_act();
+            (PHASE_DUPLICATE, 0) : values_01_read_act();
+            (PHASE_HARVEST, _) : values_01_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_02;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -560,6 +668,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_02_write_act() {
+        hdr.values.v04 = values_02_write.execute(meta.register_index);
+    }
+    action values_02_add_act() {
+        hdr.values.v04 = values_02_add.execute(meta.register_index);
+    }
+    action values_02_read_act() {
+        hdr.values.v04 = values_02_read.execute(meta.register_index);
+    }
+    action values_02_read_second_act() {
+        hdr.values.v05 = values_02_read_second.execute(meta.register_index);
+    }
+    table values_02_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_02_write_act; values_02_add_act; values_02_read_act; values_02_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_02_write_act();
+            (PHASE_NEW, _) : values_02_add_act();
+            (PHASE_DUPLICATE, 0) : values_02_read_act();
+            (PHASE_HARVEST, _) : values_02_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_03;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -581,24 +713,44 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_03_write_act() {
+        hdr.values.v06 = values_03_write.execute(meta.register_index);
+    }
+    action values_03_add_act() {
+        hdr.values.v06 = values_03_add.execute(meta.register_index);
+    }
+    action values_03_read_act() {
+        hdr.values.v06 = values_03_read.execute(meta.register_index);
+    }
+    action values_03_read_second_act() {
+        hdr.values.v07 = values_03_read_second.execute(meta.register_index);
+    }
+    table values_03_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_03_write_act; values_03_add_act; values_03_read_act; values_03_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_03_write_act();
+            (PHASE_NEW, _) : values_03_add_act();
+            (PHASE_DUPLICATE, 0) : values_03_read_act();
+            (PHASE_HARVEST, _) : values_03_read_second_act();
+        }
+    }
 
     apply {
+        meta.register_index = (bit<32>)hdr.agg.slot;
+        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
+            meta.register_index = meta.register_index + SLOT_SET_OFFSET;
+        }
         if (!hdr.ipv4.isValid()) {
             meta.route = ROUTE_DROP;
         } else if (!hdr.agg.isValid()) {
             meta.route = ROUTE_FORWARD;
-        } else if (hdr.agg.msg_type == MSG_RESULT && (hdr.agg.flags & FLAG_HARVEST) != 0 &&
-                   ig_intr_md.ingress_port == RECIRCULATION_PORT) {
-            // Harvest pass of a completed slot: read the second value of every pair.
-            meta.register_index = (bit<32>)hdr.agg.slot;
-            if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-                meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-            }
-            hdr.values.v01 = values_00_read_second.execute(meta.register_index);
-            hdr.values.v03 = values_01_read_second.execute(meta.register_index);
-            hdr.values.v05 = values_02_read_second.execute(meta.register_index);
-            hdr.values.v07 = values_03_read_second.execute(meta.register_index);
-            hdr.agg.flags = hdr.agg.flags & FLAGS_WITHOUT_HARVEST;
+        } else if (hdr.agg.msg_type == MSG_HARVEST && ig_intr_md.ingress_port == RECIRCULATION_PORT) {
+            // Harvest pass of a result: the value tables read the second values.
+            hdr.agg.msg_type = MSG_RESULT;
+            meta.phase = PHASE_HARVEST;
             if ((hdr.agg.flags & FLAG_RETRANSMISSION) != 0) {
                 meta.route = ROUTE_WORKER;
             } else {
@@ -608,79 +760,64 @@ control Ingress(inout ingress_headers_t hdr,
             meta.route = ROUTE_FORWARD;  // e.g. a server's answer to a worker
         } else {
             check_worker.apply();
-            if (meta.accepted == 0 || hdr.ipv4.dst_addr != SWITCH_IP ||
-                    hdr.agg.slot >= SLOTS || (hdr.agg.flags & FLAGS_RESERVED) != 0 ||
-                    hdr.agg.num_values > VALUES_PER_PACKET) {
-                meta.route = ROUTE_DROP;
-            } else {
-                // THC: look the indices up into the lane words the registers add.
-                hdr.values.setValid();
-                thc_lookup_00.apply();
-                thc_lookup_01.apply();
-                thc_lookup_02.apply();
-                thc_lookup_03.apply();
-                thc_lookup_04.apply();
-                thc_lookup_05.apply();
-                thc_lookup_06.apply();
-                thc_lookup_07.apply();
-                thc_lookup_08.apply();
-                thc_lookup_09.apply();
-                thc_lookup_10.apply();
-                thc_lookup_11.apply();
-                thc_lookup_12.apply();
-                thc_lookup_13.apply();
-                thc_lookup_14.apply();
-                thc_lookup_15.apply();
-                meta.register_index = (bit<32>)hdr.agg.slot;
-                if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-                    meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-                    meta.bitmap_before = bitmap_set1_test_and_set.execute((bit<32>)hdr.agg.slot);
-                    bitmap_set0_clear.execute((bit<32>)hdr.agg.slot);
-                } else {
-                    meta.bitmap_before = bitmap_set0_test_and_set.execute((bit<32>)hdr.agg.slot);
-                    bitmap_set1_clear.execute((bit<32>)hdr.agg.slot);
-                }
-                if ((meta.bitmap_before & meta.worker_bit) == 0) {
-                    // A new contribution: the round's first writes, later ones add.
-                    meta.count_before = worker_count_increment.execute(meta.register_index);
-                    meta.exponent = (int<16>)hdr.agg.exponent;
-                    if (meta.count_before == 0) {
-                        hdr.agg.exponent = (int<8>)max_exponent_write.execute(meta.register_index);
-                        hdr.values.v00 = values_00_write.execute(meta.register_index);
-                        hdr.values.v02 = values_01_write.execute(meta.register_index);
-                        hdr.values.v04 = values_02_write.execute(meta.register_index);
-                        hdr.values.v06 = values_03_write.execute(meta.register_index);
-                    } else {
-                        hdr.agg.exponent = (int<8>)max_exponent_max.execute(meta.register_index);
-                        hdr.values.v00 = values_00_add.execute(meta.register_index);
-                        hdr.values.v02 = values_01_add.execute(meta.register_index);
-                        hdr.values.v04 = values_02_add.execute(meta.register_index);
-                        hdr.values.v06 = values_03_add.execute(meta.register_index);
-                    }
-                    if (meta.count_before == LAST_WORKER_COUNT) {
-                        make_result(0);
-                        hdr.agg.flags = hdr.agg.flags | FLAG_HARVEST;
-                        meta.route = ROUTE_HARVEST;
-                    } else {
-                        meta.route = ROUTE_DROP;  // the slot waits for more workers
-                    }
-                } else {
-                    // The worker's bit is set: a duplicate. If the slot is complete the worker lost
-                    // the result, so it is answered from the registers; otherwise dropped.
-                    meta.count_before = worker_count_read.execute(meta.register_index);
-                    if (meta.count_before == 0) {
-                        hdr.agg.exponent = (int<8>)max_exponent_read.execute(meta.register_index);
-                        hdr.values.v00 = values_00_read.execute(meta.register_index);
-                        hdr.values.v02 = values_01_read.execute(meta.register_index);
-                        hdr.values.v04 = values_02_read.execute(meta.register_index);
-                        hdr.values.v06 = values_03_read.execute(meta.register_index);
-                        make_result(FLAG_RETRANSMISSION);
-                        hdr.agg.flags = hdr.agg.flags | FLAG_HARVEST;
-                        meta.route = ROUTE_HARVEST;
-                    } else {
-                        meta.route = ROUTE_DROP;
+            // Anything else is dropped (meta.route stays ROUTE_DROP), as the model rejects it.
+            if (meta.accepted == 1) {
+                if (hdr.ipv4.dst_addr == SWITCH_IP) {
+                    if (hdr.agg.slot < SLOTS) {
+                        if ((hdr.agg.flags & FLAGS_RESERVED) == 0) {
+                            if (hdr.agg.num_values <= VALUES_PER_PACKET) {
+                                // THC: look the indices up into the lane words the registers add.
+                                hdr.values.setValid();
+                                thc_lookup_00.apply();
+                                thc_lookup_01.apply();
+                                thc_lookup_02.apply();
+                                thc_lookup_03.apply();
+                                thc_lookup_04.apply();
+                                thc_lookup_05.apply();
+                                thc_lookup_06.apply();
+                                thc_lookup_07.apply();
+                                thc_lookup_08.apply();
+                                thc_lookup_09.apply();
+                                thc_lookup_10.apply();
+                                thc_lookup_11.apply();
+                                thc_lookup_12.apply();
+                                thc_lookup_13.apply();
+                                thc_lookup_14.apply();
+                                thc_lookup_15.apply();
+                                if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
+                                    meta.bitmap_before = bitmap_set1_test_and_set.execute(hdr.agg.slot);
+                                    bitmap_set0_clear.execute(hdr.agg.slot);
+                                } else {
+                                    meta.bitmap_before = bitmap_set0_test_and_set.execute(hdr.agg.slot);
+                                    bitmap_set1_clear.execute(hdr.agg.slot);
+                                }
+                                worker_count_update.apply();
+                            }
+                        }
                     }
                 }
+            }
+        }
+
+        // The registers of the aggregation, one table each: the phase and the counter's
+        // old value select write, add, read (or the harvest's read); no match, no access.
+        max_exponent_update.apply();
+        values_00_update.apply();
+        values_01_update.apply();
+        values_02_update.apply();
+        values_03_update.apply();
+
+        // A completed slot goes to every worker (or the owner shard); a duplicate into a
+        // complete slot is answered (the worker lost the result).
+        if (meta.phase == PHASE_NEW) {
+            if (meta.count_before == LAST_WORKER_COUNT) {
+                make_result(0);
+                meta.route = ROUTE_HARVEST;
+            }
+        } else if (meta.phase == PHASE_DUPLICATE) {
+            if (meta.count_before == 0) {
+                make_result(1);
+                meta.route = ROUTE_HARVEST;
             }
         }
 

@@ -15,15 +15,14 @@ const bit<8> IP_PROTOCOL_UDP = 17;
 const bit<16> AGGREGATION_UDP_PORT = 0xbee0;
 const bit<8> MSG_UPDATE = 1;
 const bit<8> MSG_RESULT = 2;
+// Internal: a result on its way to the harvest pass; never leaves the switch.
+const bit<8> MSG_HARVEST = 0x80;
+// Pipe 0's recirculation port on Tofino-1.
+const PortId_t RECIRCULATION_PORT = 68;
 const bit<8> FLAG_SLOT_SET = 0x01;
 const bit<8> FLAG_RETRANSMISSION = 0x02;
 // Flag bits a well-formed update must leave clear.
 const bit<8> FLAGS_RESERVED = 0xfc;
-// Internal: marks the recirculated harvest pass; never leaves the switch.
-const bit<8> FLAG_HARVEST = 0x80;
-const bit<8> FLAGS_WITHOUT_HARVEST = 0x7f;
-// Pipe 0's recirculation port on Tofino-1.
-const PortId_t RECIRCULATION_PORT = 68;
 const bit<48> SWITCH_MAC = 0x020000000001;
 const bit<32> SWITCH_IP = 0x0a000001;
 const bit<16> SLOTS = 512;
@@ -40,6 +39,11 @@ const bit<3> ROUTE_SERVER = 2;
 const bit<3> ROUTE_WORKER = 3;
 const bit<3> ROUTE_MULTICAST = 4;
 const bit<3> ROUTE_HARVEST = 5;
+// What the register tables do with a packet (ingress_metadata_t.phase).
+const bit<2> PHASE_NONE = 0;       // nothing: not an accepted hot update
+const bit<2> PHASE_NEW = 1;        // a new contribution: write or add
+const bit<2> PHASE_DUPLICATE = 2;  // the worker's bit was set: read if complete
+const bit<2> PHASE_HARVEST = 3;    // Tofino-1's second pass: read the second values
 
 // ---- Headers: byte for byte the frames of aggregation-packet.h
 typedef int<32> value_t;
@@ -177,7 +181,7 @@ struct ingress_metadata_t {
     bit<1> accepted;         // a well-formed update of this job
     bit<32> bitmap_before;   // the packet's set, before its bit was set
     bit<32> count_before;    // the worker counter, before this packet
-    int<16> exponent;        // the packet's block exponent
+    bit<2> phase;            // PHASE_*: set by worker_count_update or the harvest
     bit<3> route;
 }
 
@@ -197,7 +201,7 @@ parser IngressParser(packet_in pkt,
         meta.accepted = 0;
         meta.bitmap_before = 0;
         meta.count_before = 0;
-        meta.exponent = 0;
+        meta.phase = PHASE_NONE;
         meta.route = ROUTE_DROP;
         transition parse_ethernet;
     }
@@ -288,10 +292,11 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // A completed slot (or a resent one) becomes a result from the switch. Called directly,
-    // never from a table, so its parameter has a direction.
-    action make_result(in bit<8> retransmission) {
-        hdr.agg.msg_type = MSG_RESULT;
-        hdr.agg.flags = (hdr.agg.flags & FLAG_SLOT_SET) | retransmission;
+    // never from a table, so its parameter has a direction. One operation per field: an
+    // accepted update has its reserved flags clear, so only the retransmission bit changes.
+    action make_result(in bit<1> retransmission) {
+        hdr.agg.msg_type = MSG_HARVEST;  // MSG_RESULT once the harvest pass has run
+        hdr.agg.flags[1:1] = retransmission;
         hdr.agg.worker_bitmap = meta.bitmap_before | meta.worker_bit;
         hdr.ethernet.src_addr = SWITCH_MAC;
         hdr.ipv4.src_addr = SWITCH_IP;
@@ -299,26 +304,26 @@ control Ingress(inout ingress_headers_t hdr,
 
     // ---- Registers. Worker bitmaps, one per slot set: a worker's packet sets its bit in
     // its set and clears it in the other (it has the other set's result: shadow copies).
-    Register<bit<32>, bit<32>>(512) bitmap_set0;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set0) bitmap_set0_test_and_set = {
+    Register<bit<32>, bit<16>>(512) bitmap_set0;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set0) bitmap_set0_test_and_set = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             value = value | meta.worker_bit;
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set0) bitmap_set0_clear = {
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set0) bitmap_set0_clear = {
         void apply(inout bit<32> value) {
             value = value & ~meta.worker_bit;
         }
     };
-    Register<bit<32>, bit<32>>(512) bitmap_set1;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set1) bitmap_set1_test_and_set = {
+    Register<bit<32>, bit<16>>(512) bitmap_set1;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set1) bitmap_set1_test_and_set = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             value = value | meta.worker_bit;
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set1) bitmap_set1_clear = {
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set1) bitmap_set1_clear = {
         void apply(inout bit<32> value) {
             value = value & ~meta.worker_bit;
         }
@@ -341,28 +346,83 @@ control Ingress(inout ingress_headers_t hdr,
             before = value;
         }
     };
+    action count_new() {
+        meta.count_before = worker_count_increment.execute(meta.register_index);
+        meta.phase = PHASE_NEW;
+    }
+    action count_duplicate() {
+        meta.count_before = worker_count_read.execute(meta.register_index);
+        meta.phase = PHASE_DUPLICATE;
+    }
+    // New or duplicate: the worker's bit in its set before this packet. A gateway cannot
+    // AND two fields (bitmap_before & worker_bit), so a ternary entry per worker tests the
+    // bit, in the counter's own stage.
+    table worker_count_update {
+        key = { hdr.agg.worker_id : exact; meta.bitmap_before : ternary; }
+        actions = { count_new; count_duplicate; NoAction; }
+        const default_action = NoAction();
+        size = 16;
+        const entries = {
+            (0, 0x00000001 &&& 0x00000001) : count_duplicate();
+            (0, 0 &&& 0x00000001) : count_new();
+            (1, 0x00000002 &&& 0x00000002) : count_duplicate();
+            (1, 0 &&& 0x00000002) : count_new();
+            (2, 0x00000004 &&& 0x00000004) : count_duplicate();
+            (2, 0 &&& 0x00000004) : count_new();
+            (3, 0x00000008 &&& 0x00000008) : count_duplicate();
+            (3, 0 &&& 0x00000008) : count_new();
+            (4, 0x00000010 &&& 0x00000010) : count_duplicate();
+            (4, 0 &&& 0x00000010) : count_new();
+            (5, 0x00000020 &&& 0x00000020) : count_duplicate();
+            (5, 0 &&& 0x00000020) : count_new();
+            (6, 0x00000040 &&& 0x00000040) : count_duplicate();
+            (6, 0 &&& 0x00000040) : count_new();
+            (7, 0x00000080 &&& 0x00000080) : count_duplicate();
+            (7, 0 &&& 0x00000080) : count_new();
+        }
+    }
 
-    // The largest block exponent announced in the round (SwitchML's scaling).
-    Register<int<16>, bit<32>>(REGISTER_ENTRIES) max_exponent;
-    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_write = {
-        void apply(inout int<16> value, out int<16> result) {
-            value = meta.exponent;
+    // The largest block exponent announced in the round, of the header's type (int<8>).
+    Register<int<8>, bit<32>>(REGISTER_ENTRIES) max_exponent;
+    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_write = {
+        void apply(inout int<8> value, out int<8> result) {
+            value = hdr.agg.exponent;
             result = value;
         }
     };
-    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_max = {
-        void apply(inout int<16> value, out int<16> result) {
-            if (meta.exponent > value) {
-                value = meta.exponent;
+    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_max = {
+        void apply(inout int<8> value, out int<8> result) {
+            if (hdr.agg.exponent > value) {
+                value = hdr.agg.exponent;
             }
             result = value;
         }
     };
-    RegisterAction<int<16>, bit<32>, int<16>>(max_exponent) max_exponent_read = {
-        void apply(inout int<16> value, out int<16> result) {
+    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_read = {
+        void apply(inout int<8> value, out int<8> result) {
             result = value;
         }
     };
+    action max_exponent_write_act() {
+        hdr.agg.exponent = max_exponent_write.execute(meta.register_index);
+    }
+    action max_exponent_add_act() {
+        hdr.agg.exponent = max_exponent_max.execute(meta.register_index);
+    }
+    action max_exponent_read_act() {
+        hdr.agg.exponent = max_exponent_read.execute(meta.register_index);
+    }
+    table max_exponent_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { max_exponent_write_act; max_exponent_add_act; max_exponent_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : max_exponent_write_act();
+            (PHASE_NEW, _) : max_exponent_add_act();
+            (PHASE_DUPLICATE, 0) : max_exponent_read_act();
+        }
+    }
 
     // Values: 32 pair registers of two int32 sums each (wrap-around adds).
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_00;
@@ -386,6 +446,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_00_write_act() {
+        hdr.values.v00 = values_00_write.execute(meta.register_index);
+    }
+    action values_00_add_act() {
+        hdr.values.v00 = values_00_add.execute(meta.register_index);
+    }
+    action values_00_read_act() {
+        hdr.values.v00 = values_00_read.execute(meta.register_index);
+    }
+    action values_00_read_second_act() {
+        hdr.values.v01 = values_00_read_second.execute(meta.register_index);
+    }
+    table values_00_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_00_write_act; values_00_add_act; values_00_read_act; values_00_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_00_write_act();
+            (PHASE_NEW, _) : values_00_add_act();
+            (PHASE_DUPLICATE, 0) : values_00_read_act();
+            (PHASE_HARVEST, _) : values_00_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_01;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -407,6 +491,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_01_write_act() {
+        hdr.values.v02 = values_01_write.execute(meta.register_index);
+    }
+    action values_01_add_act() {
+        hdr.values.v02 = values_01_add.execute(meta.register_index);
+    }
+    action values_01_read_act() {
+        hdr.values.v02 = values_01_read.execute(meta.register_index);
+    }
+    action values_01_read_second_act() {
+        hdr.values.v03 = values_01_read_second.execute(meta.register_index);
+    }
+    table values_01_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_01_write_act; values_01_add_act; values_01_read_act; values_01_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_01_write_act();
+            (PHASE_NEW, _) : values_01_add_act();
+            (PHASE_DUPLICATE, 0) : values_01_read_act();
+            (PHASE_HARVEST, _) : values_01_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_02;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -428,6 +536,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_02_write_act() {
+        hdr.values.v04 = values_02_write.execute(meta.register_index);
+    }
+    action values_02_add_act() {
+        hdr.values.v04 = values_02_add.execute(meta.register_index);
+    }
+    action values_02_read_act() {
+        hdr.values.v04 = values_02_read.execute(meta.register_index);
+    }
+    action values_02_read_second_act() {
+        hdr.values.v05 = values_02_read_second.execute(meta.register_index);
+    }
+    table values_02_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_02_write_act; values_02_add_act; values_02_read_act; values_02_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_02_write_act();
+            (PHASE_NEW, _) : values_02_add_act();
+            (PHASE_DUPLICATE, 0) : values_02_read_act();
+            (PHASE_HARVEST, _) : values_02_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_03;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -449,6 +581,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_03_write_act() {
+        hdr.values.v06 = values_03_write.execute(meta.register_index);
+    }
+    action values_03_add_act() {
+        hdr.values.v06 = values_03_add.execute(meta.register_index);
+    }
+    action values_03_read_act() {
+        hdr.values.v06 = values_03_read.execute(meta.register_index);
+    }
+    action values_03_read_second_act() {
+        hdr.values.v07 = values_03_read_second.execute(meta.register_index);
+    }
+    table values_03_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_03_write_act; values_03_add_act; values_03_read_act; values_03_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_03_write_act();
+            (PHASE_NEW, _) : values_03_add_act();
+            (PHASE_DUPLICATE, 0) : values_03_read_act();
+            (PHASE_HARVEST, _) : values_03_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_04;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_04) values_04_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -470,6 +626,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_04_write_act() {
+        hdr.values.v08 = values_04_write.execute(meta.register_index);
+    }
+    action values_04_add_act() {
+        hdr.values.v08 = values_04_add.execute(meta.register_index);
+    }
+    action values_04_read_act() {
+        hdr.values.v08 = values_04_read.execute(meta.register_index);
+    }
+    action values_04_read_second_act() {
+        hdr.values.v09 = values_04_read_second.execute(meta.register_index);
+    }
+    table values_04_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_04_write_act; values_04_add_act; values_04_read_act; values_04_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_04_write_act();
+            (PHASE_NEW, _) : values_04_add_act();
+            (PHASE_DUPLICATE, 0) : values_04_read_act();
+            (PHASE_HARVEST, _) : values_04_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_05;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_05) values_05_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -491,6 +671,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_05_write_act() {
+        hdr.values.v10 = values_05_write.execute(meta.register_index);
+    }
+    action values_05_add_act() {
+        hdr.values.v10 = values_05_add.execute(meta.register_index);
+    }
+    action values_05_read_act() {
+        hdr.values.v10 = values_05_read.execute(meta.register_index);
+    }
+    action values_05_read_second_act() {
+        hdr.values.v11 = values_05_read_second.execute(meta.register_index);
+    }
+    table values_05_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_05_write_act; values_05_add_act; values_05_read_act; values_05_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_05_write_act();
+            (PHASE_NEW, _) : values_05_add_act();
+            (PHASE_DUPLICATE, 0) : values_05_read_act();
+            (PHASE_HARVEST, _) : values_05_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_06;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_06) values_06_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -512,6 +716,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_06_write_act() {
+        hdr.values.v12 = values_06_write.execute(meta.register_index);
+    }
+    action values_06_add_act() {
+        hdr.values.v12 = values_06_add.execute(meta.register_index);
+    }
+    action values_06_read_act() {
+        hdr.values.v12 = values_06_read.execute(meta.register_index);
+    }
+    action values_06_read_second_act() {
+        hdr.values.v13 = values_06_read_second.execute(meta.register_index);
+    }
+    table values_06_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_06_write_act; values_06_add_act; values_06_read_act; values_06_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_06_write_act();
+            (PHASE_NEW, _) : values_06_add_act();
+            (PHASE_DUPLICATE, 0) : values_06_read_act();
+            (PHASE_HARVEST, _) : values_06_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_07;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_07) values_07_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -533,6 +761,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_07_write_act() {
+        hdr.values.v14 = values_07_write.execute(meta.register_index);
+    }
+    action values_07_add_act() {
+        hdr.values.v14 = values_07_add.execute(meta.register_index);
+    }
+    action values_07_read_act() {
+        hdr.values.v14 = values_07_read.execute(meta.register_index);
+    }
+    action values_07_read_second_act() {
+        hdr.values.v15 = values_07_read_second.execute(meta.register_index);
+    }
+    table values_07_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_07_write_act; values_07_add_act; values_07_read_act; values_07_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_07_write_act();
+            (PHASE_NEW, _) : values_07_add_act();
+            (PHASE_DUPLICATE, 0) : values_07_read_act();
+            (PHASE_HARVEST, _) : values_07_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_08;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_08) values_08_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -554,6 +806,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_08_write_act() {
+        hdr.values.v16 = values_08_write.execute(meta.register_index);
+    }
+    action values_08_add_act() {
+        hdr.values.v16 = values_08_add.execute(meta.register_index);
+    }
+    action values_08_read_act() {
+        hdr.values.v16 = values_08_read.execute(meta.register_index);
+    }
+    action values_08_read_second_act() {
+        hdr.values.v17 = values_08_read_second.execute(meta.register_index);
+    }
+    table values_08_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_08_write_act; values_08_add_act; values_08_read_act; values_08_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_08_write_act();
+            (PHASE_NEW, _) : values_08_add_act();
+            (PHASE_DUPLICATE, 0) : values_08_read_act();
+            (PHASE_HARVEST, _) : values_08_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_09;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_09) values_09_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -575,6 +851,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_09_write_act() {
+        hdr.values.v18 = values_09_write.execute(meta.register_index);
+    }
+    action values_09_add_act() {
+        hdr.values.v18 = values_09_add.execute(meta.register_index);
+    }
+    action values_09_read_act() {
+        hdr.values.v18 = values_09_read.execute(meta.register_index);
+    }
+    action values_09_read_second_act() {
+        hdr.values.v19 = values_09_read_second.execute(meta.register_index);
+    }
+    table values_09_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_09_write_act; values_09_add_act; values_09_read_act; values_09_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_09_write_act();
+            (PHASE_NEW, _) : values_09_add_act();
+            (PHASE_DUPLICATE, 0) : values_09_read_act();
+            (PHASE_HARVEST, _) : values_09_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_10;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_10) values_10_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -596,6 +896,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_10_write_act() {
+        hdr.values.v20 = values_10_write.execute(meta.register_index);
+    }
+    action values_10_add_act() {
+        hdr.values.v20 = values_10_add.execute(meta.register_index);
+    }
+    action values_10_read_act() {
+        hdr.values.v20 = values_10_read.execute(meta.register_index);
+    }
+    action values_10_read_second_act() {
+        hdr.values.v21 = values_10_read_second.execute(meta.register_index);
+    }
+    table values_10_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_10_write_act; values_10_add_act; values_10_read_act; values_10_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_10_write_act();
+            (PHASE_NEW, _) : values_10_add_act();
+            (PHASE_DUPLICATE, 0) : values_10_read_act();
+            (PHASE_HARVEST, _) : values_10_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_11;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_11) values_11_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -617,6 +941,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_11_write_act() {
+        hdr.values.v22 = values_11_write.execute(meta.register_index);
+    }
+    action values_11_add_act() {
+        hdr.values.v22 = values_11_add.execute(meta.register_index);
+    }
+    action values_11_read_act() {
+        hdr.values.v22 = values_11_read.execute(meta.register_index);
+    }
+    action values_11_read_second_act() {
+        hdr.values.v23 = values_11_read_second.execute(meta.register_index);
+    }
+    table values_11_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_11_write_act; values_11_add_act; values_11_read_act; values_11_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_11_write_act();
+            (PHASE_NEW, _) : values_11_add_act();
+            (PHASE_DUPLICATE, 0) : values_11_read_act();
+            (PHASE_HARVEST, _) : values_11_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_12;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_12) values_12_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -638,6 +986,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_12_write_act() {
+        hdr.values.v24 = values_12_write.execute(meta.register_index);
+    }
+    action values_12_add_act() {
+        hdr.values.v24 = values_12_add.execute(meta.register_index);
+    }
+    action values_12_read_act() {
+        hdr.values.v24 = values_12_read.execute(meta.register_index);
+    }
+    action values_12_read_second_act() {
+        hdr.values.v25 = values_12_read_second.execute(meta.register_index);
+    }
+    table values_12_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_12_write_act; values_12_add_act; values_12_read_act; values_12_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_12_write_act();
+            (PHASE_NEW, _) : values_12_add_act();
+            (PHASE_DUPLICATE, 0) : values_12_read_act();
+            (PHASE_HARVEST, _) : values_12_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_13;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_13) values_13_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -659,6 +1031,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_13_write_act() {
+        hdr.values.v26 = values_13_write.execute(meta.register_index);
+    }
+    action values_13_add_act() {
+        hdr.values.v26 = values_13_add.execute(meta.register_index);
+    }
+    action values_13_read_act() {
+        hdr.values.v26 = values_13_read.execute(meta.register_index);
+    }
+    action values_13_read_second_act() {
+        hdr.values.v27 = values_13_read_second.execute(meta.register_index);
+    }
+    table values_13_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_13_write_act; values_13_add_act; values_13_read_act; values_13_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_13_write_act();
+            (PHASE_NEW, _) : values_13_add_act();
+            (PHASE_DUPLICATE, 0) : values_13_read_act();
+            (PHASE_HARVEST, _) : values_13_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_14;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_14) values_14_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -680,6 +1076,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_14_write_act() {
+        hdr.values.v28 = values_14_write.execute(meta.register_index);
+    }
+    action values_14_add_act() {
+        hdr.values.v28 = values_14_add.execute(meta.register_index);
+    }
+    action values_14_read_act() {
+        hdr.values.v28 = values_14_read.execute(meta.register_index);
+    }
+    action values_14_read_second_act() {
+        hdr.values.v29 = values_14_read_second.execute(meta.register_index);
+    }
+    table values_14_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_14_write_act; values_14_add_act; values_14_read_act; values_14_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_14_write_act();
+            (PHASE_NEW, _) : values_14_add_act();
+            (PHASE_DUPLICATE, 0) : values_14_read_act();
+            (PHASE_HARVEST, _) : values_14_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_15;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_15) values_15_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -701,6 +1121,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_15_write_act() {
+        hdr.values.v30 = values_15_write.execute(meta.register_index);
+    }
+    action values_15_add_act() {
+        hdr.values.v30 = values_15_add.execute(meta.register_index);
+    }
+    action values_15_read_act() {
+        hdr.values.v30 = values_15_read.execute(meta.register_index);
+    }
+    action values_15_read_second_act() {
+        hdr.values.v31 = values_15_read_second.execute(meta.register_index);
+    }
+    table values_15_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_15_write_act; values_15_add_act; values_15_read_act; values_15_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_15_write_act();
+            (PHASE_NEW, _) : values_15_add_act();
+            (PHASE_DUPLICATE, 0) : values_15_read_act();
+            (PHASE_HARVEST, _) : values_15_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_16;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_16) values_16_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -722,6 +1166,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_16_write_act() {
+        hdr.values.v32 = values_16_write.execute(meta.register_index);
+    }
+    action values_16_add_act() {
+        hdr.values.v32 = values_16_add.execute(meta.register_index);
+    }
+    action values_16_read_act() {
+        hdr.values.v32 = values_16_read.execute(meta.register_index);
+    }
+    action values_16_read_second_act() {
+        hdr.values.v33 = values_16_read_second.execute(meta.register_index);
+    }
+    table values_16_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_16_write_act; values_16_add_act; values_16_read_act; values_16_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_16_write_act();
+            (PHASE_NEW, _) : values_16_add_act();
+            (PHASE_DUPLICATE, 0) : values_16_read_act();
+            (PHASE_HARVEST, _) : values_16_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_17;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_17) values_17_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -743,6 +1211,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_17_write_act() {
+        hdr.values.v34 = values_17_write.execute(meta.register_index);
+    }
+    action values_17_add_act() {
+        hdr.values.v34 = values_17_add.execute(meta.register_index);
+    }
+    action values_17_read_act() {
+        hdr.values.v34 = values_17_read.execute(meta.register_index);
+    }
+    action values_17_read_second_act() {
+        hdr.values.v35 = values_17_read_second.execute(meta.register_index);
+    }
+    table values_17_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_17_write_act; values_17_add_act; values_17_read_act; values_17_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_17_write_act();
+            (PHASE_NEW, _) : values_17_add_act();
+            (PHASE_DUPLICATE, 0) : values_17_read_act();
+            (PHASE_HARVEST, _) : values_17_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_18;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_18) values_18_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -764,6 +1256,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_18_write_act() {
+        hdr.values.v36 = values_18_write.execute(meta.register_index);
+    }
+    action values_18_add_act() {
+        hdr.values.v36 = values_18_add.execute(meta.register_index);
+    }
+    action values_18_read_act() {
+        hdr.values.v36 = values_18_read.execute(meta.register_index);
+    }
+    action values_18_read_second_act() {
+        hdr.values.v37 = values_18_read_second.execute(meta.register_index);
+    }
+    table values_18_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_18_write_act; values_18_add_act; values_18_read_act; values_18_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_18_write_act();
+            (PHASE_NEW, _) : values_18_add_act();
+            (PHASE_DUPLICATE, 0) : values_18_read_act();
+            (PHASE_HARVEST, _) : values_18_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_19;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_19) values_19_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -785,6 +1301,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_19_write_act() {
+        hdr.values.v38 = values_19_write.execute(meta.register_index);
+    }
+    action values_19_add_act() {
+        hdr.values.v38 = values_19_add.execute(meta.register_index);
+    }
+    action values_19_read_act() {
+        hdr.values.v38 = values_19_read.execute(meta.register_index);
+    }
+    action values_19_read_second_act() {
+        hdr.values.v39 = values_19_read_second.execute(meta.register_index);
+    }
+    table values_19_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_19_write_act; values_19_add_act; values_19_read_act; values_19_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_19_write_act();
+            (PHASE_NEW, _) : values_19_add_act();
+            (PHASE_DUPLICATE, 0) : values_19_read_act();
+            (PHASE_HARVEST, _) : values_19_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_20;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_20) values_20_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -806,6 +1346,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_20_write_act() {
+        hdr.values.v40 = values_20_write.execute(meta.register_index);
+    }
+    action values_20_add_act() {
+        hdr.values.v40 = values_20_add.execute(meta.register_index);
+    }
+    action values_20_read_act() {
+        hdr.values.v40 = values_20_read.execute(meta.register_index);
+    }
+    action values_20_read_second_act() {
+        hdr.values.v41 = values_20_read_second.execute(meta.register_index);
+    }
+    table values_20_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_20_write_act; values_20_add_act; values_20_read_act; values_20_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_20_write_act();
+            (PHASE_NEW, _) : values_20_add_act();
+            (PHASE_DUPLICATE, 0) : values_20_read_act();
+            (PHASE_HARVEST, _) : values_20_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_21;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_21) values_21_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -827,6 +1391,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_21_write_act() {
+        hdr.values.v42 = values_21_write.execute(meta.register_index);
+    }
+    action values_21_add_act() {
+        hdr.values.v42 = values_21_add.execute(meta.register_index);
+    }
+    action values_21_read_act() {
+        hdr.values.v42 = values_21_read.execute(meta.register_index);
+    }
+    action values_21_read_second_act() {
+        hdr.values.v43 = values_21_read_second.execute(meta.register_index);
+    }
+    table values_21_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_21_write_act; values_21_add_act; values_21_read_act; values_21_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_21_write_act();
+            (PHASE_NEW, _) : values_21_add_act();
+            (PHASE_DUPLICATE, 0) : values_21_read_act();
+            (PHASE_HARVEST, _) : values_21_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_22;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_22) values_22_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -848,6 +1436,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_22_write_act() {
+        hdr.values.v44 = values_22_write.execute(meta.register_index);
+    }
+    action values_22_add_act() {
+        hdr.values.v44 = values_22_add.execute(meta.register_index);
+    }
+    action values_22_read_act() {
+        hdr.values.v44 = values_22_read.execute(meta.register_index);
+    }
+    action values_22_read_second_act() {
+        hdr.values.v45 = values_22_read_second.execute(meta.register_index);
+    }
+    table values_22_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_22_write_act; values_22_add_act; values_22_read_act; values_22_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_22_write_act();
+            (PHASE_NEW, _) : values_22_add_act();
+            (PHASE_DUPLICATE, 0) : values_22_read_act();
+            (PHASE_HARVEST, _) : values_22_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_23;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_23) values_23_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -869,6 +1481,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_23_write_act() {
+        hdr.values.v46 = values_23_write.execute(meta.register_index);
+    }
+    action values_23_add_act() {
+        hdr.values.v46 = values_23_add.execute(meta.register_index);
+    }
+    action values_23_read_act() {
+        hdr.values.v46 = values_23_read.execute(meta.register_index);
+    }
+    action values_23_read_second_act() {
+        hdr.values.v47 = values_23_read_second.execute(meta.register_index);
+    }
+    table values_23_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_23_write_act; values_23_add_act; values_23_read_act; values_23_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_23_write_act();
+            (PHASE_NEW, _) : values_23_add_act();
+            (PHASE_DUPLICATE, 0) : values_23_read_act();
+            (PHASE_HARVEST, _) : values_23_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_24;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_24) values_24_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -890,6 +1526,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_24_write_act() {
+        hdr.values.v48 = values_24_write.execute(meta.register_index);
+    }
+    action values_24_add_act() {
+        hdr.values.v48 = values_24_add.execute(meta.register_index);
+    }
+    action values_24_read_act() {
+        hdr.values.v48 = values_24_read.execute(meta.register_index);
+    }
+    action values_24_read_second_act() {
+        hdr.values.v49 = values_24_read_second.execute(meta.register_index);
+    }
+    table values_24_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_24_write_act; values_24_add_act; values_24_read_act; values_24_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_24_write_act();
+            (PHASE_NEW, _) : values_24_add_act();
+            (PHASE_DUPLICATE, 0) : values_24_read_act();
+            (PHASE_HARVEST, _) : values_24_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_25;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_25) values_25_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -911,6 +1571,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_25_write_act() {
+        hdr.values.v50 = values_25_write.execute(meta.register_index);
+    }
+    action values_25_add_act() {
+        hdr.values.v50 = values_25_add.execute(meta.register_index);
+    }
+    action values_25_read_act() {
+        hdr.values.v50 = values_25_read.execute(meta.register_index);
+    }
+    action values_25_read_second_act() {
+        hdr.values.v51 = values_25_read_second.execute(meta.register_index);
+    }
+    table values_25_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_25_write_act; values_25_add_act; values_25_read_act; values_25_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_25_write_act();
+            (PHASE_NEW, _) : values_25_add_act();
+            (PHASE_DUPLICATE, 0) : values_25_read_act();
+            (PHASE_HARVEST, _) : values_25_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_26;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_26) values_26_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -932,6 +1616,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_26_write_act() {
+        hdr.values.v52 = values_26_write.execute(meta.register_index);
+    }
+    action values_26_add_act() {
+        hdr.values.v52 = values_26_add.execute(meta.register_index);
+    }
+    action values_26_read_act() {
+        hdr.values.v52 = values_26_read.execute(meta.register_index);
+    }
+    action values_26_read_second_act() {
+        hdr.values.v53 = values_26_read_second.execute(meta.register_index);
+    }
+    table values_26_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_26_write_act; values_26_add_act; values_26_read_act; values_26_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_26_write_act();
+            (PHASE_NEW, _) : values_26_add_act();
+            (PHASE_DUPLICATE, 0) : values_26_read_act();
+            (PHASE_HARVEST, _) : values_26_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_27;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_27) values_27_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -953,6 +1661,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_27_write_act() {
+        hdr.values.v54 = values_27_write.execute(meta.register_index);
+    }
+    action values_27_add_act() {
+        hdr.values.v54 = values_27_add.execute(meta.register_index);
+    }
+    action values_27_read_act() {
+        hdr.values.v54 = values_27_read.execute(meta.register_index);
+    }
+    action values_27_read_second_act() {
+        hdr.values.v55 = values_27_read_second.execute(meta.register_index);
+    }
+    table values_27_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_27_write_act; values_27_add_act; values_27_read_act; values_27_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_27_write_act();
+            (PHASE_NEW, _) : values_27_add_act();
+            (PHASE_DUPLICATE, 0) : values_27_read_act();
+            (PHASE_HARVEST, _) : values_27_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_28;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_28) values_28_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -974,6 +1706,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_28_write_act() {
+        hdr.values.v56 = values_28_write.execute(meta.register_index);
+    }
+    action values_28_add_act() {
+        hdr.values.v56 = values_28_add.execute(meta.register_index);
+    }
+    action values_28_read_act() {
+        hdr.values.v56 = values_28_read.execute(meta.register_index);
+    }
+    action values_28_read_second_act() {
+        hdr.values.v57 = values_28_read_second.execute(meta.register_index);
+    }
+    table values_28_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_28_write_act; values_28_add_act; values_28_read_act; values_28_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_28_write_act();
+            (PHASE_NEW, _) : values_28_add_act();
+            (PHASE_DUPLICATE, 0) : values_28_read_act();
+            (PHASE_HARVEST, _) : values_28_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_29;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_29) values_29_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -995,6 +1751,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_29_write_act() {
+        hdr.values.v58 = values_29_write.execute(meta.register_index);
+    }
+    action values_29_add_act() {
+        hdr.values.v58 = values_29_add.execute(meta.register_index);
+    }
+    action values_29_read_act() {
+        hdr.values.v58 = values_29_read.execute(meta.register_index);
+    }
+    action values_29_read_second_act() {
+        hdr.values.v59 = values_29_read_second.execute(meta.register_index);
+    }
+    table values_29_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_29_write_act; values_29_add_act; values_29_read_act; values_29_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_29_write_act();
+            (PHASE_NEW, _) : values_29_add_act();
+            (PHASE_DUPLICATE, 0) : values_29_read_act();
+            (PHASE_HARVEST, _) : values_29_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_30;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_30) values_30_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -1016,6 +1796,30 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_30_write_act() {
+        hdr.values.v60 = values_30_write.execute(meta.register_index);
+    }
+    action values_30_add_act() {
+        hdr.values.v60 = values_30_add.execute(meta.register_index);
+    }
+    action values_30_read_act() {
+        hdr.values.v60 = values_30_read.execute(meta.register_index);
+    }
+    action values_30_read_second_act() {
+        hdr.values.v61 = values_30_read_second.execute(meta.register_index);
+    }
+    table values_30_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_30_write_act; values_30_add_act; values_30_read_act; values_30_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_30_write_act();
+            (PHASE_NEW, _) : values_30_add_act();
+            (PHASE_DUPLICATE, 0) : values_30_read_act();
+            (PHASE_HARVEST, _) : values_30_read_second_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_31;
     RegisterAction<value_pair_t, bit<32>, value_t>(values_31) values_31_write = {
         void apply(inout value_pair_t pair, out value_t first) {
@@ -1037,52 +1841,44 @@ control Ingress(inout ingress_headers_t hdr,
             second = pair.second;
         }
     };
+    action values_31_write_act() {
+        hdr.values.v62 = values_31_write.execute(meta.register_index);
+    }
+    action values_31_add_act() {
+        hdr.values.v62 = values_31_add.execute(meta.register_index);
+    }
+    action values_31_read_act() {
+        hdr.values.v62 = values_31_read.execute(meta.register_index);
+    }
+    action values_31_read_second_act() {
+        hdr.values.v63 = values_31_read_second.execute(meta.register_index);
+    }
+    table values_31_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_31_write_act; values_31_add_act; values_31_read_act; values_31_read_second_act; NoAction; }
+        const default_action = NoAction();
+        size = 4;
+        const entries = {
+            (PHASE_NEW, 0) : values_31_write_act();
+            (PHASE_NEW, _) : values_31_add_act();
+            (PHASE_DUPLICATE, 0) : values_31_read_act();
+            (PHASE_HARVEST, _) : values_31_read_second_act();
+        }
+    }
 
     apply {
+        meta.register_index = (bit<32>)hdr.agg.slot;
+        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
+            meta.register_index = meta.register_index + SLOT_SET_OFFSET;
+        }
         if (!hdr.ipv4.isValid()) {
             meta.route = ROUTE_DROP;
         } else if (!hdr.agg.isValid()) {
             meta.route = ROUTE_FORWARD;
-        } else if (hdr.agg.msg_type == MSG_RESULT && (hdr.agg.flags & FLAG_HARVEST) != 0 &&
-                   ig_intr_md.ingress_port == RECIRCULATION_PORT) {
-            // Harvest pass of a completed slot: read the second value of every pair.
-            meta.register_index = (bit<32>)hdr.agg.slot;
-            if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-                meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-            }
-            hdr.values.v01 = values_00_read_second.execute(meta.register_index);
-            hdr.values.v03 = values_01_read_second.execute(meta.register_index);
-            hdr.values.v05 = values_02_read_second.execute(meta.register_index);
-            hdr.values.v07 = values_03_read_second.execute(meta.register_index);
-            hdr.values.v09 = values_04_read_second.execute(meta.register_index);
-            hdr.values.v11 = values_05_read_second.execute(meta.register_index);
-            hdr.values.v13 = values_06_read_second.execute(meta.register_index);
-            hdr.values.v15 = values_07_read_second.execute(meta.register_index);
-            hdr.values.v17 = values_08_read_second.execute(meta.register_index);
-            hdr.values.v19 = values_09_read_second.execute(meta.register_index);
-            hdr.values.v21 = values_10_read_second.execute(meta.register_index);
-            hdr.values.v23 = values_11_read_second.execute(meta.register_index);
-            hdr.values.v25 = values_12_read_second.execute(meta.register_index);
-            hdr.values.v27 = values_13_read_second.execute(meta.register_index);
-            hdr.values.v29 = values_14_read_second.execute(meta.register_index);
-            hdr.values.v31 = values_15_read_second.execute(meta.register_index);
-            hdr.values.v33 = values_16_read_second.execute(meta.register_index);
-            hdr.values.v35 = values_17_read_second.execute(meta.register_index);
-            hdr.values.v37 = values_18_read_second.execute(meta.register_index);
-            hdr.values.v39 = values_19_read_second.execute(meta.register_index);
-            hdr.values.v41 = values_20_read_second.execute(meta.register_index);
-            hdr.values.v43 = values_21_read_second.execute(meta.register_index);
-            hdr.values.v45 = values_22_read_second.execute(meta.register_index);
-            hdr.values.v47 = values_23_read_second.execute(meta.register_index);
-            hdr.values.v49 = values_24_read_second.execute(meta.register_index);
-            hdr.values.v51 = values_25_read_second.execute(meta.register_index);
-            hdr.values.v53 = values_26_read_second.execute(meta.register_index);
-            hdr.values.v55 = values_27_read_second.execute(meta.register_index);
-            hdr.values.v57 = values_28_read_second.execute(meta.register_index);
-            hdr.values.v59 = values_29_read_second.execute(meta.register_index);
-            hdr.values.v61 = values_30_read_second.execute(meta.register_index);
-            hdr.values.v63 = values_31_read_second.execute(meta.register_index);
-            hdr.agg.flags = hdr.agg.flags & FLAGS_WITHOUT_HARVEST;
+        } else if (hdr.agg.msg_type == MSG_HARVEST && ig_intr_md.ingress_port == RECIRCULATION_PORT) {
+            // Harvest pass of a result: the value tables read the second values.
+            hdr.agg.msg_type = MSG_RESULT;
+            meta.phase = PHASE_HARVEST;
             if ((hdr.agg.flags & FLAG_RETRANSMISSION) != 0) {
                 meta.route = ROUTE_WORKER;
             } else {
@@ -1092,145 +1888,74 @@ control Ingress(inout ingress_headers_t hdr,
             meta.route = ROUTE_FORWARD;  // e.g. a server's answer to a worker
         } else {
             check_worker.apply();
-            if (meta.accepted == 0 || hdr.ipv4.dst_addr != SWITCH_IP ||
-                    hdr.agg.slot >= SLOTS || (hdr.agg.flags & FLAGS_RESERVED) != 0 ||
-                    hdr.agg.num_values > VALUES_PER_PACKET) {
-                meta.route = ROUTE_DROP;
-            } else {
-                meta.register_index = (bit<32>)hdr.agg.slot;
-                if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-                    meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-                    meta.bitmap_before = bitmap_set1_test_and_set.execute((bit<32>)hdr.agg.slot);
-                    bitmap_set0_clear.execute((bit<32>)hdr.agg.slot);
-                } else {
-                    meta.bitmap_before = bitmap_set0_test_and_set.execute((bit<32>)hdr.agg.slot);
-                    bitmap_set1_clear.execute((bit<32>)hdr.agg.slot);
-                }
-                if ((meta.bitmap_before & meta.worker_bit) == 0) {
-                    // A new contribution: the round's first writes, later ones add.
-                    meta.count_before = worker_count_increment.execute(meta.register_index);
-                    meta.exponent = (int<16>)hdr.agg.exponent;
-                    if (meta.count_before == 0) {
-                        hdr.agg.exponent = (int<8>)max_exponent_write.execute(meta.register_index);
-                        hdr.values.v00 = values_00_write.execute(meta.register_index);
-                        hdr.values.v02 = values_01_write.execute(meta.register_index);
-                        hdr.values.v04 = values_02_write.execute(meta.register_index);
-                        hdr.values.v06 = values_03_write.execute(meta.register_index);
-                        hdr.values.v08 = values_04_write.execute(meta.register_index);
-                        hdr.values.v10 = values_05_write.execute(meta.register_index);
-                        hdr.values.v12 = values_06_write.execute(meta.register_index);
-                        hdr.values.v14 = values_07_write.execute(meta.register_index);
-                        hdr.values.v16 = values_08_write.execute(meta.register_index);
-                        hdr.values.v18 = values_09_write.execute(meta.register_index);
-                        hdr.values.v20 = values_10_write.execute(meta.register_index);
-                        hdr.values.v22 = values_11_write.execute(meta.register_index);
-                        hdr.values.v24 = values_12_write.execute(meta.register_index);
-                        hdr.values.v26 = values_13_write.execute(meta.register_index);
-                        hdr.values.v28 = values_14_write.execute(meta.register_index);
-                        hdr.values.v30 = values_15_write.execute(meta.register_index);
-                        hdr.values.v32 = values_16_write.execute(meta.register_index);
-                        hdr.values.v34 = values_17_write.execute(meta.register_index);
-                        hdr.values.v36 = values_18_write.execute(meta.register_index);
-                        hdr.values.v38 = values_19_write.execute(meta.register_index);
-                        hdr.values.v40 = values_20_write.execute(meta.register_index);
-                        hdr.values.v42 = values_21_write.execute(meta.register_index);
-                        hdr.values.v44 = values_22_write.execute(meta.register_index);
-                        hdr.values.v46 = values_23_write.execute(meta.register_index);
-                        hdr.values.v48 = values_24_write.execute(meta.register_index);
-                        hdr.values.v50 = values_25_write.execute(meta.register_index);
-                        hdr.values.v52 = values_26_write.execute(meta.register_index);
-                        hdr.values.v54 = values_27_write.execute(meta.register_index);
-                        hdr.values.v56 = values_28_write.execute(meta.register_index);
-                        hdr.values.v58 = values_29_write.execute(meta.register_index);
-                        hdr.values.v60 = values_30_write.execute(meta.register_index);
-                        hdr.values.v62 = values_31_write.execute(meta.register_index);
-                    } else {
-                        hdr.agg.exponent = (int<8>)max_exponent_max.execute(meta.register_index);
-                        hdr.values.v00 = values_00_add.execute(meta.register_index);
-                        hdr.values.v02 = values_01_add.execute(meta.register_index);
-                        hdr.values.v04 = values_02_add.execute(meta.register_index);
-                        hdr.values.v06 = values_03_add.execute(meta.register_index);
-                        hdr.values.v08 = values_04_add.execute(meta.register_index);
-                        hdr.values.v10 = values_05_add.execute(meta.register_index);
-                        hdr.values.v12 = values_06_add.execute(meta.register_index);
-                        hdr.values.v14 = values_07_add.execute(meta.register_index);
-                        hdr.values.v16 = values_08_add.execute(meta.register_index);
-                        hdr.values.v18 = values_09_add.execute(meta.register_index);
-                        hdr.values.v20 = values_10_add.execute(meta.register_index);
-                        hdr.values.v22 = values_11_add.execute(meta.register_index);
-                        hdr.values.v24 = values_12_add.execute(meta.register_index);
-                        hdr.values.v26 = values_13_add.execute(meta.register_index);
-                        hdr.values.v28 = values_14_add.execute(meta.register_index);
-                        hdr.values.v30 = values_15_add.execute(meta.register_index);
-                        hdr.values.v32 = values_16_add.execute(meta.register_index);
-                        hdr.values.v34 = values_17_add.execute(meta.register_index);
-                        hdr.values.v36 = values_18_add.execute(meta.register_index);
-                        hdr.values.v38 = values_19_add.execute(meta.register_index);
-                        hdr.values.v40 = values_20_add.execute(meta.register_index);
-                        hdr.values.v42 = values_21_add.execute(meta.register_index);
-                        hdr.values.v44 = values_22_add.execute(meta.register_index);
-                        hdr.values.v46 = values_23_add.execute(meta.register_index);
-                        hdr.values.v48 = values_24_add.execute(meta.register_index);
-                        hdr.values.v50 = values_25_add.execute(meta.register_index);
-                        hdr.values.v52 = values_26_add.execute(meta.register_index);
-                        hdr.values.v54 = values_27_add.execute(meta.register_index);
-                        hdr.values.v56 = values_28_add.execute(meta.register_index);
-                        hdr.values.v58 = values_29_add.execute(meta.register_index);
-                        hdr.values.v60 = values_30_add.execute(meta.register_index);
-                        hdr.values.v62 = values_31_add.execute(meta.register_index);
-                    }
-                    if (meta.count_before == LAST_WORKER_COUNT) {
-                        make_result(0);
-                        hdr.agg.flags = hdr.agg.flags | FLAG_HARVEST;
-                        meta.route = ROUTE_HARVEST;
-                    } else {
-                        meta.route = ROUTE_DROP;  // the slot waits for more workers
-                    }
-                } else {
-                    // The worker's bit is set: a duplicate. If the slot is complete the worker lost
-                    // the result, so it is answered from the registers; otherwise dropped.
-                    meta.count_before = worker_count_read.execute(meta.register_index);
-                    if (meta.count_before == 0) {
-                        hdr.agg.exponent = (int<8>)max_exponent_read.execute(meta.register_index);
-                        hdr.values.v00 = values_00_read.execute(meta.register_index);
-                        hdr.values.v02 = values_01_read.execute(meta.register_index);
-                        hdr.values.v04 = values_02_read.execute(meta.register_index);
-                        hdr.values.v06 = values_03_read.execute(meta.register_index);
-                        hdr.values.v08 = values_04_read.execute(meta.register_index);
-                        hdr.values.v10 = values_05_read.execute(meta.register_index);
-                        hdr.values.v12 = values_06_read.execute(meta.register_index);
-                        hdr.values.v14 = values_07_read.execute(meta.register_index);
-                        hdr.values.v16 = values_08_read.execute(meta.register_index);
-                        hdr.values.v18 = values_09_read.execute(meta.register_index);
-                        hdr.values.v20 = values_10_read.execute(meta.register_index);
-                        hdr.values.v22 = values_11_read.execute(meta.register_index);
-                        hdr.values.v24 = values_12_read.execute(meta.register_index);
-                        hdr.values.v26 = values_13_read.execute(meta.register_index);
-                        hdr.values.v28 = values_14_read.execute(meta.register_index);
-                        hdr.values.v30 = values_15_read.execute(meta.register_index);
-                        hdr.values.v32 = values_16_read.execute(meta.register_index);
-                        hdr.values.v34 = values_17_read.execute(meta.register_index);
-                        hdr.values.v36 = values_18_read.execute(meta.register_index);
-                        hdr.values.v38 = values_19_read.execute(meta.register_index);
-                        hdr.values.v40 = values_20_read.execute(meta.register_index);
-                        hdr.values.v42 = values_21_read.execute(meta.register_index);
-                        hdr.values.v44 = values_22_read.execute(meta.register_index);
-                        hdr.values.v46 = values_23_read.execute(meta.register_index);
-                        hdr.values.v48 = values_24_read.execute(meta.register_index);
-                        hdr.values.v50 = values_25_read.execute(meta.register_index);
-                        hdr.values.v52 = values_26_read.execute(meta.register_index);
-                        hdr.values.v54 = values_27_read.execute(meta.register_index);
-                        hdr.values.v56 = values_28_read.execute(meta.register_index);
-                        hdr.values.v58 = values_29_read.execute(meta.register_index);
-                        hdr.values.v60 = values_30_read.execute(meta.register_index);
-                        hdr.values.v62 = values_31_read.execute(meta.register_index);
-                        make_result(FLAG_RETRANSMISSION);
-                        hdr.agg.flags = hdr.agg.flags | FLAG_HARVEST;
-                        meta.route = ROUTE_HARVEST;
-                    } else {
-                        meta.route = ROUTE_DROP;
+            // Anything else is dropped (meta.route stays ROUTE_DROP), as the model rejects it.
+            if (meta.accepted == 1) {
+                if (hdr.ipv4.dst_addr == SWITCH_IP) {
+                    if (hdr.agg.slot < SLOTS) {
+                        if ((hdr.agg.flags & FLAGS_RESERVED) == 0) {
+                            if (hdr.agg.num_values <= VALUES_PER_PACKET) {
+                                if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
+                                    meta.bitmap_before = bitmap_set1_test_and_set.execute(hdr.agg.slot);
+                                    bitmap_set0_clear.execute(hdr.agg.slot);
+                                } else {
+                                    meta.bitmap_before = bitmap_set0_test_and_set.execute(hdr.agg.slot);
+                                    bitmap_set1_clear.execute(hdr.agg.slot);
+                                }
+                                worker_count_update.apply();
+                            }
+                        }
                     }
                 }
+            }
+        }
+
+        // The registers of the aggregation, one table each: the phase and the counter's
+        // old value select write, add, read (or the harvest's read); no match, no access.
+        max_exponent_update.apply();
+        values_00_update.apply();
+        values_01_update.apply();
+        values_02_update.apply();
+        values_03_update.apply();
+        values_04_update.apply();
+        values_05_update.apply();
+        values_06_update.apply();
+        values_07_update.apply();
+        values_08_update.apply();
+        values_09_update.apply();
+        values_10_update.apply();
+        values_11_update.apply();
+        values_12_update.apply();
+        values_13_update.apply();
+        values_14_update.apply();
+        values_15_update.apply();
+        values_16_update.apply();
+        values_17_update.apply();
+        values_18_update.apply();
+        values_19_update.apply();
+        values_20_update.apply();
+        values_21_update.apply();
+        values_22_update.apply();
+        values_23_update.apply();
+        values_24_update.apply();
+        values_25_update.apply();
+        values_26_update.apply();
+        values_27_update.apply();
+        values_28_update.apply();
+        values_29_update.apply();
+        values_30_update.apply();
+        values_31_update.apply();
+
+        // A completed slot goes to every worker (or the owner shard); a duplicate into a
+        // complete slot is answered (the worker lost the result).
+        if (meta.phase == PHASE_NEW) {
+            if (meta.count_before == LAST_WORKER_COUNT) {
+                make_result(0);
+                meta.route = ROUTE_HARVEST;
+            }
+        } else if (meta.phase == PHASE_DUPLICATE) {
+            if (meta.count_before == 0) {
+                make_result(1);
+                meta.route = ROUTE_HARVEST;
             }
         }
 

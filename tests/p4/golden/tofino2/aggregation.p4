@@ -28,9 +28,6 @@ const bit<32> REGISTER_ENTRIES = 2048;
 const bit<8> VALUES_PER_PACKET = 32;
 // The worker counter runs 0..W-1; a packet that finds W-1 completes the slot.
 const bit<32> LAST_WORKER_COUNT = 3;
-// Owner shard of a packet: (key_offset / VALUES_PER_PACKET) % shards, as shift and mask.
-const bit<32> SHARD_SHIFT = 5;
-const bit<32> SHARD_MASK = 1;
 // Keys at or above this go to their server unchanged (Libra's cold keys).
 const bit<32> HOT_KEY_CAPACITY = 384;
 // Where ingress sends a packet (ingress_metadata_t.route).
@@ -40,6 +37,11 @@ const bit<3> ROUTE_SERVER = 2;
 const bit<3> ROUTE_WORKER = 3;
 const bit<3> ROUTE_MULTICAST = 4;
 const bit<3> ROUTE_HARVEST = 5;
+// What the register tables do with a packet (ingress_metadata_t.phase).
+const bit<2> PHASE_NONE = 0;       // nothing: not an accepted hot update
+const bit<2> PHASE_NEW = 1;        // a new contribution: write or add
+const bit<2> PHASE_DUPLICATE = 2;  // the worker's bit was set: read if complete
+const bit<2> PHASE_HARVEST = 3;    // Tofino-1's second pass: read the second values
 
 // ---- Headers: byte for byte the frames of aggregation-packet.h
 typedef int<32> value_t;
@@ -145,7 +147,8 @@ struct ingress_metadata_t {
     bit<1> accepted;         // a well-formed update of this job
     bit<32> bitmap_before;   // the packet's set, before its bit was set
     bit<32> count_before;    // the worker counter, before this packet
-    bit<32> shard;           // server shard owning the key
+    bit<2> phase;            // PHASE_*: set by worker_count_update or the harvest
+    bit<8> shard;            // server shard owning the key
     bit<3> route;
 }
 
@@ -165,6 +168,7 @@ parser IngressParser(packet_in pkt,
         meta.accepted = 0;
         meta.bitmap_before = 0;
         meta.count_before = 0;
+        meta.phase = PHASE_NONE;
         meta.shard = 0;
         meta.route = ROUTE_DROP;
         transition parse_ethernet;
@@ -255,10 +259,11 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // A completed slot (or a resent one) becomes a result from the switch. Called directly,
-    // never from a table, so its parameter has a direction.
-    action make_result(in bit<8> retransmission) {
+    // never from a table, so its parameter has a direction. One operation per field: an
+    // accepted update has its reserved flags clear, so only the retransmission bit changes.
+    action make_result(in bit<1> retransmission) {
         hdr.agg.msg_type = MSG_RESULT;
-        hdr.agg.flags = (hdr.agg.flags & FLAG_SLOT_SET) | retransmission;
+        hdr.agg.flags[1:1] = retransmission;
         hdr.agg.worker_bitmap = meta.bitmap_before | meta.worker_bit;
         hdr.ethernet.src_addr = SWITCH_MAC;
         hdr.ipv4.src_addr = SWITCH_IP;
@@ -266,26 +271,26 @@ control Ingress(inout ingress_headers_t hdr,
 
     // ---- Registers. Worker bitmaps, one per slot set: a worker's packet sets its bit in
     // its set and clears it in the other (it has the other set's result: shadow copies).
-    Register<bit<32>, bit<32>>(1024) bitmap_set0;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set0) bitmap_set0_test_and_set = {
+    Register<bit<32>, bit<16>>(1024) bitmap_set0;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set0) bitmap_set0_test_and_set = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             value = value | meta.worker_bit;
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set0) bitmap_set0_clear = {
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set0) bitmap_set0_clear = {
         void apply(inout bit<32> value) {
             value = value & ~meta.worker_bit;
         }
     };
-    Register<bit<32>, bit<32>>(1024) bitmap_set1;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set1) bitmap_set1_test_and_set = {
+    Register<bit<32>, bit<16>>(1024) bitmap_set1;
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set1) bitmap_set1_test_and_set = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             value = value | meta.worker_bit;
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmap_set1) bitmap_set1_clear = {
+    RegisterAction<bit<32>, bit<16>, bit<32>>(bitmap_set1) bitmap_set1_clear = {
         void apply(inout bit<32> value) {
             value = value & ~meta.worker_bit;
         }
@@ -308,6 +313,33 @@ control Ingress(inout ingress_headers_t hdr,
             before = value;
         }
     };
+    action count_new() {
+        meta.count_before = worker_count_increment.execute(meta.register_index);
+        meta.phase = PHASE_NEW;
+    }
+    action count_duplicate() {
+        meta.count_before = worker_count_read.execute(meta.register_index);
+        meta.phase = PHASE_DUPLICATE;
+    }
+    // New or duplicate: the worker's bit in its set before this packet. A gateway cannot
+    // AND two fields (bitmap_before & worker_bit), so a ternary entry per worker tests the
+    // bit, in the counter's own stage.
+    table worker_count_update {
+        key = { hdr.agg.worker_id : exact; meta.bitmap_before : ternary; }
+        actions = { count_new; count_duplicate; NoAction; }
+        const default_action = NoAction();
+        size = 8;
+        const entries = {
+            (0, 0x00000001 &&& 0x00000001) : count_duplicate();
+            (0, 0 &&& 0x00000001) : count_new();
+            (1, 0x00000002 &&& 0x00000002) : count_duplicate();
+            (1, 0 &&& 0x00000002) : count_new();
+            (2, 0x00000004 &&& 0x00000004) : count_duplicate();
+            (2, 0 &&& 0x00000004) : count_new();
+            (3, 0x00000008 &&& 0x00000008) : count_duplicate();
+            (3, 0 &&& 0x00000008) : count_new();
+        }
+    }
 
     // Values: 16 pair registers of two int32 sums each (saturating adds).
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_00;
@@ -326,6 +358,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_00_write_act() {
+        hdr.values.v00 = values_00_write.execute(meta.register_index, hdr.values.v01);
+    }
+    action values_00_add_act() {
+        hdr.values.v00 = values_00_add.execute(meta.register_index, hdr.values.v01);
+    }
+    action values_00_read_act() {
+        hdr.values.v00 = values_00_read.execute(meta.register_index, hdr.values.v01);
+    }
+    table values_00_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_00_write_act; values_00_add_act; values_00_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_00_write_act();
+            (PHASE_NEW, _) : values_00_add_act();
+            (PHASE_DUPLICATE, 0) : values_00_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_01;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_01) values_01_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -342,6 +394,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_01_write_act() {
+        hdr.values.v02 = values_01_write.execute(meta.register_index, hdr.values.v03);
+    }
+    action values_01_add_act() {
+        hdr.values.v02 = values_01_add.execute(meta.register_index, hdr.values.v03);
+    }
+    action values_01_read_act() {
+        hdr.values.v02 = values_01_read.execute(meta.register_index, hdr.values.v03);
+    }
+    table values_01_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_01_write_act; values_01_add_act; values_01_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_01_write_act();
+            (PHASE_NEW, _) : values_01_add_act();
+            (PHASE_DUPLICATE, 0) : values_01_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_02;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_02) values_02_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -358,6 +430,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_02_write_act() {
+        hdr.values.v04 = values_02_write.execute(meta.register_index, hdr.values.v05);
+    }
+    action values_02_add_act() {
+        hdr.values.v04 = values_02_add.execute(meta.register_index, hdr.values.v05);
+    }
+    action values_02_read_act() {
+        hdr.values.v04 = values_02_read.execute(meta.register_index, hdr.values.v05);
+    }
+    table values_02_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_02_write_act; values_02_add_act; values_02_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_02_write_act();
+            (PHASE_NEW, _) : values_02_add_act();
+            (PHASE_DUPLICATE, 0) : values_02_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_03;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_03) values_03_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -374,6 +466,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_03_write_act() {
+        hdr.values.v06 = values_03_write.execute(meta.register_index, hdr.values.v07);
+    }
+    action values_03_add_act() {
+        hdr.values.v06 = values_03_add.execute(meta.register_index, hdr.values.v07);
+    }
+    action values_03_read_act() {
+        hdr.values.v06 = values_03_read.execute(meta.register_index, hdr.values.v07);
+    }
+    table values_03_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_03_write_act; values_03_add_act; values_03_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_03_write_act();
+            (PHASE_NEW, _) : values_03_add_act();
+            (PHASE_DUPLICATE, 0) : values_03_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_04;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_04) values_04_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -390,6 +502,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_04_write_act() {
+        hdr.values.v08 = values_04_write.execute(meta.register_index, hdr.values.v09);
+    }
+    action values_04_add_act() {
+        hdr.values.v08 = values_04_add.execute(meta.register_index, hdr.values.v09);
+    }
+    action values_04_read_act() {
+        hdr.values.v08 = values_04_read.execute(meta.register_index, hdr.values.v09);
+    }
+    table values_04_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_04_write_act; values_04_add_act; values_04_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_04_write_act();
+            (PHASE_NEW, _) : values_04_add_act();
+            (PHASE_DUPLICATE, 0) : values_04_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_05;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_05) values_05_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -406,6 +538,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_05_write_act() {
+        hdr.values.v10 = values_05_write.execute(meta.register_index, hdr.values.v11);
+    }
+    action values_05_add_act() {
+        hdr.values.v10 = values_05_add.execute(meta.register_index, hdr.values.v11);
+    }
+    action values_05_read_act() {
+        hdr.values.v10 = values_05_read.execute(meta.register_index, hdr.values.v11);
+    }
+    table values_05_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_05_write_act; values_05_add_act; values_05_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_05_write_act();
+            (PHASE_NEW, _) : values_05_add_act();
+            (PHASE_DUPLICATE, 0) : values_05_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_06;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_06) values_06_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -422,6 +574,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_06_write_act() {
+        hdr.values.v12 = values_06_write.execute(meta.register_index, hdr.values.v13);
+    }
+    action values_06_add_act() {
+        hdr.values.v12 = values_06_add.execute(meta.register_index, hdr.values.v13);
+    }
+    action values_06_read_act() {
+        hdr.values.v12 = values_06_read.execute(meta.register_index, hdr.values.v13);
+    }
+    table values_06_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_06_write_act; values_06_add_act; values_06_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_06_write_act();
+            (PHASE_NEW, _) : values_06_add_act();
+            (PHASE_DUPLICATE, 0) : values_06_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_07;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_07) values_07_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -438,6 +610,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_07_write_act() {
+        hdr.values.v14 = values_07_write.execute(meta.register_index, hdr.values.v15);
+    }
+    action values_07_add_act() {
+        hdr.values.v14 = values_07_add.execute(meta.register_index, hdr.values.v15);
+    }
+    action values_07_read_act() {
+        hdr.values.v14 = values_07_read.execute(meta.register_index, hdr.values.v15);
+    }
+    table values_07_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_07_write_act; values_07_add_act; values_07_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_07_write_act();
+            (PHASE_NEW, _) : values_07_add_act();
+            (PHASE_DUPLICATE, 0) : values_07_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_08;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_08) values_08_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -454,6 +646,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_08_write_act() {
+        hdr.values.v16 = values_08_write.execute(meta.register_index, hdr.values.v17);
+    }
+    action values_08_add_act() {
+        hdr.values.v16 = values_08_add.execute(meta.register_index, hdr.values.v17);
+    }
+    action values_08_read_act() {
+        hdr.values.v16 = values_08_read.execute(meta.register_index, hdr.values.v17);
+    }
+    table values_08_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_08_write_act; values_08_add_act; values_08_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_08_write_act();
+            (PHASE_NEW, _) : values_08_add_act();
+            (PHASE_DUPLICATE, 0) : values_08_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_09;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_09) values_09_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -470,6 +682,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_09_write_act() {
+        hdr.values.v18 = values_09_write.execute(meta.register_index, hdr.values.v19);
+    }
+    action values_09_add_act() {
+        hdr.values.v18 = values_09_add.execute(meta.register_index, hdr.values.v19);
+    }
+    action values_09_read_act() {
+        hdr.values.v18 = values_09_read.execute(meta.register_index, hdr.values.v19);
+    }
+    table values_09_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_09_write_act; values_09_add_act; values_09_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_09_write_act();
+            (PHASE_NEW, _) : values_09_add_act();
+            (PHASE_DUPLICATE, 0) : values_09_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_10;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_10) values_10_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -486,6 +718,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_10_write_act() {
+        hdr.values.v20 = values_10_write.execute(meta.register_index, hdr.values.v21);
+    }
+    action values_10_add_act() {
+        hdr.values.v20 = values_10_add.execute(meta.register_index, hdr.values.v21);
+    }
+    action values_10_read_act() {
+        hdr.values.v20 = values_10_read.execute(meta.register_index, hdr.values.v21);
+    }
+    table values_10_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_10_write_act; values_10_add_act; values_10_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_10_write_act();
+            (PHASE_NEW, _) : values_10_add_act();
+            (PHASE_DUPLICATE, 0) : values_10_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_11;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_11) values_11_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -502,6 +754,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_11_write_act() {
+        hdr.values.v22 = values_11_write.execute(meta.register_index, hdr.values.v23);
+    }
+    action values_11_add_act() {
+        hdr.values.v22 = values_11_add.execute(meta.register_index, hdr.values.v23);
+    }
+    action values_11_read_act() {
+        hdr.values.v22 = values_11_read.execute(meta.register_index, hdr.values.v23);
+    }
+    table values_11_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_11_write_act; values_11_add_act; values_11_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_11_write_act();
+            (PHASE_NEW, _) : values_11_add_act();
+            (PHASE_DUPLICATE, 0) : values_11_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_12;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_12) values_12_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -518,6 +790,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_12_write_act() {
+        hdr.values.v24 = values_12_write.execute(meta.register_index, hdr.values.v25);
+    }
+    action values_12_add_act() {
+        hdr.values.v24 = values_12_add.execute(meta.register_index, hdr.values.v25);
+    }
+    action values_12_read_act() {
+        hdr.values.v24 = values_12_read.execute(meta.register_index, hdr.values.v25);
+    }
+    table values_12_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_12_write_act; values_12_add_act; values_12_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_12_write_act();
+            (PHASE_NEW, _) : values_12_add_act();
+            (PHASE_DUPLICATE, 0) : values_12_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_13;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_13) values_13_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -534,6 +826,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_13_write_act() {
+        hdr.values.v26 = values_13_write.execute(meta.register_index, hdr.values.v27);
+    }
+    action values_13_add_act() {
+        hdr.values.v26 = values_13_add.execute(meta.register_index, hdr.values.v27);
+    }
+    action values_13_read_act() {
+        hdr.values.v26 = values_13_read.execute(meta.register_index, hdr.values.v27);
+    }
+    table values_13_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_13_write_act; values_13_add_act; values_13_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_13_write_act();
+            (PHASE_NEW, _) : values_13_add_act();
+            (PHASE_DUPLICATE, 0) : values_13_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_14;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_14) values_14_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -550,6 +862,26 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_14_write_act() {
+        hdr.values.v28 = values_14_write.execute(meta.register_index, hdr.values.v29);
+    }
+    action values_14_add_act() {
+        hdr.values.v28 = values_14_add.execute(meta.register_index, hdr.values.v29);
+    }
+    action values_14_read_act() {
+        hdr.values.v28 = values_14_read.execute(meta.register_index, hdr.values.v29);
+    }
+    table values_14_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_14_write_act; values_14_add_act; values_14_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_14_write_act();
+            (PHASE_NEW, _) : values_14_add_act();
+            (PHASE_DUPLICATE, 0) : values_14_read_act();
+        }
+    }
     Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_15;
     RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_15) values_15_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
@@ -566,8 +898,34 @@ control Ingress(inout ingress_headers_t hdr,
             first = pair.first; second = pair.second;
         }
     };
+    action values_15_write_act() {
+        hdr.values.v30 = values_15_write.execute(meta.register_index, hdr.values.v31);
+    }
+    action values_15_add_act() {
+        hdr.values.v30 = values_15_add.execute(meta.register_index, hdr.values.v31);
+    }
+    action values_15_read_act() {
+        hdr.values.v30 = values_15_read.execute(meta.register_index, hdr.values.v31);
+    }
+    table values_15_update {
+        key = { meta.phase : exact; meta.count_before : ternary; }
+        actions = { values_15_write_act; values_15_add_act; values_15_read_act; NoAction; }
+        const default_action = NoAction();
+        size = 3;
+        const entries = {
+            (PHASE_NEW, 0) : values_15_write_act();
+            (PHASE_NEW, _) : values_15_add_act();
+            (PHASE_DUPLICATE, 0) : values_15_read_act();
+        }
+    }
 
     apply {
+        meta.register_index = (bit<32>)hdr.agg.slot;
+        // Owner shard: (key_offset / VALUES_PER_PACKET) % 2 as a slice of the key.
+        meta.shard[0:0] = hdr.agg.key_offset[5:5];
+        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
+            meta.register_index = meta.register_index + SLOT_SET_OFFSET;
+        }
         if (!hdr.ipv4.isValid()) {
             meta.route = ROUTE_DROP;
         } else if (!hdr.agg.isValid()) {
@@ -576,103 +934,63 @@ control Ingress(inout ingress_headers_t hdr,
             meta.route = ROUTE_FORWARD;  // e.g. a server's answer to a worker
         } else {
             check_worker.apply();
-            if (meta.accepted == 0 || hdr.ipv4.dst_addr != SWITCH_IP ||
-                    hdr.agg.slot >= SLOTS || (hdr.agg.flags & FLAGS_RESERVED) != 0 ||
-                    hdr.agg.num_values > VALUES_PER_PACKET) {
-                meta.route = ROUTE_DROP;
-            } else if (hdr.agg.key_offset >= HOT_KEY_CAPACITY) {
-                // A cold key: forwarded unchanged to the server that owns it.
-                meta.shard = (hdr.agg.key_offset >> SHARD_SHIFT) & SHARD_MASK;
+            // Anything else is dropped (meta.route stays ROUTE_DROP), as the model rejects it.
+            if (meta.accepted == 1) {
+                if (hdr.ipv4.dst_addr == SWITCH_IP) {
+                    if (hdr.agg.slot < SLOTS) {
+                        if ((hdr.agg.flags & FLAGS_RESERVED) == 0) {
+                            if (hdr.agg.num_values <= VALUES_PER_PACKET) {
+                                if (hdr.agg.key_offset >= HOT_KEY_CAPACITY) {
+                                    // A cold key: forwarded unchanged to the server that owns it.
+                                    meta.route = ROUTE_SERVER;
+                                } else {
+                                    if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
+                                        meta.bitmap_before = bitmap_set1_test_and_set.execute(hdr.agg.slot);
+                                        bitmap_set0_clear.execute(hdr.agg.slot);
+                                    } else {
+                                        meta.bitmap_before = bitmap_set0_test_and_set.execute(hdr.agg.slot);
+                                        bitmap_set1_clear.execute(hdr.agg.slot);
+                                    }
+                                    worker_count_update.apply();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // The registers of the aggregation, one table each: the phase and the counter's
+        // old value select write, add, read (or the harvest's read); no match, no access.
+        values_00_update.apply();
+        values_01_update.apply();
+        values_02_update.apply();
+        values_03_update.apply();
+        values_04_update.apply();
+        values_05_update.apply();
+        values_06_update.apply();
+        values_07_update.apply();
+        values_08_update.apply();
+        values_09_update.apply();
+        values_10_update.apply();
+        values_11_update.apply();
+        values_12_update.apply();
+        values_13_update.apply();
+        values_14_update.apply();
+        values_15_update.apply();
+
+        // A completed slot goes to every worker (or the owner shard); a duplicate into a
+        // complete slot is answered (the worker lost the result).
+        if (meta.phase == PHASE_NEW) {
+            if (meta.count_before == LAST_WORKER_COUNT) {
+                make_result(0);
+                hdr.agg.worker_id = ALL_WORKERS;
                 meta.route = ROUTE_SERVER;
-            } else {
-                meta.register_index = (bit<32>)hdr.agg.slot;
-                if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-                    meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-                    meta.bitmap_before = bitmap_set1_test_and_set.execute((bit<32>)hdr.agg.slot);
-                    bitmap_set0_clear.execute((bit<32>)hdr.agg.slot);
-                } else {
-                    meta.bitmap_before = bitmap_set0_test_and_set.execute((bit<32>)hdr.agg.slot);
-                    bitmap_set1_clear.execute((bit<32>)hdr.agg.slot);
-                }
-                if ((meta.bitmap_before & meta.worker_bit) == 0) {
-                    // A new contribution: the round's first writes, later ones add.
-                    meta.count_before = worker_count_increment.execute(meta.register_index);
-                    if (meta.count_before == 0) {
-                        hdr.values.v00 = values_00_write.execute(meta.register_index, hdr.values.v01);
-                        hdr.values.v02 = values_01_write.execute(meta.register_index, hdr.values.v03);
-                        hdr.values.v04 = values_02_write.execute(meta.register_index, hdr.values.v05);
-                        hdr.values.v06 = values_03_write.execute(meta.register_index, hdr.values.v07);
-                        hdr.values.v08 = values_04_write.execute(meta.register_index, hdr.values.v09);
-                        hdr.values.v10 = values_05_write.execute(meta.register_index, hdr.values.v11);
-                        hdr.values.v12 = values_06_write.execute(meta.register_index, hdr.values.v13);
-                        hdr.values.v14 = values_07_write.execute(meta.register_index, hdr.values.v15);
-                        hdr.values.v16 = values_08_write.execute(meta.register_index, hdr.values.v17);
-                        hdr.values.v18 = values_09_write.execute(meta.register_index, hdr.values.v19);
-                        hdr.values.v20 = values_10_write.execute(meta.register_index, hdr.values.v21);
-                        hdr.values.v22 = values_11_write.execute(meta.register_index, hdr.values.v23);
-                        hdr.values.v24 = values_12_write.execute(meta.register_index, hdr.values.v25);
-                        hdr.values.v26 = values_13_write.execute(meta.register_index, hdr.values.v27);
-                        hdr.values.v28 = values_14_write.execute(meta.register_index, hdr.values.v29);
-                        hdr.values.v30 = values_15_write.execute(meta.register_index, hdr.values.v31);
-                    } else {
-                        hdr.values.v00 = values_00_add.execute(meta.register_index, hdr.values.v01);
-                        hdr.values.v02 = values_01_add.execute(meta.register_index, hdr.values.v03);
-                        hdr.values.v04 = values_02_add.execute(meta.register_index, hdr.values.v05);
-                        hdr.values.v06 = values_03_add.execute(meta.register_index, hdr.values.v07);
-                        hdr.values.v08 = values_04_add.execute(meta.register_index, hdr.values.v09);
-                        hdr.values.v10 = values_05_add.execute(meta.register_index, hdr.values.v11);
-                        hdr.values.v12 = values_06_add.execute(meta.register_index, hdr.values.v13);
-                        hdr.values.v14 = values_07_add.execute(meta.register_index, hdr.values.v15);
-                        hdr.values.v16 = values_08_add.execute(meta.register_index, hdr.values.v17);
-                        hdr.values.v18 = values_09_add.execute(meta.register_index, hdr.values.v19);
-                        hdr.values.v20 = values_10_add.execute(meta.register_index, hdr.values.v21);
-                        hdr.values.v22 = values_11_add.execute(meta.register_index, hdr.values.v23);
-                        hdr.values.v24 = values_12_add.execute(meta.register_index, hdr.values.v25);
-                        hdr.values.v26 = values_13_add.execute(meta.register_index, hdr.values.v27);
-                        hdr.values.v28 = values_14_add.execute(meta.register_index, hdr.values.v29);
-                        hdr.values.v30 = values_15_add.execute(meta.register_index, hdr.values.v31);
-                    }
-                    if (meta.count_before == LAST_WORKER_COUNT) {
-                        make_result(0);
-                        if ((hdr.agg.flags & FLAG_RETRANSMISSION) == 0) {
-                            hdr.agg.worker_id = ALL_WORKERS;
-                        }
-                        meta.shard = (hdr.agg.key_offset >> SHARD_SHIFT) & SHARD_MASK;
-                        meta.route = ROUTE_SERVER;
-                    } else {
-                        meta.route = ROUTE_DROP;  // the slot waits for more workers
-                    }
-                } else {
-                    // The worker's bit is set: a duplicate. If the slot is complete the worker lost
-                    // the result, so it is answered from the registers; otherwise dropped.
-                    meta.count_before = worker_count_read.execute(meta.register_index);
-                    if (meta.count_before == 0) {
-                        hdr.values.v00 = values_00_read.execute(meta.register_index, hdr.values.v01);
-                        hdr.values.v02 = values_01_read.execute(meta.register_index, hdr.values.v03);
-                        hdr.values.v04 = values_02_read.execute(meta.register_index, hdr.values.v05);
-                        hdr.values.v06 = values_03_read.execute(meta.register_index, hdr.values.v07);
-                        hdr.values.v08 = values_04_read.execute(meta.register_index, hdr.values.v09);
-                        hdr.values.v10 = values_05_read.execute(meta.register_index, hdr.values.v11);
-                        hdr.values.v12 = values_06_read.execute(meta.register_index, hdr.values.v13);
-                        hdr.values.v14 = values_07_read.execute(meta.register_index, hdr.values.v15);
-                        hdr.values.v16 = values_08_read.execute(meta.register_index, hdr.values.v17);
-                        hdr.values.v18 = values_09_read.execute(meta.register_index, hdr.values.v19);
-                        hdr.values.v20 = values_10_read.execute(meta.register_index, hdr.values.v21);
-                        hdr.values.v22 = values_11_read.execute(meta.register_index, hdr.values.v23);
-                        hdr.values.v24 = values_12_read.execute(meta.register_index, hdr.values.v25);
-                        hdr.values.v26 = values_13_read.execute(meta.register_index, hdr.values.v27);
-                        hdr.values.v28 = values_14_read.execute(meta.register_index, hdr.values.v29);
-                        hdr.values.v30 = values_15_read.execute(meta.register_index, hdr.values.v31);
-                        make_result(FLAG_RETRANSMISSION);
-                        if ((hdr.agg.flags & FLAG_RETRANSMISSION) == 0) {
-                            hdr.agg.worker_id = ALL_WORKERS;
-                        }
-                        meta.shard = (hdr.agg.key_offset >> SHARD_SHIFT) & SHARD_MASK;
-                        meta.route = ROUTE_SERVER;
-                    } else {
-                        meta.route = ROUTE_DROP;
-                    }
-                }
+            }
+        } else if (meta.phase == PHASE_DUPLICATE) {
+            if (meta.count_before == 0) {
+                make_result(1);
+                meta.route = ROUTE_SERVER;
             }
         }
 
