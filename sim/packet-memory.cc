@@ -1,5 +1,7 @@
 #include "sim/packet-memory.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "models/multi-dim-collective.h"
@@ -62,7 +64,7 @@ PacketMemoryEstimate EstimatePacketMemory(const Scenario& scenario) {
       messages += Messages(scenario, topology, c.kind, c.dimensions, c.occurrences);
     }
   }
-  estimate.messages = static_cast<uint64_t>(messages);
+  estimate.messages = messages >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(messages);
   estimate.message_bytes = kBytesPerMessage * messages;
   return estimate;
 }

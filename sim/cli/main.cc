@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/command-line.h"
-#include "sim/cli/failure-message.h"
+#include "sim/failure-message.h"
 #include "sim/cli/standard-output.h"
 
 int main(int argc, char** argv) {

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/cli/failure-message.h"
+#include "sim/failure-message.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/optimize/optimizer.h"

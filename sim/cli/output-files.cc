@@ -34,6 +34,16 @@ uint64_t Checksum(const std::string& bytes) {
   return hash;
 }
 
+// Writes `contents` to `file` and closes it; the reason of the first call that failed.
+std::optional<std::string> CloseWritten(std::FILE* file, const std::string& contents) {
+  int error = 0;
+  if (std::fwrite(contents.data(), 1, contents.size(), file) != contents.size()) error = errno;
+  if (std::fflush(file) != 0 && error == 0) error = errno;
+  if (std::fclose(file) != 0 && error == 0) error = errno;
+  if (error != 0) return fmt::format("cannot write the file: {}", std::strerror(error));
+  return std::nullopt;
+}
+
 std::optional<std::string> WriteFile(const fs::path& path, const std::string& contents) {
   std::error_code error;
   fs::create_directories(path.parent_path(), error);
@@ -43,14 +53,7 @@ std::optional<std::string> WriteFile(const fs::path& path, const std::string& co
   }
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) return fmt::format("cannot write the file: {}", std::strerror(errno));
-  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
-  const bool flushed = std::fflush(file) == 0;
-  const int saved = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !flushed || !closed) {
-    return fmt::format("cannot write the file: {}", std::strerror(saved != 0 ? saved : errno));
-  }
-  return std::nullopt;
+  return CloseWritten(file, contents);
 }
 
 std::string ReadFile(const fs::path& path) {
@@ -67,20 +70,22 @@ class PublishLock {
  public:
   explicit PublishLock(const fs::path& directory)
       : m_fd(open((directory / ".hfsim-publish.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (m_fd >= 0) {
-      while (flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
-      }
+    if (m_fd < 0) return;
+    int result = 0;
+    while ((result = flock(m_fd, LOCK_EX)) != 0 && errno == EINTR) {
     }
+    m_locked = result == 0;
   }
   ~PublishLock() {
     if (m_fd >= 0) close(m_fd);
   }
   PublishLock(const PublishLock&) = delete;
   PublishLock& operator=(const PublishLock&) = delete;
-  bool Held() const { return m_fd >= 0; }
+  bool Held() const { return m_locked; }
 
  private:
   int m_fd;
+  bool m_locked = false;
 };
 
 // The staging directory, removed with everything in it when the commit ends.
@@ -161,7 +166,9 @@ std::optional<std::string> OutputFiles::Commit() const {
     fs::create_directories(target.parent_path(), error);
     if (!error) fs::rename(stage.Path() / name, target, error);
     if (error) {
-      return fmt::format("{}: cannot replace the file: {}", target.string(), error.message());
+      return fmt::format("{}: cannot replace the file: {} (the set in {} is incomplete: it has "
+                         "no {})", target.string(), error.message(), m_directory,
+                         kOutputManifest);
     }
   }
   return std::nullopt;
@@ -179,19 +186,14 @@ std::optional<std::string> ReplaceFile(const std::string& path, const std::strin
     std::remove(pattern.c_str());
     return fmt::format("{}: cannot write the file: {}", path, std::strerror(errno));
   }
-  const bool written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
-  const bool flushed = std::fflush(file) == 0;
-  const int saved = errno;
-  const bool closed = std::fclose(file) == 0;
-  if (!written || !flushed || !closed) {
+  if (auto problem = CloseWritten(file, contents)) {
     std::remove(pattern.c_str());
-    return fmt::format("{}: cannot write the file: {}", path,
-                       std::strerror(saved != 0 ? saved : errno));
+    return fmt::format("{}: {}", path, *problem);
   }
   // mkstemp makes the file private (0600); the result should read like any other output.
-  fs::permissions(pattern, fs::perms::owner_read | fs::perms::owner_write |
-                               fs::perms::group_read | fs::perms::others_read);
   std::error_code error;
+  fs::permissions(pattern, fs::perms::owner_read | fs::perms::owner_write |
+                               fs::perms::group_read | fs::perms::others_read, error);
   fs::rename(pattern, target, error);
   if (error) {
     std::remove(pattern.c_str());

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/cli/failure-message.h"
+#include "sim/failure-message.h"
 #include "sim/cli/option-checks.h"
 #include "sim/analytical/analytical-engine.h"
 #include "sim/gossip-section.h"

@@ -48,7 +48,11 @@ std::optional<std::string> LockOutputDirectory(const std::filesystem::path& dir)
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return fmt::format("{}: cannot create the lock file: {}", path, std::strerror(errno));
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
     close(fd);
+    if (error != EWOULDBLOCK) {
+      return fmt::format("{}: cannot lock it: {}", path, std::strerror(error));
+    }
     return fmt::format("{}: another hfsim sweep is writing to this directory; wait for it to "
                        "finish or give another --out", dir.string());
   }

@@ -18,12 +18,15 @@ struct YamlDuplicateKey {
 };
 
 /// The first key that appears twice in one mapping, anywhere in `root` (walked without
-/// recursion), or nullopt.
+/// recursion), or nullopt. Each collection is visited once: aliases share their anchor's node
+/// (and its position in the text), and nested aliases would otherwise make the walk exponential.
 inline std::optional<YamlDuplicateKey> FindDuplicateYamlKey(const YAML::Node& root) {
   std::vector<YAML::Node> pending{root};
+  std::set<int> visited;  // text positions of the collections walked
   while (!pending.empty()) {
     const YAML::Node node = pending.back();
     pending.pop_back();
+    if ((node.IsMap() || node.IsSequence()) && !visited.insert(node.Mark().pos).second) continue;
     if (node.IsMap()) {
       std::set<std::string> seen;
       for (const auto& entry : node) {

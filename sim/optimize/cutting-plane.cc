@@ -37,7 +37,8 @@ CuttingPlaneSolver::CuttingPlaneSolver(const TimeModel& model, const Polytope& p
     : m_model(model),
       m_options(options),
       m_dimensions(polytope.DimensionCount()),
-      m_lp(glp_create_prob()) {
+      m_lp(glp_create_prob()),
+      m_glpk_resets(GlpkResets()) {
   glp_term_out(GLP_OFF);
   m_scale_ns = std::max(model.TimeNs(start), 1e-9);
   glp_set_obj_dir(m_lp, GLP_MIN);
@@ -90,7 +91,8 @@ CuttingPlaneSolver::CuttingPlaneSolver(const TimeModel& model, const Polytope& p
 }
 
 CuttingPlaneSolver::~CuttingPlaneSolver() {
-  if (m_lp != nullptr) glp_delete_prob(m_lp);
+  // A GLPK reset elsewhere (a polytope LP's internal error) freed m_lp with the environment.
+  if (m_lp != nullptr && m_glpk_resets == GlpkResets()) glp_delete_prob(m_lp);
 }
 
 double CuttingPlaneSolver::Evaluate(const std::vector<double>& b) {
@@ -171,6 +173,10 @@ ConvexSolution CuttingPlaneSolver::Minimise(const std::optional<LinearRow>& extr
                                             const std::vector<double>& start,
                                             double tolerance) {
   const uint32_t max_iterations = m_options.max_iterations;
+  if (m_lp != nullptr && m_glpk_resets != GlpkResets()) {
+    m_lp = nullptr;
+    m_lp_failure = "GLPK was reset by an internal error in another LP";
+  }
   if (m_lp == nullptr) {
     ConvexSolution failed;
     failed.bandwidth_GBps = start;

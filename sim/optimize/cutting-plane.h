@@ -74,6 +74,7 @@ class CuttingPlaneSolver {
   SolverOptions m_options;
   uint32_t m_dimensions;
   ::glp_prob* m_lp;
+  uint64_t m_glpk_resets;  ///< GlpkResets() when m_lp was made: a later reset freed it
   int m_extra_row;       ///< row index of the optional extra row
   int m_proximity_row;   ///< first of 2 * dimensions rows |B_d - centre_d| <= s
   int m_first_cut_row;   ///< cuts are this row and all after it

@@ -1,6 +1,7 @@
 #include "sim/optimize/glpk-simplex.h"
 
 #include <algorithm>
+#include <atomic>
 #include <csetjmp>
 #include <memory>
 
@@ -9,6 +10,8 @@
 namespace hfsim {
 
 namespace {
+
+std::atomic<uint64_t> g_resets{0};
 
 struct GlpkTrap {
   std::jmp_buf jump;
@@ -30,6 +33,8 @@ int CaptureGlpkOutput(void* info, const char* text) {
 // survive an error: it is freed here, and every problem object with it. Only GLPK's C frames
 // lie between the setjmp and the longjmp, so no destructor is skipped; the trap lives on the
 // heap, as a local changed between setjmp and longjmp would be indeterminate after the jump.
+uint64_t GlpkResets() { return g_resets.load(); }
+
 int GuardedSimplex(glp_prob* lp, glp_smcp parm, std::string& message) {
   parm.it_lim = parm.it_lim > 0 ? std::min(parm.it_lim, kGlpkIterationLimit) : kGlpkIterationLimit;
   parm.tm_lim = parm.tm_lim > 0 ? std::min(parm.tm_lim, kGlpkTimeLimitMs) : kGlpkTimeLimitMs;
@@ -38,6 +43,7 @@ int GuardedSimplex(glp_prob* lp, glp_smcp parm, std::string& message) {
   glp_term_hook(CaptureGlpkOutput, trap.get());
   if (setjmp(trap->jump) != 0) {
     glp_free_env();
+    ++g_resets;
     // GLPK's lines ("Assertion failed: ...", "Error detected in file ... at line ...") as one.
     const std::string& output = trap->output;
     message.clear();

@@ -3,6 +3,7 @@
 // guarded so that an error inside GLPK becomes a message instead of an abort.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <glpk.h>
@@ -18,6 +19,11 @@ inline constexpr int kGlpkError = -1;
 /// measured solve takes a few hundred iterations and well under a ms: docs/optimize.md §8).
 inline constexpr int kGlpkIterationLimit = 20000;
 inline constexpr int kGlpkTimeLimitMs = 10000;
+
+/// How many times an internal GLPK error has reset GLPK's environment in this process. Every
+/// problem object that exists at a reset is freed with it: an owner compares the count with the
+/// one it saw when it created its problem before touching or deleting it.
+uint64_t GlpkResets();
 
 /// glp_simplex(lp, parm) with parm's iteration and time limits capped at the bounds above; on
 /// an internal GLPK error returns kGlpkError and GLPK's message in `message`.

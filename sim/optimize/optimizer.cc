@@ -193,7 +193,7 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions
         // Even a hair above the cheapest cost can be a sliver the LP's tolerances call empty
         // (LIBRA's MSFT-1T 3-D inputs at a fixed total): start the sweep a little higher.
         lp_failure.reset();
-        low = outcome.min_cost_usd * (1.0 + 1e-6);
+        low = std::min(high, outcome.min_cost_usd * (1.0 + 1e-6));
         outcome.frontier.back() = frontier_point(low);
       }
     }

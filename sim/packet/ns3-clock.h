@@ -20,9 +20,12 @@ inline constexpr double kNs3ClockLimitNs = 9223372036854775.807;
 
 /// ns-3's delay for an event `delay_ps` picoseconds from now, checked against the clock's range.
 inline ns3::Time CheckedDelayPs(double delay_ps) {
+  if (!(delay_ps >= 0.0)) {
+    throw std::logic_error(fmt::format("an event scheduled {} ps in the past", delay_ps));
+  }
   const double end_ps = static_cast<double>(ns3::Simulator::Now().GetPicoSeconds()) + delay_ps;
   // Half a microsecond of margin: doubles near 2^63 are 1 kps apart.
-  if (!(delay_ps >= 0.0) || !(end_ps < kNs3ClockLimitNs * 1e3 - 5e5)) {
+  if (!(end_ps < kNs3ClockLimitNs * 1e3 - 5e5)) {
     throw std::runtime_error(fmt::format(
         "the packet simulation would pass {:.6g} ns (an event at {:.6g} ns): ns-3's clock counts "
         "picoseconds in 64 bits and ends at 2^63 ps, about 106.75 simulated days; the analytical "

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -17,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/failure-message.h"
 #include "sim/sweep/point-evaluator.h"
 
 namespace hfsim {
@@ -55,17 +57,28 @@ std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<u
   std::deque<std::vector<PointResult>> queue;
   uint32_t running = workers;
   std::atomic<uint64_t> next{0};
+  // A point the analytical engine cannot price (it throws) stops every thread; the first
+  // failure is the sweep's error. An exception must not leave a std::thread: std::terminate.
+  std::atomic<bool> failed{false};
+  std::optional<std::string> failure;
   std::vector<std::thread> threads;
   for (uint32_t w = 0; w < workers; ++w) {
     threads.emplace_back([&] {
-      PointEvaluator evaluator(plan);
-      for (uint64_t i = next++; i < blocks.size() && !stop.load(); i = next++) {
-        std::vector<PointResult> batch;
-        EvaluateBlock(blocks[i], plan.PointCount(), done, evaluator, stop, batch);
-        if (batch.empty()) continue;
+      try {
+        PointEvaluator evaluator(plan);
+        for (uint64_t i = next++; i < blocks.size() && !stop.load() && !failed.load();
+             i = next++) {
+          std::vector<PointResult> batch;
+          EvaluateBlock(blocks[i], plan.PointCount(), done, evaluator, stop, batch);
+          if (batch.empty()) continue;
+          std::lock_guard lock(mutex);
+          queue.push_back(std::move(batch));
+          ready.notify_one();
+        }
+      } catch (const std::exception& error) {
         std::lock_guard lock(mutex);
-        queue.push_back(std::move(batch));
-        ready.notify_one();
+        if (!failure) failure = FailureMessage(error);
+        failed = true;
       }
       std::lock_guard lock(mutex);
       --running;
@@ -86,7 +99,19 @@ std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<u
     if (finished) break;
   }
   for (auto& thread : threads) thread.join();
-  return std::nullopt;
+  return failure;
+}
+
+/// Writes one result to the parent's pipe (a worker whose parent is gone exits).
+void WritePointResult(int fd, const PointResult& result) {
+  const char* bytes = reinterpret_cast<const char*>(&result);
+  size_t written = 0;
+  while (written < sizeof result) {
+    const ssize_t n = write(fd, bytes + written, sizeof result - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(3);
+    written += static_cast<size_t>(n);
+  }
 }
 
 /// One forked worker: evaluates pending[w], pending[w + workers], ... and writes each result
@@ -100,17 +125,16 @@ std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<u
   // race with a parent that died before it.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(4);
-  PointEvaluator evaluator(plan);
-  for (size_t i = w; i < pending.size(); i += workers) {
-    const PointResult result{pending[i], evaluator.TimeNs(pending[i])};
-    const char* bytes = reinterpret_cast<const char*>(&result);
-    size_t written = 0;
-    while (written < sizeof result) {
-      const ssize_t n = write(fd, bytes + written, sizeof result - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) _exit(3);
-      written += static_cast<size_t>(n);
+  // An exception must not unwind the forked copy of the parent's stack (its MPI state, its
+  // progress bar): the worker reports it and exits at once.
+  try {
+    PointEvaluator evaluator(plan);
+    for (size_t i = w; i < pending.size(); i += workers) {
+      WritePointResult(fd, {pending[i], evaluator.TimeNs(pending[i])});
     }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "hfsim: error: sweep worker: %s\n", FailureMessage(error).c_str());
+    _exit(5);
   }
   close(fd);
   _exit(0);

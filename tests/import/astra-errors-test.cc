@@ -1,5 +1,7 @@
 // Bad ASTRA-sim inputs: every refusal names the file, the key (and YAML line) and what is
 // accepted, and nothing huge is allocated first.
+#include <fmt/format.h>
+
 #include "tests/import/astra-test-util.h"
 
 namespace hfsim::testing {
@@ -40,6 +42,16 @@ TEST(AstraErrors, DuplicateKeysAreRefused) {
   const std::string json = SystemError(
       "{\"endpoint-delay\": 10, \"endpoint-delay\": 20, \"preferred-dataset-splits\": 1}");
   EXPECT_NE(json.find("the key \"endpoint-delay\" appears twice"), std::string::npos) << json;
+  // Nested aliases share their anchor's node: the duplicate check walks each collection once
+  // (walked as a tree, these 10^9 references would take minutes).
+  std::string bomb = "a: &a [1, 1]\n";
+  for (char level = 'b'; level <= 'j'; ++level) {
+    bomb += fmt::format("{}: &{} [", level, level);
+    for (int k = 0; k < 10; ++k) bomb += fmt::format("{}*{}", k == 0 ? "" : ", ", char(level - 1));
+    bomb += "]\n";
+  }
+  const std::string aliases = NetworkError(bomb + kNet);
+  EXPECT_NE(aliases.find("unknown key \"a\""), std::string::npos) << aliases;
 }
 
 TEST(AstraErrors, NetworkValues) {

@@ -180,6 +180,7 @@ TEST_F(CliTrust, AKilledRunLeavesTheEarlierFilesWhole) {
   kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
   EXPECT_EQ(Slurp(m_dir / "report.json"), before);
   // A staging directory of the killed run may remain (hidden); the published set is whole.
   for (const auto& entry : fs::directory_iterator(m_dir)) {
