@@ -12,6 +12,20 @@ namespace hfsim::p4_writer {
 
 namespace {
 
+// [hot_key_capacity_keys, 2^32) as aligned power-of-two blocks (value, mask), largest first
+// where alignment allows: at most 32 ternary entries.
+std::vector<std::pair<uint64_t, uint64_t>> ColdKeyBlocks(const AggregationSwitchSpec& spec) {
+  constexpr uint64_t kEnd = uint64_t{1} << 32;
+  std::vector<std::pair<uint64_t, uint64_t>> blocks;
+  for (uint64_t x = spec.hot_key_capacity_keys; x < kEnd;) {
+    uint64_t size = x == 0 ? kEnd : (x & (~x + 1));  // the largest block aligned at x
+    while (x + size > kEnd) size /= 2;
+    blocks.emplace_back(x, (kEnd - size) & 0xFFFFFFFFu);
+    x += size;
+  }
+  return blocks;
+}
+
 // THC: index byte `byte` holds 8 / b indices; their lanes fill bits [high:low] of one word
 // (lane 4w is the word's most significant byte, as the result frame carries lanes in order).
 struct LaneSlice {
@@ -184,6 +198,28 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("        size = {};", kMaxP4Workers);
   t.Line("    }}");
   t.Blank();
+  if (ChecksHotKeys(spec)) {
+    // A 32-bit compare with a constant, nested under the update's other checks, is more PHV
+    // than one gateway reads, and p4c's range match takes at most 5 nibbles: the keys from
+    // HOT_KEY_CAPACITY up are matched as the aligned power-of-two blocks that tile them.
+    const std::vector<std::pair<uint64_t, uint64_t>> blocks = ColdKeyBlocks(spec);
+    t.Line("    // A key at or above HOT_KEY_CAPACITY is cold: it goes to its server unchanged.");
+    t.Line("    action mark_cold() {{");
+    t.Line("        meta.cold = 1;");
+    t.Line("    }}");
+    t.Line("    table cold_key {{");
+    t.Line("        key = {{ hdr.agg.key_offset : ternary; }}");
+    t.Line("        actions = {{ mark_cold; NoAction; }}");
+    t.Line("        const default_action = NoAction();");
+    t.Line("        size = {};", blocks.size());
+    t.Line("        const entries = {{");
+    for (const auto& [value, mask] : blocks) {
+      t.Line("            32w{:#010x} &&& 32w{:#010x} : mark_cold();", value, mask);
+    }
+    t.Line("        }}");
+    t.Line("    }}");
+    t.Blank();
+  }
   t.Line("    action set_destination(bit<48> mac, bit<32> ip, PortId_t port) {{");
   t.Line("        hdr.ethernet.dst_addr = mac;");
   t.Line("        hdr.ipv4.dst_addr = ip;");
@@ -387,6 +423,7 @@ void WriteHarvest(Text& t, const AggregationSwitchSpec& spec) {
 // bitmaps and the counter, whose table sets the phase the register tables act on.
 void WriteUpdate(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("            check_worker.apply();");
+  if (ChecksHotKeys(spec)) t.Line("            cold_key.apply();");
   const std::vector<std::string> checks = {
       "meta.accepted == 1", "hdr.ipv4.dst_addr == SWITCH_IP", "hdr.agg.slot < SLOTS",
       "(hdr.agg.flags & FLAGS_RESERVED) == 0", "hdr.agg.num_values <= VALUES_PER_PACKET"};
@@ -398,7 +435,7 @@ void WriteUpdate(Text& t, const AggregationSwitchSpec& spec) {
     in += "    ";
   }
   if (ChecksHotKeys(spec)) {
-    t.Line("{}if (hdr.agg.key_offset >= HOT_KEY_CAPACITY) {{", in);
+    t.Line("{}if (meta.cold == 1) {{", in);
     t.Line("{}    // A cold key: forwarded unchanged to the server that owns it.", in);
     t.Line("{}    meta.route = ROUTE_SERVER;", in);
     t.Line("{}}} else {{", in);

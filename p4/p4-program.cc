@@ -216,6 +216,7 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("    bit<32> count_before;    // the worker counter, before this packet");
   t.Line("    bit<2> phase;            // PHASE_*: set by worker_count_update or the harvest");
   if (IsServerMode(spec)) t.Line("    bit<8> shard;            // server shard owning the key");
+  if (ChecksHotKeys(spec)) t.Line("    bit<1> cold;             // from cold_key: the key is not aggregated");
   t.Line("    bit<3> route;");
   t.Line("}}");
   t.Blank();

@@ -149,6 +149,7 @@ struct ingress_metadata_t {
     bit<32> count_before;    // the worker counter, before this packet
     bit<2> phase;            // PHASE_*: set by worker_count_update or the harvest
     bit<8> shard;            // server shard owning the key
+    bit<1> cold;             // from cold_key: the key is not aggregated
     bit<3> route;
 }
 
@@ -244,6 +245,43 @@ control Ingress(inout ingress_headers_t hdr,
         actions = { accept_worker; reject_worker; }
         default_action = reject_worker();
         size = 32;
+    }
+
+    // A key at or above HOT_KEY_CAPACITY is cold: it goes to its server unchanged.
+    action mark_cold() {
+        meta.cold = 1;
+    }
+    table cold_key {
+        key = { hdr.agg.key_offset : ternary; }
+        actions = { mark_cold; NoAction; }
+        const default_action = NoAction();
+        size = 24;
+        const entries = {
+            32w0x00000180 &&& 32w0xffffff80 : mark_cold();
+            32w0x00000200 &&& 32w0xfffffe00 : mark_cold();
+            32w0x00000400 &&& 32w0xfffffc00 : mark_cold();
+            32w0x00000800 &&& 32w0xfffff800 : mark_cold();
+            32w0x00001000 &&& 32w0xfffff000 : mark_cold();
+            32w0x00002000 &&& 32w0xffffe000 : mark_cold();
+            32w0x00004000 &&& 32w0xffffc000 : mark_cold();
+            32w0x00008000 &&& 32w0xffff8000 : mark_cold();
+            32w0x00010000 &&& 32w0xffff0000 : mark_cold();
+            32w0x00020000 &&& 32w0xfffe0000 : mark_cold();
+            32w0x00040000 &&& 32w0xfffc0000 : mark_cold();
+            32w0x00080000 &&& 32w0xfff80000 : mark_cold();
+            32w0x00100000 &&& 32w0xfff00000 : mark_cold();
+            32w0x00200000 &&& 32w0xffe00000 : mark_cold();
+            32w0x00400000 &&& 32w0xffc00000 : mark_cold();
+            32w0x00800000 &&& 32w0xff800000 : mark_cold();
+            32w0x01000000 &&& 32w0xff000000 : mark_cold();
+            32w0x02000000 &&& 32w0xfe000000 : mark_cold();
+            32w0x04000000 &&& 32w0xfc000000 : mark_cold();
+            32w0x08000000 &&& 32w0xf8000000 : mark_cold();
+            32w0x10000000 &&& 32w0xf0000000 : mark_cold();
+            32w0x20000000 &&& 32w0xe0000000 : mark_cold();
+            32w0x40000000 &&& 32w0xc0000000 : mark_cold();
+            32w0x80000000 &&& 32w0x80000000 : mark_cold();
+        }
     }
 
     action set_destination(bit<48> mac, bit<32> ip, PortId_t port) {
@@ -934,13 +972,14 @@ control Ingress(inout ingress_headers_t hdr,
             meta.route = ROUTE_FORWARD;  // e.g. a server's answer to a worker
         } else {
             check_worker.apply();
+            cold_key.apply();
             // Anything else is dropped (meta.route stays ROUTE_DROP), as the model rejects it.
             if (meta.accepted == 1) {
                 if (hdr.ipv4.dst_addr == SWITCH_IP) {
                     if (hdr.agg.slot < SLOTS) {
                         if ((hdr.agg.flags & FLAGS_RESERVED) == 0) {
                             if (hdr.agg.num_values <= VALUES_PER_PACKET) {
-                                if (hdr.agg.key_offset >= HOT_KEY_CAPACITY) {
+                                if (meta.cold == 1) {
                                     // A cold key: forwarded unchanged to the server that owns it.
                                     meta.route = ROUTE_SERVER;
                                 } else {
