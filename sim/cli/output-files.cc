@@ -63,29 +63,22 @@ std::string ReadFile(const fs::path& path) {
   return text.str();
 }
 
-// The kernel's lock on `<directory>/.hfsim-publish.lock` while a set of files is renamed into
-// place: concurrent runs into one directory publish one after the other, never interleaved.
-// Released when the process dies, however it dies.
+// The lock on `<directory>/.hfsim-publish.lock` while a set of files is renamed into place:
+// concurrent runs into one directory publish one after the other, never interleaved.
 class PublishLock {
  public:
   explicit PublishLock(const fs::path& directory)
-      : m_fd(open((directory / ".hfsim-publish.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (m_fd < 0) return;
-    int result = 0;
-    while ((result = flock(m_fd, LOCK_EX)) != 0 && errno == EINTR) {
-    }
-    m_locked = result == 0;
-  }
+      : m_fd(LockFile((directory / ".hfsim-publish.lock").string(), true)) {}
   ~PublishLock() {
     if (m_fd >= 0) close(m_fd);
   }
   PublishLock(const PublishLock&) = delete;
   PublishLock& operator=(const PublishLock&) = delete;
-  bool Held() const { return m_locked; }
+  /// 0 when held, else the errno of the failure.
+  int Error() const { return m_fd >= 0 ? 0 : -m_fd; }
 
  private:
   int m_fd;
-  bool m_locked = false;
 };
 
 // The staging directory, removed with everything in it when the commit ends.
@@ -151,9 +144,9 @@ std::optional<std::string> OutputFiles::Commit() const {
   // Publication: the old manifest goes first and the new one comes last, so a set cut short
   // between two renames has no manifest that vouches for it.
   const PublishLock lock(out);
-  if (!lock.Held()) {
-    return fmt::format("{}: cannot create the lock file there: {}", m_directory,
-                       std::strerror(errno));
+  if (lock.Error() != 0) {
+    return fmt::format("{}: cannot lock the directory for publication: {}", m_directory,
+                       std::strerror(lock.Error()));
   }
   fs::remove(out / kOutputManifest, error);
   if (error) {
@@ -172,6 +165,18 @@ std::optional<std::string> OutputFiles::Commit() const {
     }
   }
   return std::nullopt;
+}
+
+int LockFile(const std::string& path, bool wait) {
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return -errno;
+  int result = 0;
+  while ((result = flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+  }
+  if (result == 0) return fd;
+  const int error = errno;
+  close(fd);
+  return -error;
 }
 
 std::optional<std::string> ReplaceFile(const std::string& path, const std::string& contents) {

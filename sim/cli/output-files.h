@@ -41,6 +41,11 @@ class OutputFiles {
   std::vector<std::pair<std::string, std::string>> m_pictures;  ///< script, png
 };
 
+/// Opens (creating it) the file at `path` and takes the kernel's exclusive lock on it (flock),
+/// waiting for it when `wait`. The open descriptor, which holds the lock until it is closed or
+/// the process ends however it ends; or -errno (-EWOULDBLOCK: another process holds it).
+int LockFile(const std::string& path, bool wait);
+
 /// One file replaced whole (`hfsim convert -o FILE`): written to a temporary name of its own
 /// beside `path` (mkstemp: concurrent writers never share it), flushed and closed with every
 /// error checked, then renamed over `path`. An error message on failure, `path` untouched.

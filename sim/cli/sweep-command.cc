@@ -1,7 +1,5 @@
 #include "sim/cli/sweep-command.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,17 +43,12 @@ constexpr const char* kLock = ".hfsim-sweep.lock";
 // is the kernel's (flock), so a sweep killed outright releases it. Held until the process ends.
 std::optional<std::string> LockOutputDirectory(const std::filesystem::path& dir) {
   const std::string path = (dir / kLock).string();
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return fmt::format("{}: cannot create the lock file: {}", path, std::strerror(errno));
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const int error = errno;
-    close(fd);
-    if (error != EWOULDBLOCK) {
-      return fmt::format("{}: cannot lock it: {}", path, std::strerror(error));
-    }
+  const int fd = LockFile(path, false);
+  if (fd == -EWOULDBLOCK) {
     return fmt::format("{}: another hfsim sweep is writing to this directory; wait for it to "
                        "finish or give another --out", dir.string());
   }
+  if (fd < 0) return fmt::format("{}: cannot lock it: {}", path, std::strerror(-fd));
   return std::nullopt;  // the descriptor stays open: the lock lasts as long as the process
 }
 
