@@ -30,10 +30,10 @@ bool IsCompletePng(const std::string& bytes) {
 }
 
 std::optional<std::string> DrawWithGnuplot(const std::string& directory, const std::string& script,
-                                           const std::string& png) {
-  const std::filesystem::path picture = std::filesystem::path(directory) / png;
+                                           const std::string& png, std::string& picture) {
+  const std::filesystem::path path = std::filesystem::path(directory) / png;
   std::error_code ignored;
-  std::filesystem::remove(picture, ignored);
+  std::filesystem::remove(path, ignored);
   // gnuplot's own messages go to stderr as they come; its exit code and the picture decide.
   const std::string command =
       fmt::format("cd {} && gnuplot {}", ShellQuoted(directory), ShellQuoted(script));
@@ -41,10 +41,11 @@ std::optional<std::string> DrawWithGnuplot(const std::string& directory, const s
     return fmt::format("gnuplot failed to draw {} (is gnuplot installed? scripts/setup "
                        "installs it)", png);
   }
-  std::ifstream file(picture, std::ios::binary);
+  std::ifstream file(path, std::ios::binary);
   std::stringstream bytes;
   bytes << file.rdbuf();
-  if (!IsCompletePng(bytes.str())) {
+  picture = bytes.str();
+  if (!IsCompletePng(picture)) {
     return fmt::format("gnuplot did not write the whole picture {} (is the disk full?)", png);
   }
   return std::nullopt;

@@ -8,10 +8,11 @@
 
 namespace hfsim {
 
-/// Runs `directory`/`script`, whose `set output` names `png` (a plain file name); an error
-/// message naming the picture when gnuplot fails, is missing or leaves an incomplete PNG.
+/// Runs `directory`/`script`, whose `set output` names `png` (a plain file name), and puts the
+/// picture's bytes in `picture`; an error message naming the picture when gnuplot fails, is
+/// missing or leaves an incomplete PNG.
 std::optional<std::string> DrawWithGnuplot(const std::string& directory, const std::string& script,
-                                           const std::string& png);
+                                           const std::string& png, std::string& picture);
 
 /// True when `bytes` are a whole PNG file: the 8-byte signature and a final IEND chunk.
 bool IsCompletePng(const std::string& bytes);

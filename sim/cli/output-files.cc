@@ -10,8 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -54,13 +52,6 @@ std::optional<std::string> WriteFile(const fs::path& path, const std::string& co
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) return fmt::format("cannot write the file: {}", std::strerror(errno));
   return CloseWritten(file, contents);
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
 }
 
 // The lock on `<directory>/.hfsim-publish.lock` while a set of files is renamed into place:
@@ -119,24 +110,25 @@ std::optional<std::string> OutputFiles::Commit() const {
   }
   // Everything is written and checked in the stage first.
   std::vector<std::string> names;
+  nlohmann::json manifest = {{"files", nlohmann::json::array()}};
+  auto list = [&](const std::string& name, const std::string& bytes) {
+    names.push_back(name);
+    manifest["files"].push_back({{"name", name},
+                                 {"bytes", bytes.size()},
+                                 {"fnv1a64", fmt::format("{:016x}", Checksum(bytes))}});
+  };
   for (const auto& [name, contents] : m_files) {
     if (auto problem = WriteFile(stage.Path() / name, contents)) {
       return fmt::format("{}: {}", (out / name).string(), *problem);
     }
-    names.push_back(name);
+    list(name, contents);
   }
   for (const auto& [script, png] : m_pictures) {
-    if (auto problem = DrawWithGnuplot(stage.Path().string(), script, png)) {
+    std::string picture;
+    if (auto problem = DrawWithGnuplot(stage.Path().string(), script, png, picture)) {
       return fmt::format("{} (for {})", *problem, (out / png).string());
     }
-    names.push_back(png);
-  }
-  nlohmann::json manifest = {{"files", nlohmann::json::array()}};
-  for (const std::string& name : names) {
-    const std::string bytes = ReadFile(stage.Path() / name);
-    manifest["files"].push_back({{"name", name},
-                                 {"bytes", bytes.size()},
-                                 {"fnv1a64", fmt::format("{:016x}", Checksum(bytes))}});
+    list(png, picture);
   }
   if (auto problem = WriteFile(stage.Path() / kOutputManifest, manifest.dump(2) + "\n")) {
     return fmt::format("{}: {}", (out / kOutputManifest).string(), *problem);
