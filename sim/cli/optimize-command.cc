@@ -19,7 +19,7 @@
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/time-model.h"
 #include "sim/optimize/verify.h"
-#include "sim/packet-memory.h"
+#include "sim/packet-refusal.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/progress-bar.h"
 #include "sim/scenario-parser.h"
@@ -99,7 +99,7 @@ int OptimizeCommand::Execute() const {
   }
   std::vector<VerifyRow> verified;
   if (verify > 0) {
-    if (auto refusal = PacketMemoryRefusal(scenario)) {
+    if (auto refusal = PacketRunRefusal(scenario)) {
       std::cerr << "hfsim: error: " << input_name << ": verify: " << refusal->ToString() << "\n";
       return 2;
     }

@@ -10,11 +10,9 @@
 #include "sim/failure-message.h"
 #include "sim/cli/option-checks.h"
 #include "sim/analytical/analytical-engine.h"
-#include "sim/gossip-section.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/output-files.h"
-#include "sim/in-network-check.h"
-#include "sim/packet-memory.h"
+#include "sim/packet-refusal.h"
 #include "sim/report-csv.h"
 #include "sim/report-json.h"
 #include "sim/report-plot.h"
@@ -69,12 +67,9 @@ int RunCommand::Execute() const {
     scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
   }
   if (scenario.engine == EngineKind::kPacket) {
-    for (const auto& refusal : {InNetworkPacketRefusal(scenario), GossipPacketRefusal(scenario),
-                                PacketMemoryRefusal(scenario)}) {
-      if (refusal) {
-        std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
-        return 2;
-      }
+    if (const auto refusal = PacketRunRefusal(scenario)) {
+      std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
+      return 2;
     }
   }
   Report report;

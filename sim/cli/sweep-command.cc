@@ -19,7 +19,7 @@
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/packet-memory.h"
+#include "sim/packet-refusal.h"
 #include "sim/scenario-parser.h"
 #include "sim/progress-bar.h"
 #include "sim/sweep/sweep-cluster.h"
@@ -177,7 +177,7 @@ int SweepCommand::Execute() const {
   if (!engine.empty()) plan.SetEngine(engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical);
   if (plan.Engine() == EngineKind::kPacket) {
     for (const auto& combination : plan.Combinations()) {
-      if (auto refusal = PacketMemoryRefusal(combination.scenario)) {
+      if (auto refusal = PacketRunRefusal(combination.scenario)) {
         return fail(scenario_path + ": " + refusal->ToString(), 2);
       }
     }
