@@ -29,11 +29,17 @@ glp_prob* SmallLp() {
   return lp;
 }
 
-TEST(GlpkSimplex, SolvesWithinItsLimits) {
-  glp_prob* lp = SmallLp();
+// GLPK's defaults with its terminal output off, as every test here wants.
+glp_smcp QuietParameters() {
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
+  return parm;
+}
+
+TEST(GlpkSimplex, SolvesWithinItsLimits) {
+  glp_prob* lp = SmallLp();
+  glp_smcp parm = QuietParameters();
   std::string message;
   ASSERT_EQ(GuardedSimplex(lp, parm, message), 0);
   EXPECT_EQ(glp_get_status(lp), GLP_OPT);
@@ -43,27 +49,21 @@ TEST(GlpkSimplex, SolvesWithinItsLimits) {
 
 TEST(GlpkSimplex, InternalErrorIsAMessageNotAnAbort) {
   glp_prob* lp = SmallLp();
-  glp_smcp parm;
-  glp_init_smcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
+  glp_smcp parm = QuietParameters();
   parm.meth = 12345;  // GLPK reports an invalid parameter through its error hook
   std::string message;
   EXPECT_EQ(GuardedSimplex(lp, parm, message), kGlpkError);
   EXPECT_NE(message.find("meth"), std::string::npos) << message;
   // GLPK freed its environment (and `lp` with it); a new problem solves again.
   glp_prob* fresh = SmallLp();
-  glp_init_smcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
-  EXPECT_EQ(GuardedSimplex(fresh, parm, message), 0);
+  EXPECT_EQ(GuardedSimplex(fresh, QuietParameters(), message), 0);
   EXPECT_NEAR(glp_get_obj_val(fresh), 4.0 / 3.0, 1e-12);
   glp_delete_prob(fresh);
 }
 
 TEST(GlpkSimplex, IterationLimitIsAFailureWithItsReason) {
   glp_prob* lp = SmallLp();
-  glp_smcp parm;
-  glp_init_smcp(&parm);
-  parm.msg_lev = GLP_MSG_OFF;
+  glp_smcp parm = QuietParameters();
   parm.it_lim = 1;  // fewer than the two pivots this LP needs
   std::string message;
   const int code = GuardedSimplex(lp, parm, message);
