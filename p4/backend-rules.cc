@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -312,6 +313,7 @@ class Checker {
       CheckAction(action, called.count(name) > 0 || m_keyless_table_actions.count(name) > 0);
     }
     for (const Action& action : m_synthesized) CheckAction(action, true);
+    for (const auto& [table, key] : m_range_keys) CheckRangeKey(table, key);
     return std::move(m_violations);
   }
 
@@ -364,10 +366,15 @@ class Checker {
     }
     static const std::regex kTable(R"(\btable\s+(\w+)\s*\{)");
     static const std::regex kActionList(R"(actions\s*=\s*\{([^}]*)\})");
+    static const std::regex kRangeKey(R"(([\w.]+)\s*:\s*range\b)");
     for (auto it = std::sregex_iterator(m_code.begin(), m_code.end(), kTable);
          it != std::sregex_iterator(); ++it) {
       const size_t open = static_cast<size_t>(it->position(0) + it->length(0) - 1);
       const std::string body = m_code.substr(open, MatchClose(m_code, open) - open);
+      for (auto key = std::sregex_iterator(body.begin(), body.end(), kRangeKey);
+           key != std::sregex_iterator(); ++key) {
+        m_range_keys.push_back({(*it)[1].str(), (*key)[1].str()});
+      }
       if (body.find("key") != std::string::npos) continue;
       std::smatch list;
       if (!std::regex_search(body, list, kActionList)) continue;
@@ -517,10 +524,82 @@ class Checker {
     m_violations.push_back({rule, where, message});
   }
 
+  // An ordering compare of one field with a constant, as the back end's CanonGatewayExpr
+  // rewrites it: the hash bits it needs (0 when it becomes an equality or a constant).
+  struct OrderingCompare {
+    std::string field;
+    std::string text;
+    int hash_bits = 0;
+  };
+
+  std::optional<int64_t> ConstantValue(const std::string& token) const {
+    if (auto number = ParseNumber(token)) return number;
+    if (m_constants.count(token)) return m_constants.at(token);
+    return std::nullopt;
+  }
+
+  std::vector<OrderingCompare> OrderingCompares(const std::vector<std::string>& tokens) const {
+    std::vector<OrderingCompare> compares;
+    for (size_t i = 1; i + 1 < tokens.size(); ++i) {
+      std::string op = tokens[i];
+      if (op != "<" && op != "<=" && op != ">" && op != ">=") continue;
+      std::string field = tokens[i - 1];
+      std::optional<int64_t> constant = ConstantValue(tokens[i + 1]);
+      const bool field_first = IsFieldToken(field) && constant && (i + 2 >= tokens.size() ||
+                                                                   tokens[i + 2] != "[");
+      if (!field_first) {  // `K < x` is `x > K`
+        field = tokens[i + 1];
+        constant = ConstantValue(tokens[i - 1]);
+        if (!IsFieldToken(field) || !constant || (i + 2 < tokens.size() && tokens[i + 2] == "[")) {
+          continue;
+        }
+        op = op == "<" ? ">" : op == "<=" ? ">=" : op == ">" ? "<" : "<=";
+      }
+      const BitsType type = FieldType(field);
+      if (!type.known || type.width > 63 || *constant < 0) continue;
+      OrderingCompare compare{field, fmt::format("{} {} {}", field, op, *constant), 0};
+      const uint64_t max = (uint64_t{1} << type.width) - 1;
+      uint64_t k = static_cast<uint64_t>(*constant);
+      if (op == "<=" || op == ">") {  // x <= K is x < K + 1; x > K is x >= K + 1
+        if (k >= max) continue;       // always true or always false
+        ++k;
+      }
+      if (type.is_signed) {
+        compare.hash_bits = k == 0 ? 0 : type.width;  // x < 0 tests the sign bit
+      } else if (k != 0) {
+        int zeros = 0;  // K's trailing zero bits are sliced off x
+        while (((k >> zeros) & 1) == 0) ++zeros;
+        compare.hash_bits = (k >> zeros) == 1 ? 0 : type.width - zeros;
+      }
+      if (compare.hash_bits > 0) compares.push_back(compare);
+    }
+    return compares;
+  }
+
   void CheckCondition(const std::string& condition) {
     const std::string where = "if (" + condition + ")";
+    const std::vector<std::string> tokens = Tokens(condition);
+    // Ordering compares go through the gateway's hash bits, not its PHV bytes.
+    std::set<std::string> in_hash_bits;
+    int hash_bits = 0;
+    std::string compares;
+    for (const OrderingCompare& compare : OrderingCompares(tokens)) {
+      in_hash_bits.insert(compare.field);
+      hash_bits += compare.hash_bits;
+      compares += fmt::format("{}`{}` needs {}", compares.empty() ? "" : ", ", compare.text,
+                              compare.hash_bits);
+    }
+    if (hash_bits > kGatewayHashBits) {
+      Add(kRuleGatewayRangeBits, where,
+          fmt::format("{} bits of the gateway's {} hash bits ({}); the back end slices a "
+                      "constant's trailing zero bits off the field and matches the rest as a "
+                      "range. Compare with a power of two, or mark the case with a ternary table",
+                      hash_bits, kGatewayHashBits, compares));
+    }
     std::set<FieldRef> refs;
-    for (const FieldRef& ref : FieldRefs(condition)) refs.insert(ref);
+    for (const FieldRef& ref : FieldRefs(condition)) {
+      if (ref.validity || !in_hash_bits.count(ref.field)) refs.insert(ref);
+    }
     int bytes = 0;
     for (const FieldRef& ref : refs) {
       const BitsType type = ref.validity ? BitsType{true, false, 1} : FieldType(ref.field);
@@ -532,7 +611,6 @@ class Checker {
                       "fewer fields per `if` or precompute a one-bit result in metadata",
                       bytes, kGatewayPhvBytes));
     }
-    const std::vector<std::string> tokens = Tokens(condition);
     // The operand beside a bitwise operator, walking away from it: one token, or a whole
     // parenthesised expression; true when it reads a field.
     auto operand_is_field = [&](size_t at, bool forward) {
@@ -559,11 +637,21 @@ class Checker {
     }
   }
 
+  void CheckRangeKey(const std::string& table, const std::string& key) {
+    const BitsType type = FieldType(key);
+    const int width = type.known ? type.width : 32;
+    if (width <= kWidestRangeKeyBits) return;
+    Add(kRuleRangeKeyNibbles, "table " + table,
+        fmt::format("`{}: range` is {} bits: a range key is matched in one TCAM group of 5 PHV "
+                    "nibbles, and {} bits can span {} or more; use a ternary key with "
+                    "power-of-two blocks",
+                    key, width, width, std::max(6, (width + 3) / 4)));
+  }
+
   std::vector<int64_t> Constants(const std::string& expr) const {
     std::vector<int64_t> values;
     for (const std::string& token : Tokens(WithoutCastsAndSlices(expr))) {
-      if (auto number = ParseNumber(token)) values.push_back(*number);
-      if (m_constants.count(token)) values.push_back(m_constants.at(token));
+      if (auto value = ConstantValue(token)) values.push_back(*value);
     }
     return values;
   }
@@ -644,6 +732,7 @@ class Checker {
   std::map<std::string, std::string> m_register_action_results;
   std::map<std::string, Action> m_actions;
   std::set<std::string> m_keyless_table_actions;
+  std::vector<std::pair<std::string, std::string>> m_range_keys;  ///< table, key field
   std::set<std::string> m_indexes;
   std::vector<std::vector<Node>> m_apply_bodies;
   std::vector<Action> m_synthesized;

@@ -31,6 +31,16 @@ inline constexpr const char* kRuleGatewayCondition = "gateway-condition";
 /// comes from the hash unit) takes no action data: no parameters without direction and no
 /// constant outside the ALU's immediate range; in particular no `index + constant` beside it.
 inline constexpr const char* kRuleKeylessHashAction = "keyless-hash-action";
+/// "condition too complex, limit of 4 bytes + 12 bits of PHV input exceeded", for an ordering
+/// compare: the back end rewrites `x < K` (and <=, >, >=) on an unsigned field by slicing off K's
+/// trailing zero bits; when what is left of K is 1 the test is an equality on PHV bytes,
+/// otherwise the remaining slice of x goes through the gateway's 12 hash bits. `key >= 384` on a
+/// 32-bit key needs 25 of them.
+inline constexpr const char* kRuleGatewayRangeBits = "gateway-range-bits";
+/// "cannot perform a range match on key ... as the key does not fit in under 5 PHV nibbles": a
+/// table's `range` key is matched nibble by nibble in one TCAM group of 5 nibbles; a key wider
+/// than 16 bits can span 6 depending on where PHV allocation puts it, so the rule allows 16.
+inline constexpr const char* kRuleRangeKeyNibbles = "range-key-nibbles";
 
 struct BackendRuleViolation {
   std::string rule;     ///< one of the kRule* names
@@ -41,7 +51,11 @@ struct BackendRuleViolation {
 /// Every violation in `program` (P4_16 text for TNA / T2NA); empty when it keeps all the rules.
 std::vector<BackendRuleViolation> CheckTofinoBackendRules(const std::string& program);
 
-/// Bytes of PHV a gateway may read (Tofino-1 and Tofino-2: 4 bytes, plus hash bits not used here).
+/// Bytes of PHV a gateway matches (Tofino-1 and Tofino-2), and the hash bits beside them that
+/// carry ordering compares.
 inline constexpr int kGatewayPhvBytes = 4;
+inline constexpr int kGatewayHashBits = 12;
+/// Widest `range` table key the checker accepts (5 nibbles at any alignment hold 16 bits).
+inline constexpr int kWidestRangeKeyBits = 16;
 
 }  // namespace hfsim

@@ -1,7 +1,9 @@
 // The Tofino back end's rules (p4/backend-rules.h). Each rule fails on what the compiler
 // rejected: tests/p4/fixtures/rejected-switchml-tofino1.p4 is the program hfsim generated for
 // configs/p4-switchml-tofino1.json before this checker existed (the back end refused it), and the
-// parameter-server shard computation is an inline snippet. Every program the generator writes now
+// parameter-server shard computation is an inline snippet. tests/p4/fixtures/rejected-libra-tofino2.p4
+// is the Tofino-2 parameter-server program from before the cold-key table (the back end refused
+// its `key_offset >= HOT_KEY_CAPACITY`). Every program the generator writes now
 // keeps every rule: the shipped configs and a spread of specs over the generator's branches.
 #include <filesystem>
 #include <fstream>
@@ -21,12 +23,14 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = HFSIM_SOURCE_DIR;
 
-std::string RejectedProgram() {
-  std::ifstream file(kSource / "tests/p4/fixtures/rejected-switchml-tofino1.p4", std::ios::binary);
+std::string Fixture(const std::string& name) {
+  std::ifstream file(kSource / "tests/p4/fixtures" / name, std::ios::binary);
   std::stringstream text;
   text << file.rdbuf();
   return text.str();
 }
+
+std::string RejectedProgram() { return Fixture("rejected-switchml-tofino1.p4"); }
 
 // The violations of `rule` whose place or message mentions `needle`.
 size_t Count(const std::vector<BackendRuleViolation>& violations, const std::string& rule,
@@ -93,8 +97,10 @@ control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
 
 TEST(BackendRules, GatewayConditionFailsOnWideAndTwoFieldConditions) {
   const auto violations = CheckTofinoBackendRules(RejectedProgram());
-  // The five-term validity check: 1 + 4 + 2 + 1 + 1 bytes.
-  EXPECT_EQ(Count(violations, kRuleGatewayCondition, "reads 9 bytes of PHV"), 1u)
+  // The five-term validity check: 1 + 4 + 2 + 1 bytes, and `num_values > 64` (a range compare
+  // on 8 bits) in the gateway's hash bits.
+  EXPECT_EQ(Count(violations, kRuleGatewayCondition, "VALUES_PER_PACKET) the condition reads 8 bytes"),
+            1u)
       << Describe(violations);
   // The duplicate test: `&` of two fields, and 8 bytes.
   EXPECT_EQ(Count(violations, kRuleGatewayCondition, "`&` between two fields"), 1u)
@@ -125,6 +131,85 @@ TEST(BackendRules, TheRejectedProgramBreaksEveryRuleAndNothingElse) {
   }
   // 3 exponent casts, make_result's flags, 3 gateway findings, 2 keyless actions.
   EXPECT_EQ(violations.size(), 3u + 1u + 3u + 2u) << Describe(violations);
+}
+
+TEST(BackendRules, GatewayRangeBitsFailsOnTheColdKeyCompare) {
+  const std::string program = Fixture("rejected-libra-tofino2.p4");
+  ASSERT_FALSE(program.empty());
+  const auto violations = CheckTofinoBackendRules(program);
+  // 384 = 3 << 7: bits [31:7] of the key, 25 bits, against the gateway's 12.
+  EXPECT_EQ(Count(violations, kRuleGatewayRangeBits, "`hdr.agg.key_offset >= 384` needs 25"), 1u)
+      << Describe(violations);
+  // That compare is the only thing wrong with that program.
+  EXPECT_EQ(violations.size(), 1u) << Describe(violations);
+}
+
+TEST(BackendRules, GatewayRangeBitsFollowsTheBackEndsRewrite) {
+  const std::string frame = R"(
+header aggregation_h { bit<32> key_offset; bit<16> slot; bit<8> num_values; int<8> exponent; }
+struct ingress_headers_t { aggregation_h agg; }
+struct ingress_metadata_t { bit<1> cold; }
+const bit<32> HOT = 384;
+control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
+    apply {
+        if (CONDITION) {
+            meta.cold = 1;
+        }
+    }
+}
+)";
+  auto bits_of = [&](const std::string& condition) {
+    std::string program = frame;
+    program.replace(program.find("CONDITION"), 9, condition);
+    const auto violations = CheckTofinoBackendRules(program);
+    return Count(violations, kRuleGatewayRangeBits);
+  };
+  // A power-of-two bound becomes an equality on the high bits: no hash bits.
+  EXPECT_EQ(bits_of("hdr.agg.key_offset < 1024"), 0u);
+  EXPECT_EQ(bits_of("hdr.agg.key_offset >= 0x80000000"), 0u);
+  EXPECT_EQ(bits_of("hdr.agg.key_offset <= 1023"), 0u);  // < 1024
+  EXPECT_EQ(bits_of("hdr.agg.key_offset > 4095"), 0u);   // >= 4096
+  EXPECT_EQ(bits_of("1024 > hdr.agg.key_offset"), 0u);
+  // Otherwise the sliced field goes through the hash bits: 8 and 12 fit, 13 and 25 do not.
+  EXPECT_EQ(bits_of("hdr.agg.num_values <= 32"), 0u);         // 8 bits
+  EXPECT_EQ(bits_of("hdr.agg.slot < 0x3000"), 0u);            // 3 << 12: bits [15:12]
+  EXPECT_EQ(bits_of("hdr.agg.key_offset >= 0x300000"), 0u);   // 3 << 20: bits [31:20], 12
+  EXPECT_EQ(bits_of("hdr.agg.key_offset >= 0x180000"), 1u);   // 3 << 19: 13 bits
+  EXPECT_EQ(bits_of("hdr.agg.key_offset >= HOT"), 1u);        // 25 bits
+  EXPECT_EQ(bits_of("HOT <= hdr.agg.key_offset"), 1u);
+  // Two compares share the 12 bits: 8 + 8.
+  EXPECT_EQ(bits_of("hdr.agg.num_values <= 32 && hdr.agg.num_values > 2"), 1u);
+  // A signed field is compared whole (no slicing), except against 0 (its sign bit).
+  EXPECT_EQ(bits_of("hdr.agg.exponent < 0"), 0u);
+  EXPECT_EQ(bits_of("hdr.agg.exponent < 4"), 0u);  // 8 bits
+  // A compare that is always true or false needs nothing.
+  EXPECT_EQ(bits_of("hdr.agg.num_values <= 255"), 0u);
+}
+
+TEST(BackendRules, RangeKeyNibblesFailsOnAThirtyTwoBitRangeKey) {
+  const std::string frame = R"(
+header aggregation_h { bit<32> key_offset; bit<16> slot; }
+struct ingress_headers_t { aggregation_h agg; }
+struct ingress_metadata_t { bit<1> cold; }
+control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
+    action mark_cold() { meta.cold = 1; }
+    table cold_key {
+        key = { KEY : range; }
+        actions = { mark_cold; NoAction; }
+        default_action = NoAction();
+    }
+    apply { cold_key.apply(); }
+}
+)";
+  auto check = [&](const std::string& key) {
+    std::string program = frame;
+    program.replace(program.find("KEY"), 3, key);
+    return CheckTofinoBackendRules(program);
+  };
+  const auto wide = check("hdr.agg.key_offset");
+  EXPECT_EQ(Count(wide, kRuleRangeKeyNibbles, "`hdr.agg.key_offset: range` is 32 bits"), 1u)
+      << Describe(wide);
+  EXPECT_EQ(Count(check("hdr.agg.slot"), kRuleRangeKeyNibbles), 0u);
 }
 
 // ---- Every program the generator writes now.
