@@ -48,11 +48,11 @@ void WritePairRegister(Text& t, const AggregationSwitchSpec& spec, uint32_t pair
   const std::string a = "hdr.values." + ValueField(2 * pair);
   const std::string b = "hdr.values." + ValueField(2 * pair + 1);
   const std::string add = spec.overflow == OverflowBehaviour::kSaturate ? "|+|" : "+";
-  t.Line("    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) {};", reg);
+  t.Line("    Register<value_pair_t, index_t>(REGISTER_ENTRIES) {};", reg);
   const bool tofino1 = IsTofino1(spec);
   const std::string action_type = tofino1
-                                      ? "RegisterAction<value_pair_t, bit<32>, value_t>"
-                                      : "RegisterAction2<value_pair_t, bit<32>, value_t, value_t>";
+                                      ? "RegisterAction<value_pair_t, index_t, value_t>"
+                                      : "RegisterAction2<value_pair_t, index_t, value_t, value_t>";
   const std::string outputs =
       tofino1 ? "out value_t first" : "out value_t first, out value_t second";
   const std::string emit =
@@ -179,6 +179,25 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("        size = {};", kMaxP4Workers + kMaxP4ServerShards);
   t.Line("    }}");
   t.Blank();
+  t.Line("    // The register index, set * SLOTS + slot, in one action per slot set (one step, so the");
+  t.Line("    // checks after it need not wait a stage).");
+  t.Line("    action index_in_set0() {{");
+  t.Line("        meta.register_index = hdr.agg.slot;");
+  t.Line("    }}");
+  t.Line("    action index_in_set1() {{");
+  t.Line("        meta.register_index = hdr.agg.slot + SLOT_SET_OFFSET;");
+  t.Line("    }}");
+  t.Line("    table register_index_of_set {{");
+  t.Line("        key = {{ hdr.agg.flags[0:0] : exact @name(\"slot_set\"); }}  // FLAG_SLOT_SET");
+  t.Line("        actions = {{ index_in_set0; index_in_set1; }}");
+  t.Line("        const default_action = index_in_set0();");
+  t.Line("        size = 2;");
+  t.Line("        const entries = {{");
+  t.Line("            0 : index_in_set0();");
+  t.Line("            1 : index_in_set1();");
+  t.Line("        }}");
+  t.Line("    }}");
+  t.Blank();
   t.Line("    // One entry per worker: its id, its bitmap bit and its source address must agree.");
   t.Line("    action accept_worker(bit<32> worker_bit) {{");
   t.Line("        meta.worker_bit = worker_bit;");
@@ -287,8 +306,8 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   }
   t.Blank();
   t.Line("    // Workers counted so far in the slot's round, modulo W (0: empty or complete).");
-  t.Line("    Register<bit<32>, bit<32>>(REGISTER_ENTRIES) worker_count;");
-  t.Line("    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_increment = {{");
+  t.Line("    Register<bit<32>, index_t>(REGISTER_ENTRIES) worker_count;");
+  t.Line("    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_increment = {{");
   t.Line("        void apply(inout bit<32> value, out bit<32> before) {{");
   t.Line("            before = value;");
   t.Line("            if (value == LAST_WORKER_COUNT) {{");
@@ -298,7 +317,7 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("            }}");
   t.Line("        }}");
   t.Line("    }};");
-  t.Line("    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_read = {{");
+  t.Line("    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_read = {{");
   t.Line("        void apply(inout bit<32> value, out bit<32> before) {{");
   t.Line("            before = value;");
   t.Line("        }}");
@@ -333,14 +352,14 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
     // end rejects a cast between a RegisterAction's result and the field it is stored in.
     t.Line("    // The largest {} exponent announced in the round, of the header's type (int<8>).",
            spec.IsThc() ? "norm" : "block");
-    t.Line("    Register<int<8>, bit<32>>(REGISTER_ENTRIES) max_exponent;");
-    t.Line("    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_write = {{");
+    t.Line("    Register<int<8>, index_t>(REGISTER_ENTRIES) max_exponent;");
+    t.Line("    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_write = {{");
     t.Line("        void apply(inout int<8> value, out int<8> result) {{");
     t.Line("            value = hdr.agg.exponent;");
     t.Line("            result = value;");
     t.Line("        }}");
     t.Line("    }};");
-    t.Line("    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_max = {{");
+    t.Line("    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_max = {{");
     t.Line("        void apply(inout int<8> value, out int<8> result) {{");
     t.Line("            if (hdr.agg.exponent > value) {{");
     t.Line("                value = hdr.agg.exponent;");
@@ -348,7 +367,7 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
     t.Line("            result = value;");
     t.Line("        }}");
     t.Line("    }};");
-    t.Line("    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_read = {{");
+    t.Line("    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_read = {{");
     t.Line("        void apply(inout int<8> value, out int<8> result) {{");
     t.Line("            result = value;");
     t.Line("        }}");
@@ -380,11 +399,14 @@ void WriteIngressDeclarations(Text& t, const AggregationSwitchSpec& spec) {
 }
 
 // The register index (set * SLOTS + slot) and, for a server, the owner shard: computed for every
-// aggregation packet before anything reads them. The add stands alone in its `if`: next to a
-// register access it would make a keyless action carry the constant as action data beside the
-// hash-addressed access, which the back end refuses.
+// aggregation packet before anything reads them. The index comes from a table keyed on the slot
+// set, in one step: as an assignment followed by a conditional add it took two stages, and on
+// Tofino-1 every check after it in the control flow waited for the second (the back end's
+// next-table ordering), which cost the stage the max-exponent register needs (docs/p4.md §3).
+// The add stays apart from every register access: next to one it would make a keyless action
+// carry the constant as action data beside the hash-addressed access, which the back end refuses.
 void WriteIndexes(Text& t, const AggregationSwitchSpec& spec) {
-  t.Line("        meta.register_index = (bit<32>)hdr.agg.slot;");
+  t.Line("        register_index_of_set.apply();");
   if (IsServerMode(spec) && spec.server_shards > 1) {
     // (key / K) mod M for powers of two: bits log2(K) .. log2(K) + log2(M) - 1 of the key, one
     // slice copy instead of a shift and a mask (two operations on one field in one action).
@@ -394,19 +416,18 @@ void WriteIndexes(Text& t, const AggregationSwitchSpec& spec) {
            spec.server_shards);
     t.Line("        meta.shard[{}:0] = hdr.agg.key_offset[{}:{}];", bits - 1, low + bits - 1, low);
   }
-  t.Line("        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {{");
-  t.Line("            meta.register_index = meta.register_index + SLOT_SET_OFFSET;");
-  t.Line("        }}");
 }
 
 // Tofino-1's second pass of a result: the register tables read the second values (PHASE_HARVEST),
 // then the result is routed as the first pass decided (the retransmission flag tells a resend).
+// Its message type becomes MSG_RESULT in WriteCompletion, not here: a write of msg_type in this
+// branch makes the back end place the chain's later test of msg_type, and check_worker with it,
+// one stage later, and that stage is the one the max-exponent register needs (docs/p4.md §3).
 void WriteHarvest(Text& t, const AggregationSwitchSpec& spec) {
   t.Line(
       "        }} else if (hdr.agg.msg_type == MSG_HARVEST && "
       "ig_intr_md.ingress_port == RECIRCULATION_PORT) {{");
   t.Line("            // Harvest pass of a result: the value tables read the second values.");
-  t.Line("            hdr.agg.msg_type = MSG_RESULT;");
   t.Line("            meta.phase = PHASE_HARVEST;");
   if (IsServerMode(spec)) {
     t.Line("            meta.route = ROUTE_SERVER;");
@@ -483,6 +504,10 @@ void WriteCompletion(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("                meta.route = {};",
          tofino1 ? "ROUTE_HARVEST" : (server ? "ROUTE_SERVER" : "ROUTE_WORKER"));
   t.Line("            }}");
+  if (tofino1) {
+    t.Line("        }} else if (meta.phase == PHASE_HARVEST) {{");
+    t.Line("            hdr.agg.msg_type = MSG_RESULT;");
+  }
   t.Line("        }}");
 }
 

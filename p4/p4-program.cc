@@ -88,7 +88,7 @@ void WriteConstants(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("const bit<48> SWITCH_MAC = 0x{:012x};", mac_value);
   t.Line("const bit<32> SWITCH_IP = 0x{:08x};", sw.Ipv4());
   t.Line("const bit<16> SLOTS = {};", spec.aggregator_slots);
-  t.Line("const bit<32> SLOT_SET_OFFSET = {};  // register index = set * SLOTS + slot",
+  t.Line("const bit<16> SLOT_SET_OFFSET = {};  // register index = set * SLOTS + slot",
          spec.aggregator_slots);
   t.Line("const bit<32> REGISTER_ENTRIES = {};", uint64_t{spec.aggregator_slots} * spec.SlotSets());
   t.Line("const bit<8> VALUES_PER_PACKET = {};", spec.values_per_packet);
@@ -133,6 +133,8 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   } else {
     t.Line("typedef int<32> value_t;");
   }
+  t.Line("// A register index: at most 2 x 8192 entries (resources.txt, register_entries).");
+  t.Line("typedef bit<16> index_t;");
   t.Line("struct value_pair_t {{");
   t.Line("    value_t first;");
   t.Line("    value_t second;");
@@ -209,7 +211,7 @@ void WriteHeaders(Text& t, const AggregationSwitchSpec& spec) {
   t.Line("}}");
   t.Blank();
   t.Line("struct ingress_metadata_t {{");
-  t.Line("    bit<32> register_index;  // set * SLOTS + slot");
+  t.Line("    index_t register_index;  // set * SLOTS + slot");
   t.Line("    bit<32> worker_bit;      // from check_worker");
   t.Line("    bit<1> accepted;         // a well-formed update of this job");
   t.Line("    bit<32> bitmap_before;   // the packet's set, before its bit was set");

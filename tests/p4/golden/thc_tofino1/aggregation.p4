@@ -26,7 +26,7 @@ const bit<8> FLAGS_RESERVED = 0xfc;
 const bit<48> SWITCH_MAC = 0x020000000001;
 const bit<32> SWITCH_IP = 0x0a000001;
 const bit<16> SLOTS = 512;
-const bit<32> SLOT_SET_OFFSET = 512;  // register index = set * SLOTS + slot
+const bit<16> SLOT_SET_OFFSET = 512;  // register index = set * SLOTS + slot
 const bit<32> REGISTER_ENTRIES = 1024;
 const bit<8> VALUES_PER_PACKET = 32;
 // A result carries one byte per lane instead of the update's packed indices.
@@ -51,6 +51,8 @@ const bit<2> PHASE_HARVEST = 3;    // Tofino-1's second pass: read the second va
 // ---- Headers: byte for byte the frames of aggregation-packet.h
 // THC: four 8-bit lanes per word, added as one unsigned word (carry-free: W x g <= 255).
 typedef bit<32> value_t;
+// A register index: at most 2 x 8192 entries (resources.txt, register_entries).
+typedef bit<16> index_t;
 struct value_pair_t {
     value_t first;
     value_t second;
@@ -146,7 +148,7 @@ struct egress_headers_t {
 }
 
 struct ingress_metadata_t {
-    bit<32> register_index;  // set * SLOTS + slot
+    index_t register_index;  // set * SLOTS + slot
     bit<32> worker_bit;      // from check_worker
     bit<1> accepted;         // a well-formed update of this job
     bit<32> bitmap_before;   // the packet's set, before its bit was set
@@ -241,6 +243,25 @@ control Ingress(inout ingress_headers_t hdr,
         size = 64;
     }
 
+    // The register index, set * SLOTS + slot, in one action per slot set (one step, so the
+    // checks after it need not wait a stage).
+    action index_in_set0() {
+        meta.register_index = hdr.agg.slot;
+    }
+    action index_in_set1() {
+        meta.register_index = hdr.agg.slot + SLOT_SET_OFFSET;
+    }
+    table register_index_of_set {
+        key = { hdr.agg.flags[0:0] : exact @name("slot_set"); }  // FLAG_SLOT_SET
+        actions = { index_in_set0; index_in_set1; }
+        const default_action = index_in_set0();
+        size = 2;
+        const entries = {
+            0 : index_in_set0();
+            1 : index_in_set1();
+        }
+    }
+
     // One entry per worker: its id, its bitmap bit and its source address must agree.
     action accept_worker(bit<32> worker_bit) {
         meta.worker_bit = worker_bit;
@@ -316,8 +337,8 @@ control Ingress(inout ingress_headers_t hdr,
     };
 
     // Workers counted so far in the slot's round, modulo W (0: empty or complete).
-    Register<bit<32>, bit<32>>(REGISTER_ENTRIES) worker_count;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_increment = {
+    Register<bit<32>, index_t>(REGISTER_ENTRIES) worker_count;
+    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_increment = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             if (value == LAST_WORKER_COUNT) {
@@ -327,7 +348,7 @@ control Ingress(inout ingress_headers_t hdr,
             }
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_read = {
+    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_read = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
         }
@@ -369,14 +390,14 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // The largest norm exponent announced in the round, of the header's type (int<8>).
-    Register<int<8>, bit<32>>(REGISTER_ENTRIES) max_exponent;
-    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_write = {
+    Register<int<8>, index_t>(REGISTER_ENTRIES) max_exponent;
+    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_write = {
         void apply(inout int<8> value, out int<8> result) {
             value = hdr.agg.exponent;
             result = value;
         }
     };
-    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_max = {
+    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_max = {
         void apply(inout int<8> value, out int<8> result) {
             if (hdr.agg.exponent > value) {
                 value = hdr.agg.exponent;
@@ -384,7 +405,7 @@ control Ingress(inout ingress_headers_t hdr,
             result = value;
         }
     };
-    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_read = {
+    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_read = {
         void apply(inout int<8> value, out int<8> result) {
             result = value;
         }
@@ -557,23 +578,23 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // Values: 4 pair registers of two words of four 8-bit lane sums each.
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_00;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_00;
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v00; pair.second = hdr.values.v01; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v00; pair.second = pair.second + hdr.values.v01; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -602,23 +623,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_00_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_01;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_01;
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v02; pair.second = hdr.values.v03; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v02; pair.second = pair.second + hdr.values.v03; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -647,23 +668,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_01_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_02;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_02;
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v04; pair.second = hdr.values.v05; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v04; pair.second = pair.second + hdr.values.v05; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -692,23 +713,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_02_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_03;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_03;
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v06; pair.second = hdr.values.v07; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v06; pair.second = pair.second + hdr.values.v07; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -739,17 +760,13 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     apply {
-        meta.register_index = (bit<32>)hdr.agg.slot;
-        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-            meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-        }
+        register_index_of_set.apply();
         if (!hdr.ipv4.isValid()) {
             meta.route = ROUTE_DROP;
         } else if (!hdr.agg.isValid()) {
             meta.route = ROUTE_FORWARD;
         } else if (hdr.agg.msg_type == MSG_HARVEST && ig_intr_md.ingress_port == RECIRCULATION_PORT) {
             // Harvest pass of a result: the value tables read the second values.
-            hdr.agg.msg_type = MSG_RESULT;
             meta.phase = PHASE_HARVEST;
             if ((hdr.agg.flags & FLAG_RETRANSMISSION) != 0) {
                 meta.route = ROUTE_WORKER;
@@ -819,6 +836,8 @@ control Ingress(inout ingress_headers_t hdr,
                 make_result(1);
                 meta.route = ROUTE_HARVEST;
             }
+        } else if (meta.phase == PHASE_HARVEST) {
+            hdr.agg.msg_type = MSG_RESULT;
         }
 
         // Every table is applied in one place only.

@@ -26,7 +26,7 @@ const bit<8> FLAGS_RESERVED = 0xfc;
 const bit<48> SWITCH_MAC = 0x020000000001;
 const bit<32> SWITCH_IP = 0x0a000001;
 const bit<16> SLOTS = 512;
-const bit<32> SLOT_SET_OFFSET = 512;  // register index = set * SLOTS + slot
+const bit<16> SLOT_SET_OFFSET = 512;  // register index = set * SLOTS + slot
 const bit<32> REGISTER_ENTRIES = 1024;
 const bit<8> VALUES_PER_PACKET = 64;
 // The worker counter runs 0..W-1; a packet that finds W-1 completes the slot.
@@ -47,6 +47,8 @@ const bit<2> PHASE_HARVEST = 3;    // Tofino-1's second pass: read the second va
 
 // ---- Headers: byte for byte the frames of aggregation-packet.h
 typedef int<32> value_t;
+// A register index: at most 2 x 8192 entries (resources.txt, register_entries).
+typedef bit<16> index_t;
 struct value_pair_t {
     value_t first;
     value_t second;
@@ -176,7 +178,7 @@ struct egress_headers_t {
 }
 
 struct ingress_metadata_t {
-    bit<32> register_index;  // set * SLOTS + slot
+    index_t register_index;  // set * SLOTS + slot
     bit<32> worker_bit;      // from check_worker
     bit<1> accepted;         // a well-formed update of this job
     bit<32> bitmap_before;   // the packet's set, before its bit was set
@@ -259,6 +261,25 @@ control Ingress(inout ingress_headers_t hdr,
         size = 64;
     }
 
+    // The register index, set * SLOTS + slot, in one action per slot set (one step, so the
+    // checks after it need not wait a stage).
+    action index_in_set0() {
+        meta.register_index = hdr.agg.slot;
+    }
+    action index_in_set1() {
+        meta.register_index = hdr.agg.slot + SLOT_SET_OFFSET;
+    }
+    table register_index_of_set {
+        key = { hdr.agg.flags[0:0] : exact @name("slot_set"); }  // FLAG_SLOT_SET
+        actions = { index_in_set0; index_in_set1; }
+        const default_action = index_in_set0();
+        size = 2;
+        const entries = {
+            0 : index_in_set0();
+            1 : index_in_set1();
+        }
+    }
+
     // One entry per worker: its id, its bitmap bit and its source address must agree.
     action accept_worker(bit<32> worker_bit) {
         meta.worker_bit = worker_bit;
@@ -330,8 +351,8 @@ control Ingress(inout ingress_headers_t hdr,
     };
 
     // Workers counted so far in the slot's round, modulo W (0: empty or complete).
-    Register<bit<32>, bit<32>>(REGISTER_ENTRIES) worker_count;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_increment = {
+    Register<bit<32>, index_t>(REGISTER_ENTRIES) worker_count;
+    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_increment = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             if (value == LAST_WORKER_COUNT) {
@@ -341,7 +362,7 @@ control Ingress(inout ingress_headers_t hdr,
             }
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_read = {
+    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_read = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
         }
@@ -383,14 +404,14 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // The largest block exponent announced in the round, of the header's type (int<8>).
-    Register<int<8>, bit<32>>(REGISTER_ENTRIES) max_exponent;
-    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_write = {
+    Register<int<8>, index_t>(REGISTER_ENTRIES) max_exponent;
+    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_write = {
         void apply(inout int<8> value, out int<8> result) {
             value = hdr.agg.exponent;
             result = value;
         }
     };
-    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_max = {
+    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_max = {
         void apply(inout int<8> value, out int<8> result) {
             if (hdr.agg.exponent > value) {
                 value = hdr.agg.exponent;
@@ -398,7 +419,7 @@ control Ingress(inout ingress_headers_t hdr,
             result = value;
         }
     };
-    RegisterAction<int<8>, bit<32>, int<8>>(max_exponent) max_exponent_read = {
+    RegisterAction<int<8>, index_t, int<8>>(max_exponent) max_exponent_read = {
         void apply(inout int<8> value, out int<8> result) {
             result = value;
         }
@@ -425,23 +446,23 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // Values: 32 pair registers of two int32 sums each (wrap-around adds).
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_00;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_00;
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v00; pair.second = hdr.values.v01; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v00; pair.second = pair.second + hdr.values.v01; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_00) values_00_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_00) values_00_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -470,23 +491,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_00_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_01;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_01;
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v02; pair.second = hdr.values.v03; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v02; pair.second = pair.second + hdr.values.v03; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_01) values_01_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_01) values_01_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -515,23 +536,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_01_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_02;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_02;
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v04; pair.second = hdr.values.v05; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v04; pair.second = pair.second + hdr.values.v05; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_02) values_02_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_02) values_02_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -560,23 +581,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_02_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_03;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_03;
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v06; pair.second = hdr.values.v07; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v06; pair.second = pair.second + hdr.values.v07; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_03) values_03_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_03) values_03_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -605,23 +626,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_03_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_04;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_04) values_04_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_04;
+    RegisterAction<value_pair_t, index_t, value_t>(values_04) values_04_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v08; pair.second = hdr.values.v09; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_04) values_04_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_04) values_04_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v08; pair.second = pair.second + hdr.values.v09; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_04) values_04_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_04) values_04_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_04) values_04_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_04) values_04_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -650,23 +671,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_04_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_05;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_05) values_05_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_05;
+    RegisterAction<value_pair_t, index_t, value_t>(values_05) values_05_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v10; pair.second = hdr.values.v11; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_05) values_05_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_05) values_05_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v10; pair.second = pair.second + hdr.values.v11; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_05) values_05_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_05) values_05_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_05) values_05_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_05) values_05_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -695,23 +716,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_05_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_06;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_06) values_06_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_06;
+    RegisterAction<value_pair_t, index_t, value_t>(values_06) values_06_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v12; pair.second = hdr.values.v13; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_06) values_06_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_06) values_06_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v12; pair.second = pair.second + hdr.values.v13; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_06) values_06_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_06) values_06_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_06) values_06_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_06) values_06_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -740,23 +761,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_06_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_07;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_07) values_07_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_07;
+    RegisterAction<value_pair_t, index_t, value_t>(values_07) values_07_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v14; pair.second = hdr.values.v15; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_07) values_07_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_07) values_07_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v14; pair.second = pair.second + hdr.values.v15; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_07) values_07_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_07) values_07_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_07) values_07_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_07) values_07_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -785,23 +806,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_07_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_08;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_08) values_08_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_08;
+    RegisterAction<value_pair_t, index_t, value_t>(values_08) values_08_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v16; pair.second = hdr.values.v17; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_08) values_08_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_08) values_08_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v16; pair.second = pair.second + hdr.values.v17; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_08) values_08_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_08) values_08_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_08) values_08_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_08) values_08_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -830,23 +851,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_08_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_09;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_09) values_09_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_09;
+    RegisterAction<value_pair_t, index_t, value_t>(values_09) values_09_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v18; pair.second = hdr.values.v19; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_09) values_09_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_09) values_09_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v18; pair.second = pair.second + hdr.values.v19; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_09) values_09_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_09) values_09_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_09) values_09_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_09) values_09_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -875,23 +896,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_09_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_10;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_10) values_10_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_10;
+    RegisterAction<value_pair_t, index_t, value_t>(values_10) values_10_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v20; pair.second = hdr.values.v21; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_10) values_10_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_10) values_10_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v20; pair.second = pair.second + hdr.values.v21; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_10) values_10_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_10) values_10_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_10) values_10_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_10) values_10_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -920,23 +941,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_10_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_11;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_11) values_11_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_11;
+    RegisterAction<value_pair_t, index_t, value_t>(values_11) values_11_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v22; pair.second = hdr.values.v23; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_11) values_11_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_11) values_11_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v22; pair.second = pair.second + hdr.values.v23; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_11) values_11_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_11) values_11_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_11) values_11_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_11) values_11_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -965,23 +986,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_11_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_12;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_12) values_12_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_12;
+    RegisterAction<value_pair_t, index_t, value_t>(values_12) values_12_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v24; pair.second = hdr.values.v25; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_12) values_12_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_12) values_12_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v24; pair.second = pair.second + hdr.values.v25; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_12) values_12_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_12) values_12_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_12) values_12_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_12) values_12_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1010,23 +1031,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_12_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_13;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_13) values_13_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_13;
+    RegisterAction<value_pair_t, index_t, value_t>(values_13) values_13_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v26; pair.second = hdr.values.v27; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_13) values_13_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_13) values_13_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v26; pair.second = pair.second + hdr.values.v27; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_13) values_13_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_13) values_13_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_13) values_13_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_13) values_13_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1055,23 +1076,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_13_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_14;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_14) values_14_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_14;
+    RegisterAction<value_pair_t, index_t, value_t>(values_14) values_14_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v28; pair.second = hdr.values.v29; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_14) values_14_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_14) values_14_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v28; pair.second = pair.second + hdr.values.v29; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_14) values_14_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_14) values_14_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_14) values_14_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_14) values_14_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1100,23 +1121,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_14_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_15;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_15) values_15_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_15;
+    RegisterAction<value_pair_t, index_t, value_t>(values_15) values_15_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v30; pair.second = hdr.values.v31; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_15) values_15_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_15) values_15_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v30; pair.second = pair.second + hdr.values.v31; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_15) values_15_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_15) values_15_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_15) values_15_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_15) values_15_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1145,23 +1166,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_15_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_16;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_16) values_16_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_16;
+    RegisterAction<value_pair_t, index_t, value_t>(values_16) values_16_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v32; pair.second = hdr.values.v33; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_16) values_16_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_16) values_16_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v32; pair.second = pair.second + hdr.values.v33; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_16) values_16_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_16) values_16_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_16) values_16_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_16) values_16_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1190,23 +1211,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_16_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_17;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_17) values_17_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_17;
+    RegisterAction<value_pair_t, index_t, value_t>(values_17) values_17_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v34; pair.second = hdr.values.v35; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_17) values_17_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_17) values_17_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v34; pair.second = pair.second + hdr.values.v35; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_17) values_17_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_17) values_17_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_17) values_17_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_17) values_17_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1235,23 +1256,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_17_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_18;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_18) values_18_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_18;
+    RegisterAction<value_pair_t, index_t, value_t>(values_18) values_18_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v36; pair.second = hdr.values.v37; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_18) values_18_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_18) values_18_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v36; pair.second = pair.second + hdr.values.v37; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_18) values_18_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_18) values_18_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_18) values_18_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_18) values_18_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1280,23 +1301,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_18_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_19;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_19) values_19_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_19;
+    RegisterAction<value_pair_t, index_t, value_t>(values_19) values_19_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v38; pair.second = hdr.values.v39; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_19) values_19_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_19) values_19_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v38; pair.second = pair.second + hdr.values.v39; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_19) values_19_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_19) values_19_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_19) values_19_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_19) values_19_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1325,23 +1346,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_19_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_20;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_20) values_20_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_20;
+    RegisterAction<value_pair_t, index_t, value_t>(values_20) values_20_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v40; pair.second = hdr.values.v41; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_20) values_20_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_20) values_20_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v40; pair.second = pair.second + hdr.values.v41; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_20) values_20_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_20) values_20_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_20) values_20_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_20) values_20_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1370,23 +1391,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_20_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_21;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_21) values_21_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_21;
+    RegisterAction<value_pair_t, index_t, value_t>(values_21) values_21_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v42; pair.second = hdr.values.v43; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_21) values_21_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_21) values_21_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v42; pair.second = pair.second + hdr.values.v43; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_21) values_21_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_21) values_21_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_21) values_21_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_21) values_21_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1415,23 +1436,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_21_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_22;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_22) values_22_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_22;
+    RegisterAction<value_pair_t, index_t, value_t>(values_22) values_22_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v44; pair.second = hdr.values.v45; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_22) values_22_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_22) values_22_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v44; pair.second = pair.second + hdr.values.v45; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_22) values_22_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_22) values_22_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_22) values_22_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_22) values_22_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1460,23 +1481,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_22_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_23;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_23) values_23_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_23;
+    RegisterAction<value_pair_t, index_t, value_t>(values_23) values_23_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v46; pair.second = hdr.values.v47; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_23) values_23_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_23) values_23_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v46; pair.second = pair.second + hdr.values.v47; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_23) values_23_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_23) values_23_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_23) values_23_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_23) values_23_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1505,23 +1526,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_23_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_24;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_24) values_24_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_24;
+    RegisterAction<value_pair_t, index_t, value_t>(values_24) values_24_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v48; pair.second = hdr.values.v49; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_24) values_24_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_24) values_24_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v48; pair.second = pair.second + hdr.values.v49; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_24) values_24_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_24) values_24_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_24) values_24_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_24) values_24_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1550,23 +1571,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_24_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_25;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_25) values_25_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_25;
+    RegisterAction<value_pair_t, index_t, value_t>(values_25) values_25_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v50; pair.second = hdr.values.v51; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_25) values_25_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_25) values_25_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v50; pair.second = pair.second + hdr.values.v51; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_25) values_25_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_25) values_25_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_25) values_25_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_25) values_25_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1595,23 +1616,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_25_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_26;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_26) values_26_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_26;
+    RegisterAction<value_pair_t, index_t, value_t>(values_26) values_26_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v52; pair.second = hdr.values.v53; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_26) values_26_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_26) values_26_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v52; pair.second = pair.second + hdr.values.v53; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_26) values_26_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_26) values_26_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_26) values_26_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_26) values_26_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1640,23 +1661,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_26_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_27;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_27) values_27_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_27;
+    RegisterAction<value_pair_t, index_t, value_t>(values_27) values_27_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v54; pair.second = hdr.values.v55; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_27) values_27_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_27) values_27_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v54; pair.second = pair.second + hdr.values.v55; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_27) values_27_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_27) values_27_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_27) values_27_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_27) values_27_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1685,23 +1706,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_27_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_28;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_28) values_28_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_28;
+    RegisterAction<value_pair_t, index_t, value_t>(values_28) values_28_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v56; pair.second = hdr.values.v57; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_28) values_28_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_28) values_28_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v56; pair.second = pair.second + hdr.values.v57; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_28) values_28_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_28) values_28_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_28) values_28_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_28) values_28_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1730,23 +1751,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_28_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_29;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_29) values_29_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_29;
+    RegisterAction<value_pair_t, index_t, value_t>(values_29) values_29_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v58; pair.second = hdr.values.v59; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_29) values_29_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_29) values_29_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v58; pair.second = pair.second + hdr.values.v59; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_29) values_29_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_29) values_29_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_29) values_29_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_29) values_29_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1775,23 +1796,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_29_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_30;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_30) values_30_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_30;
+    RegisterAction<value_pair_t, index_t, value_t>(values_30) values_30_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v60; pair.second = hdr.values.v61; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_30) values_30_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_30) values_30_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v60; pair.second = pair.second + hdr.values.v61; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_30) values_30_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_30) values_30_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_30) values_30_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_30) values_30_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1820,23 +1841,23 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_HARVEST, _) : values_30_read_second_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_31;
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_31) values_31_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_31;
+    RegisterAction<value_pair_t, index_t, value_t>(values_31) values_31_write = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = hdr.values.v62; pair.second = hdr.values.v63; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_31) values_31_add = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_31) values_31_add = {
         void apply(inout value_pair_t pair, out value_t first) {
             pair.first = pair.first + hdr.values.v62; pair.second = pair.second + hdr.values.v63; first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_31) values_31_read = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_31) values_31_read = {
         void apply(inout value_pair_t pair, out value_t first) {
             first = pair.first;
         }
     };
-    RegisterAction<value_pair_t, bit<32>, value_t>(values_31) values_31_read_second = {
+    RegisterAction<value_pair_t, index_t, value_t>(values_31) values_31_read_second = {
         void apply(inout value_pair_t pair, out value_t second) {
             second = pair.second;
         }
@@ -1867,17 +1888,13 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     apply {
-        meta.register_index = (bit<32>)hdr.agg.slot;
-        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-            meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-        }
+        register_index_of_set.apply();
         if (!hdr.ipv4.isValid()) {
             meta.route = ROUTE_DROP;
         } else if (!hdr.agg.isValid()) {
             meta.route = ROUTE_FORWARD;
         } else if (hdr.agg.msg_type == MSG_HARVEST && ig_intr_md.ingress_port == RECIRCULATION_PORT) {
             // Harvest pass of a result: the value tables read the second values.
-            hdr.agg.msg_type = MSG_RESULT;
             meta.phase = PHASE_HARVEST;
             if ((hdr.agg.flags & FLAG_RETRANSMISSION) != 0) {
                 meta.route = ROUTE_WORKER;
@@ -1957,6 +1974,8 @@ control Ingress(inout ingress_headers_t hdr,
                 make_result(1);
                 meta.route = ROUTE_HARVEST;
             }
+        } else if (meta.phase == PHASE_HARVEST) {
+            hdr.agg.msg_type = MSG_RESULT;
         }
 
         // Every table is applied in one place only.

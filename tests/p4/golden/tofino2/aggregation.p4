@@ -23,7 +23,7 @@ const bit<8> ALL_WORKERS = 0xff;
 const bit<48> SWITCH_MAC = 0x020000000001;
 const bit<32> SWITCH_IP = 0x0a000001;
 const bit<16> SLOTS = 1024;
-const bit<32> SLOT_SET_OFFSET = 1024;  // register index = set * SLOTS + slot
+const bit<16> SLOT_SET_OFFSET = 1024;  // register index = set * SLOTS + slot
 const bit<32> REGISTER_ENTRIES = 2048;
 const bit<8> VALUES_PER_PACKET = 32;
 // The worker counter runs 0..W-1; a packet that finds W-1 completes the slot.
@@ -45,6 +45,8 @@ const bit<2> PHASE_HARVEST = 3;    // Tofino-1's second pass: read the second va
 
 // ---- Headers: byte for byte the frames of aggregation-packet.h
 typedef int<32> value_t;
+// A register index: at most 2 x 8192 entries (resources.txt, register_entries).
+typedef bit<16> index_t;
 struct value_pair_t {
     value_t first;
     value_t second;
@@ -142,7 +144,7 @@ struct egress_headers_t {
 }
 
 struct ingress_metadata_t {
-    bit<32> register_index;  // set * SLOTS + slot
+    index_t register_index;  // set * SLOTS + slot
     bit<32> worker_bit;      // from check_worker
     bit<1> accepted;         // a well-formed update of this job
     bit<32> bitmap_before;   // the packet's set, before its bit was set
@@ -226,6 +228,25 @@ control Ingress(inout ingress_headers_t hdr,
         actions = { set_port; drop; }
         default_action = drop();
         size = 64;
+    }
+
+    // The register index, set * SLOTS + slot, in one action per slot set (one step, so the
+    // checks after it need not wait a stage).
+    action index_in_set0() {
+        meta.register_index = hdr.agg.slot;
+    }
+    action index_in_set1() {
+        meta.register_index = hdr.agg.slot + SLOT_SET_OFFSET;
+    }
+    table register_index_of_set {
+        key = { hdr.agg.flags[0:0] : exact @name("slot_set"); }  // FLAG_SLOT_SET
+        actions = { index_in_set0; index_in_set1; }
+        const default_action = index_in_set0();
+        size = 2;
+        const entries = {
+            0 : index_in_set0();
+            1 : index_in_set1();
+        }
     }
 
     // One entry per worker: its id, its bitmap bit and its source address must agree.
@@ -335,8 +356,8 @@ control Ingress(inout ingress_headers_t hdr,
     };
 
     // Workers counted so far in the slot's round, modulo W (0: empty or complete).
-    Register<bit<32>, bit<32>>(REGISTER_ENTRIES) worker_count;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_increment = {
+    Register<bit<32>, index_t>(REGISTER_ENTRIES) worker_count;
+    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_increment = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
             if (value == LAST_WORKER_COUNT) {
@@ -346,7 +367,7 @@ control Ingress(inout ingress_headers_t hdr,
             }
         }
     };
-    RegisterAction<bit<32>, bit<32>, bit<32>>(worker_count) worker_count_read = {
+    RegisterAction<bit<32>, index_t, bit<32>>(worker_count) worker_count_read = {
         void apply(inout bit<32> value, out bit<32> before) {
             before = value;
         }
@@ -380,18 +401,18 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     // Values: 16 pair registers of two int32 sums each (saturating adds).
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_00;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_00) values_00_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_00;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_00) values_00_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v00; pair.second = hdr.values.v01; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_00) values_00_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_00) values_00_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v00; pair.second = pair.second |+| hdr.values.v01; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_00) values_00_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_00) values_00_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -416,18 +437,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_00_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_01;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_01) values_01_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_01;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_01) values_01_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v02; pair.second = hdr.values.v03; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_01) values_01_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_01) values_01_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v02; pair.second = pair.second |+| hdr.values.v03; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_01) values_01_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_01) values_01_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -452,18 +473,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_01_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_02;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_02) values_02_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_02;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_02) values_02_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v04; pair.second = hdr.values.v05; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_02) values_02_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_02) values_02_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v04; pair.second = pair.second |+| hdr.values.v05; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_02) values_02_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_02) values_02_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -488,18 +509,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_02_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_03;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_03) values_03_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_03;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_03) values_03_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v06; pair.second = hdr.values.v07; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_03) values_03_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_03) values_03_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v06; pair.second = pair.second |+| hdr.values.v07; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_03) values_03_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_03) values_03_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -524,18 +545,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_03_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_04;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_04) values_04_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_04;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_04) values_04_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v08; pair.second = hdr.values.v09; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_04) values_04_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_04) values_04_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v08; pair.second = pair.second |+| hdr.values.v09; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_04) values_04_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_04) values_04_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -560,18 +581,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_04_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_05;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_05) values_05_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_05;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_05) values_05_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v10; pair.second = hdr.values.v11; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_05) values_05_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_05) values_05_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v10; pair.second = pair.second |+| hdr.values.v11; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_05) values_05_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_05) values_05_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -596,18 +617,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_05_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_06;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_06) values_06_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_06;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_06) values_06_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v12; pair.second = hdr.values.v13; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_06) values_06_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_06) values_06_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v12; pair.second = pair.second |+| hdr.values.v13; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_06) values_06_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_06) values_06_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -632,18 +653,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_06_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_07;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_07) values_07_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_07;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_07) values_07_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v14; pair.second = hdr.values.v15; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_07) values_07_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_07) values_07_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v14; pair.second = pair.second |+| hdr.values.v15; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_07) values_07_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_07) values_07_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -668,18 +689,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_07_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_08;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_08) values_08_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_08;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_08) values_08_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v16; pair.second = hdr.values.v17; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_08) values_08_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_08) values_08_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v16; pair.second = pair.second |+| hdr.values.v17; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_08) values_08_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_08) values_08_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -704,18 +725,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_08_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_09;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_09) values_09_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_09;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_09) values_09_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v18; pair.second = hdr.values.v19; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_09) values_09_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_09) values_09_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v18; pair.second = pair.second |+| hdr.values.v19; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_09) values_09_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_09) values_09_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -740,18 +761,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_09_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_10;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_10) values_10_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_10;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_10) values_10_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v20; pair.second = hdr.values.v21; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_10) values_10_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_10) values_10_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v20; pair.second = pair.second |+| hdr.values.v21; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_10) values_10_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_10) values_10_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -776,18 +797,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_10_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_11;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_11) values_11_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_11;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_11) values_11_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v22; pair.second = hdr.values.v23; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_11) values_11_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_11) values_11_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v22; pair.second = pair.second |+| hdr.values.v23; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_11) values_11_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_11) values_11_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -812,18 +833,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_11_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_12;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_12) values_12_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_12;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_12) values_12_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v24; pair.second = hdr.values.v25; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_12) values_12_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_12) values_12_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v24; pair.second = pair.second |+| hdr.values.v25; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_12) values_12_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_12) values_12_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -848,18 +869,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_12_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_13;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_13) values_13_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_13;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_13) values_13_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v26; pair.second = hdr.values.v27; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_13) values_13_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_13) values_13_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v26; pair.second = pair.second |+| hdr.values.v27; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_13) values_13_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_13) values_13_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -884,18 +905,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_13_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_14;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_14) values_14_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_14;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_14) values_14_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v28; pair.second = hdr.values.v29; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_14) values_14_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_14) values_14_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v28; pair.second = pair.second |+| hdr.values.v29; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_14) values_14_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_14) values_14_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -920,18 +941,18 @@ control Ingress(inout ingress_headers_t hdr,
             (PHASE_DUPLICATE, 0) : values_14_read_act();
         }
     }
-    Register<value_pair_t, bit<32>>(REGISTER_ENTRIES) values_15;
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_15) values_15_write = {
+    Register<value_pair_t, index_t>(REGISTER_ENTRIES) values_15;
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_15) values_15_write = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = hdr.values.v30; pair.second = hdr.values.v31; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_15) values_15_add = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_15) values_15_add = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             pair.first = pair.first |+| hdr.values.v30; pair.second = pair.second |+| hdr.values.v31; first = pair.first; second = pair.second;
         }
     };
-    RegisterAction2<value_pair_t, bit<32>, value_t, value_t>(values_15) values_15_read = {
+    RegisterAction2<value_pair_t, index_t, value_t, value_t>(values_15) values_15_read = {
         void apply(inout value_pair_t pair, out value_t first, out value_t second) {
             first = pair.first; second = pair.second;
         }
@@ -958,12 +979,9 @@ control Ingress(inout ingress_headers_t hdr,
     }
 
     apply {
-        meta.register_index = (bit<32>)hdr.agg.slot;
+        register_index_of_set.apply();
         // Owner shard: (key_offset / VALUES_PER_PACKET) % 2 as a slice of the key.
         meta.shard[0:0] = hdr.agg.key_offset[5:5];
-        if ((hdr.agg.flags & FLAG_SLOT_SET) != 0) {
-            meta.register_index = meta.register_index + SLOT_SET_OFFSET;
-        }
         if (!hdr.ipv4.isValid()) {
             meta.route = ROUTE_DROP;
         } else if (!hdr.agg.isValid()) {
