@@ -27,13 +27,16 @@ std::string ResourceReportText(const AggregationSwitchSpec& spec) {
     fits = fits && line.Fits();
   }
   out += "\nLayout:\n";
+  const std::string routing =
+      use.routing_stages > 0 ? fmt::format(" + {} routing", use.routing_stages) : std::string();
   if (spec.IsThc()) {
-    out += fmt::format("  MAU stages: {} control + {} THC lookup ({} tables) + {} value = {} of {}\n",
-                       use.control_stages, use.thc_lookup_stages, use.thc_lookup_tables,
-                       use.value_stages, use.mau_stages, limits.mau_stages);
+    out += fmt::format(
+        "  MAU stages: {} control + {} THC lookup ({} tables) + {} value{} = {} of {}\n",
+        use.control_stages, use.thc_lookup_stages, use.thc_lookup_tables, use.value_stages,
+        routing, use.mau_stages, limits.mau_stages);
   } else {
-    out += fmt::format("  MAU stages: {} control + {} value = {} of {}\n", use.control_stages,
-                       use.value_stages, use.mau_stages, limits.mau_stages);
+    out += fmt::format("  MAU stages: {} control + {} value{} = {} of {}\n", use.control_stages,
+                       use.value_stages, routing, use.mau_stages, limits.mau_stages);
   }
   out += fmt::format("  stateful ALUs: {} value (pair registers) + {} control = {}\n",
                      use.value_alus, use.control_alus, use.stateful_alus);
@@ -41,8 +44,8 @@ std::string ResourceReportText(const AggregationSwitchSpec& spec) {
                      use.register_entries, spec.SlotSets(), spec.aggregator_slots);
   out += fmt::format("  SRAM blocks: {} in all, {} in a value stage\n", use.sram_blocks,
                      use.sram_blocks_per_value_stage);
-  out += fmt::format("  PHV containers: {} x 32-bit, {} x 16-bit, {} x 8-bit\n",
-                     use.phv_32bit_containers, use.phv_16bit_containers, use.phv_8bit_containers);
+  out += fmt::format("  PHV: {} bits of value words, of {} in normal containers\n",
+                     use.phv_value_bits, use.phv_value_capacity_bits);
   out += fmt::format("  harvest (recirculation) passes per completed slot: {}\n",
                      use.harvest_passes_per_slot);
   if (spec.IsThc()) {
@@ -77,6 +80,7 @@ nlohmann::json ResourceReportJson(const AggregationSwitchSpec& spec) {
           {"layout",
            {{"control_stages", use.control_stages},
             {"value_stages", use.value_stages},
+            {"routing_stages", use.routing_stages},
             {"mau_stages", use.mau_stages},
             {"value_alus", use.value_alus},
             {"control_alus", use.control_alus},
@@ -85,9 +89,8 @@ nlohmann::json ResourceReportJson(const AggregationSwitchSpec& spec) {
             {"value_register_bits", use.value_register_bits},
             {"sram_blocks", use.sram_blocks},
             {"sram_blocks_per_value_stage", use.sram_blocks_per_value_stage},
-            {"phv_32bit_containers", use.phv_32bit_containers},
-            {"phv_16bit_containers", use.phv_16bit_containers},
-            {"phv_8bit_containers", use.phv_8bit_containers},
+            {"phv_value_bits", use.phv_value_bits},
+            {"phv_value_capacity_bits", use.phv_value_capacity_bits},
             {"harvest_passes_per_slot", use.harvest_passes_per_slot},
             {"worst_sum_bits", use.worst_sum_bits}}}};
   if (spec.IsThc()) {

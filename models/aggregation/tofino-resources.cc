@@ -1,5 +1,7 @@
 #include "models/aggregation/tofino-resources.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/aggregation/aggregation-packet.h"
@@ -25,6 +27,11 @@ TofinoLimits MakeTofino2() {
   limits.mau_stages = 20;
   limits.register_pair_bits = 128;
   limits.alu_output_words_per_pass = 4;
+  // p4c's Tofino-2 PHV: 48 x 8, 72 x 16 and 48 x 32-bit normal containers (plus 16/24/16 mocha
+  // and as many dark ones), where Tofino-1 has 64/96/64 normal and 32/48/32 tagalong.
+  limits.phv_normal_8bit_containers = 48;
+  limits.phv_normal_16bit_containers = 72;
+  limits.phv_normal_32bit_containers = 48;
   return limits;
 }
 
@@ -51,12 +58,21 @@ TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
 
   use.control_stages = limits.control_stages;
   use.value_alus = CeilDiv(spec.RegisterWords(), limits.values_per_alu);
-  use.value_stages = CeilDiv(use.value_alus, limits.stateful_alus_per_stage);
   // THC: one exact-match lookup table per index byte (256 entries: the byte's indices -> their
   // table integers), applied in stages of their own before the value registers.
   use.thc_lookup_tables = spec.IsThc() ? spec.UpdateValueBytes() : 0;
   use.thc_lookup_stages = CeilDiv(use.thc_lookup_tables, limits.logical_tables_per_stage);
-  use.mau_stages = use.control_stages + use.thc_lookup_stages + use.value_stages;
+  // The max-exponent register is keyed on the counter's result like the values, so it needs a
+  // stateful ALU after the control stages: a THC lookup stage has all four free, otherwise it
+  // takes one beside the value registers.
+  const uint32_t exponent_beside_values = exponent && use.thc_lookup_stages == 0 ? 1 : 0;
+  use.value_stages =
+      CeilDiv(use.value_alus + exponent_beside_values, limits.stateful_alus_per_stage);
+  // A completed slot becomes a result in the stage after the counter at the earliest, and is
+  // routed in the one after that: however few the values, the program takes 5 stages.
+  const uint32_t laid_out = use.control_stages + use.thc_lookup_stages + use.value_stages;
+  use.routing_stages = laid_out < use.control_stages + 2 ? use.control_stages + 2 - laid_out : 0;
+  use.mau_stages = laid_out + use.routing_stages;
   // One bitmap register per set (the packet's set and the other are then different registers, so
   // both are reached in one pass), one counter, one max-exponent register.
   use.control_alus = sets + 1 + (exponent ? 1 : 0);
@@ -79,19 +95,17 @@ TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
       value_register_blocks * std::min(use.value_alus, limits.stateful_alus_per_stage);
   const uint32_t bitmap_blocks = CeilDiv(uint64_t{spec.aggregator_slots} * 32, block_bits) + 1;
   const uint32_t counter_blocks = CeilDiv(use.register_entries * 32, block_bits) + 1;
+  // The max exponent is an int<8> register (p4/p4-ingress.cc).
+  const uint32_t exponent_blocks = CeilDiv(use.register_entries * 8, block_bits) + 1;
   use.sram_blocks = value_register_blocks * use.value_alus + bitmap_blocks * sets + counter_blocks +
-                    (exponent ? counter_blocks : 0);
+                    (exponent ? exponent_blocks : 0);
 
-  // PHV, by container size (see the header comment): values in 32-bit containers (THC: the
-  // looked-up lane words), THC's index bytes in 8-bit containers.
-  use.phv_32bit_containers = spec.RegisterWords();
-  // Ethernet: two 48-bit MACs (3 x 16 each), ethertype. IPv4: version/IHL, DSCP/ECN, TTL,
-  // protocol (8-bit); length, id, flags/fragment, checksum, two addresses as 16-bit halves. UDP:
-  // four 16-bit fields. Aggregation header (aggregation-packet.h): type, flags, worker, exponent,
-  // num_values, reserved (8-bit); slot, bitmap and key as 16-bit halves. Metadata: bitmap read
-  // (2 x 16), counter, multicast group (16-bit); complete flag and max exponent (8-bit).
-  use.phv_8bit_containers = 4 + 6 + 2 + use.thc_lookup_tables;
-  use.phv_16bit_containers = 7 + 8 + 4 + 5 + 4;
+  // PHV (see the header comment): the value words, against the normal containers less the
+  // reserve for headers and metadata.
+  use.phv_value_bits = 32 * spec.RegisterWords();
+  use.phv_value_capacity_bits =
+      8 * limits.phv_normal_8bit_containers + 16 * limits.phv_normal_16bit_containers +
+      32 * limits.phv_normal_32bit_containers - limits.phv_normal_reserved_bits;
   use.harvest_passes_per_slot =
       CeilDiv(limits.values_per_alu, limits.alu_output_words_per_pass) - 1;
   use.bitmap_bits = spec.workers;
@@ -120,16 +134,20 @@ std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec)
                    fmt::format("values_per_packet {} must be even: each stateful ALU of {} holds "
                                "a pair of values",
                                spec.values_per_packet, tofino)});
+  // THC's bound also depends on its lookup stages: thc_lookup_stages says it.
+  const bool exponent_beside_values = spec.HasExponentRegister() && !spec.IsThc();
   lines.push_back(
       {"value_stages", "values_per_packet", use.value_stages, value_stage_room,
-       fmt::format("values_per_packet {} needs {} register stages for values and {} "
-                   "has {} after {} control stages{}",
-                   spec.values_per_packet, use.value_stages, tofino, value_stage_room,
+       fmt::format("values_per_packet {} needs {} register stages ({} pair registers{}, {} a "
+                   "stage) and {} has {} after {} control stages{}",
+                   spec.values_per_packet, use.value_stages, use.value_alus,
+                   exponent_beside_values ? " and the max exponent" : "",
+                   limits.stateful_alus_per_stage, tofino, value_stage_room,
                    limits.control_stages,
-                   // THC's bound also depends on its lookup stages: thc_lookup_stages says it.
                    spec.IsThc() ? std::string()
                                 : fmt::format(" (at most {} values per packet)",
-                                              value_stage_room * limits.stateful_alus_per_stage *
+                                              (value_stage_room * limits.stateful_alus_per_stage -
+                                               (exponent_beside_values ? 1 : 0)) *
                                                   limits.values_per_alu))});
   lines.push_back({"stateful_alus", "values_per_packet", use.stateful_alus,
                    uint64_t{limits.mau_stages} * limits.stateful_alus_per_stage,
@@ -152,22 +170,16 @@ std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec)
        limits.sram_blocks_per_stage,
        fmt::format("a value stage needs {} SRAM blocks and {} has {} per stage",
                    use.sram_blocks_per_value_stage, tofino, limits.sram_blocks_per_stage)});
-  lines.push_back({"phv_32bit_containers", "values_per_packet", use.phv_32bit_containers,
-                   limits.phv_32bit_containers,
-                   fmt::format("values_per_packet {} needs {} 32-bit PHV containers and {} has {}",
-                               spec.values_per_packet, use.phv_32bit_containers, tofino,
-                               limits.phv_32bit_containers)});
-  lines.push_back({"phv_16bit_containers", "values_per_packet", use.phv_16bit_containers,
-                   limits.phv_16bit_containers,
-                   fmt::format("headers and metadata need {} 16-bit PHV containers and {} has {}",
-                               use.phv_16bit_containers, tofino, limits.phv_16bit_containers)});
-  lines.push_back({"phv_8bit_containers", "values_per_packet", use.phv_8bit_containers,
-                   limits.phv_8bit_containers,
-                   fmt::format("headers and metadata{} need {} 8-bit PHV containers and {} has {}",
-                               spec.IsThc() ? fmt::format(" and {} THC index bytes",
-                                                          use.thc_lookup_tables)
-                                            : std::string(),
-                               use.phv_8bit_containers, tofino, limits.phv_8bit_containers)});
+  lines.push_back(
+      {"phv_value_bits", "values_per_packet", use.phv_value_bits, use.phv_value_capacity_bits,
+       fmt::format("values_per_packet {} puts {} bits of value words in the PHV's normal "
+                   "containers and {} has {} there besides {} for headers and metadata{}",
+                   spec.values_per_packet, use.phv_value_bits, tofino,
+                   use.phv_value_capacity_bits,
+                   limits.phv_normal_reserved_bits,
+                   spec.IsThc() ? std::string()
+                                : fmt::format(" (at most {} values per packet)",
+                                              use.phv_value_capacity_bits / 32 / 2 * 2))});
   lines.push_back({"egress_parse_depth_bytes", "values_per_packet", use.parsed_header_bytes,
                    limits.egress_parse_depth_bytes,
                    fmt::format("egress parses {} header bytes to address each multicast copy and "

@@ -3,19 +3,26 @@
 // this check is the one that refuses a program that would not fit; the P4 generator's resource
 // report prints these same lines.
 //
-// The layout priced here is SwitchML's, conservatively:
-//   * 4 control stages: the worker check, the worker bitmaps (one register per slot set:
-//     test-and-set the worker's bit in its set, clear it in the other), the worker counter (its
-//     table tells new from duplicate), and room for the max exponent, whose table runs beside the
-//     value tables (p4/p4-ingress.cc): 3 + ceil((K/2 + 1) / 4) <= 4 + ceil(K/8) stages.
+// The layout priced here is SwitchML's, as the generated program (p4/p4-ingress.cc) has it and
+// p4c's Tofino back end places it (docs/p4.md §3):
+//   * 3 control stages: the worker check and the register index (stage 0), the worker bitmaps
+//     (one register per slot set: test-and-set the worker's bit in its set, clear it in the
+//     other), then the worker counter, whose table tells new from duplicate.
+//   * The max exponent's register is keyed on the counter's result like the values: it takes a
+//     stateful ALU after the control stages, in a THC lookup stage or beside the values.
 //   * Value stages: each stateful ALU owns one pair register (two int32 per entry, one per value),
 //     so a stage adds 4 x 2 = 8 values and K values need ceil(K / 8) stages, with K even.
 //   * A stateful ALU outputs one 32-bit word per pass on Tofino-1, so reading the second value of
 //     each pair takes one harvest (recirculation) pass per completed slot; Tofino-2's ALUs output
 //     up to 4 words, so none.
-//   * PHV: 32-bit containers are kept for the K values; every other field (addresses, bitmap, key)
-//     is placed in 16- and 8-bit containers. Tofino-2's PHV and SRAM are taken as Tofino-1's
-//     (no public Tofino-2 figure; the smaller is the safe choice: docs/aggregation.md §8).
+//   * PHV: the value words the stateful ALUs write into the packet (32 bits each) go to normal
+//     containers of any width (p4c slices a word over two 16-bit or four 8-bit ones when the
+//     32-bit ones run out); p4c placed them so in every compile of docs/p4.md §3 and failed to
+//     allocate the PHV where they did not fit. The rest is fixed in size or small: headers and
+//     metadata (a reserve of normal bits, the rest in tagalong, mocha and dark containers) and
+//     THC's index bytes (at most 544 bits within Tofino-1's stages; on Tofino-2 p4c put them in
+//     normal and mocha containers and allocated 248 values).
+//   * Tofino-2's SRAM is taken as Tofino-1's (no public figure; the smaller is the safe choice).
 #pragma once
 
 #include <cstdint>
@@ -42,12 +49,19 @@ struct TofinoLimits {
   uint32_t sram_blocks_per_stage = 80;
   uint32_t sram_block_entries = 1024;
   uint32_t sram_block_bits = 128;
-  uint32_t phv_8bit_containers = 64;
-  uint32_t phv_16bit_containers = 96;
-  uint32_t phv_32bit_containers = 64;
+  /// Normal PHV containers, the ones p4c gives the value words (p4c's own figures for the
+  /// generation; tagalong, mocha and dark containers come on top).
+  uint32_t phv_normal_8bit_containers = 64;
+  uint32_t phv_normal_16bit_containers = 96;
+  uint32_t phv_normal_32bit_containers = 64;
+  /// Normal-container bits left to the other fields the MAU writes or matches (bitmap and
+  /// counter results, flags, addresses, metadata): p4c kept 183 bits of them there in the
+  /// 84- and 88-value Tofino-2 programs of docs/p4.md §3; this is that, rounded up to eight
+  /// 32-bit containers.
+  uint32_t phv_normal_reserved_bits = 256;
   uint32_t egress_parse_depth_bytes = 160;
   // hfsim's design rules on top of the hardware (SwitchML's layout, see above).
-  uint32_t control_stages = 4;
+  uint32_t control_stages = 3;
   uint32_t max_register_entries = 16384;  ///< entries of one pair register (SwitchML's size)
   uint32_t bitmap_bits = 32;              ///< one 32-bit register element per slot
   uint32_t values_per_alu = 2;            ///< a pair register: two int32 values per entry
@@ -62,6 +76,7 @@ const TofinoLimits& LimitsOf(TofinoGeneration generation);
 struct TofinoResourceUse {
   uint32_t control_stages = 0;
   uint32_t value_stages = 0;
+  uint32_t routing_stages = 0;  ///< a stage for the routing when the values take only one
   uint32_t mau_stages = 0;
   uint32_t value_alus = 0;    ///< one per pair register
   uint32_t control_alus = 0;  ///< bitmap per set, counter, max exponent
@@ -72,9 +87,8 @@ struct TofinoResourceUse {
   uint64_t value_register_bits = 0;          ///< all value registers together
   uint32_t sram_blocks_per_value_stage = 0;  ///< including one spare block per register
   uint32_t sram_blocks = 0;                  ///< all registers of the program
-  uint32_t phv_8bit_containers = 0;
-  uint32_t phv_16bit_containers = 0;
-  uint32_t phv_32bit_containers = 0;
+  uint32_t phv_value_bits = 0;  ///< value words (32 bits each) and THC's index bytes
+  uint32_t phv_value_capacity_bits = 0;  ///< normal-container bits less the reserve
   uint32_t harvest_passes_per_slot = 0;  ///< recirculations to read a completed slot
   uint32_t bitmap_bits = 0;              ///< one bit per worker
   uint32_t worst_sum_bits = 0;       ///< bits of a W-worker sum of value_bits values, sign included

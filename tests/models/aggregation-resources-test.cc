@@ -18,14 +18,18 @@ TEST(TofinoResources, SwitchMlDefaultsFitTofino1) {
   const AggregationSwitchSpec spec;
   EXPECT_TRUE(CheckTofinoFit(spec).empty());
   const TofinoResourceUse use = ComputeTofinoResources(spec);
-  // 64 values in pair registers: 32 ALUs ("register processors"), 8 stages after 4 control ones.
+  // 64 values in pair registers: 32 ALUs ("register processors"), and the max exponent's ALU
+  // beside them: 9 stages after 3 control ones, as p4c's back end places the program.
   EXPECT_EQ(use.value_alus, 32u);
-  EXPECT_EQ(use.value_stages, 8u);
+  EXPECT_EQ(use.control_stages, 3u);
+  EXPECT_EQ(use.value_stages, 9u);
   EXPECT_EQ(use.mau_stages, 12u);
   EXPECT_EQ(use.control_alus, 4u);  // bitmap per set, counter, max exponent
   EXPECT_EQ(use.harvest_passes_per_slot, 1u);
   EXPECT_EQ(use.register_entries, 1024u);  // 512 slots x 2 sets
-  EXPECT_EQ(use.phv_32bit_containers, 64u);
+  EXPECT_EQ(use.phv_value_bits, 2048u);           // 64 words of 32 bits
+  // 64 x 8 + 96 x 16 + 64 x 32 normal bits, less 256 for headers and metadata.
+  EXPECT_EQ(use.phv_value_capacity_bits, 3840u);
   EXPECT_EQ(use.bitmap_bits, 8u);
   EXPECT_EQ(use.parsed_header_bytes, 58u);
   EXPECT_EQ(ComputeTofinoResources([] {
@@ -58,18 +62,64 @@ TEST(TofinoResources, TooManyValuesPerPacketNeedTooManyStages) {
   const auto violations = CheckTofinoFit(spec);
   const ResourceLine* stages = Find(violations, "value_stages");
   ASSERT_NE(stages, nullptr);
-  EXPECT_EQ(stages->used, 12u);
-  EXPECT_EQ(stages->available, 8u);
+  EXPECT_EQ(stages->used, 13u);  // 48 pair registers and the exponent, 4 a stage
+  EXPECT_EQ(stages->available, 9u);
   EXPECT_EQ(stages->explanation,
-            "values_per_packet 96 needs 12 register stages for values and Tofino-1 has 8 after 4 "
-            "control stages (at most 64 values per packet)");
-  EXPECT_NE(Find(violations, "phv_32bit_containers"), nullptr);
-  // Tofino-2's 20 stages hold the values, but (conservatively) not its PHV.
+            "values_per_packet 96 needs 13 register stages (48 pair registers and the max "
+            "exponent, 4 a stage) and Tofino-1 has 9 after 3 control stages (at most 70 values "
+            "per packet)");
+  // 96 x 32 = 3072 bits fit Tofino-1's 3840 of normal containers.
+  EXPECT_EQ(Find(violations, "phv_value_bits"), nullptr);
+  // Tofino-2's 20 stages hold the values, but its 48 x 8 + 72 x 16 + 48 x 32 - 256 = 2816 bits
+  // do not: p4c's PHV allocation failed on this program and succeeded on 88 values
+  // (docs/p4.md §3).
   spec.generation = TofinoGeneration::kTofino2;
   const auto t2 = CheckTofinoFit(spec);
   EXPECT_EQ(Find(t2, "value_stages"), nullptr);
   ASSERT_EQ(t2.size(), 1u);
-  EXPECT_EQ(t2[0].limit, "phv_32bit_containers");
+  EXPECT_EQ(t2[0].limit, "phv_value_bits");
+  EXPECT_EQ(t2[0].used, 3072u);
+  EXPECT_EQ(t2[0].available, 2816u);
+  EXPECT_NE(t2[0].explanation.find("(at most 88 values per packet)"), std::string::npos)
+      << t2[0].explanation;
+  spec.values_per_packet = 88;
+  EXPECT_TRUE(CheckTofinoFit(spec).empty());
+  spec.values_per_packet = 90;
+  EXPECT_NE(Find(CheckTofinoFit(spec), "phv_value_bits"), nullptr);
+}
+
+TEST(TofinoResources, FixedScaleLeavesTheExponentsAluToValues) {
+  // Without the max-exponent register Tofino-1's 9 value stages hold 36 pair registers: 72
+  // values compile with p4c's back end in 12 stages (docs/p4.md §3); 74 need a 13th.
+  AggregationSwitchSpec spec;
+  spec.scheme = FixedPointScheme::kFixedScale;
+  spec.overflow = OverflowBehaviour::kSaturate;
+  spec.values_per_packet = 72;
+  EXPECT_TRUE(CheckTofinoFit(spec).empty());
+  EXPECT_EQ(ComputeTofinoResources(spec).mau_stages, 12u);
+  spec.values_per_packet = 74;
+  EXPECT_NE(Find(CheckTofinoFit(spec), "value_stages"), nullptr);
+  // With it, 70 is the most: 35 pair registers and the exponent fill the 9 stages.
+  spec.scheme = FixedPointScheme::kBlockExponent;
+  spec.values_per_packet = 70;
+  EXPECT_TRUE(CheckTofinoFit(spec).empty());
+  spec.values_per_packet = 72;
+  EXPECT_NE(Find(CheckTofinoFit(spec), "value_stages"), nullptr);
+}
+
+TEST(TofinoResources, FewValuesStillTakeARoutingStage) {
+  // A completed slot becomes a result after the counter and is routed a stage later: p4c placed
+  // the 8-value parameter-server program of docs/p4.md §3 in 5 stages, one value stage among them.
+  AggregationSwitchSpec spec;
+  spec.mode = AggregationMode::kParameterServer;
+  spec.scheme = FixedPointScheme::kFixedScale;
+  spec.overflow = OverflowBehaviour::kSaturate;
+  spec.generation = TofinoGeneration::kTofino2;
+  spec.values_per_packet = 8;
+  const TofinoResourceUse use = ComputeTofinoResources(spec);
+  EXPECT_EQ(use.value_stages, 1u);
+  EXPECT_EQ(use.routing_stages, 1u);
+  EXPECT_EQ(use.mau_stages, 5u);
 }
 
 TEST(TofinoResources, OddValuesPerPacketDoNotFillPairs) {
@@ -120,8 +170,8 @@ TEST(TofinoResources, TableListsEveryLimitWithItsNumbers) {
   const auto table = TofinoResourceTable(AggregationSwitchSpec{});
   for (const char* limit : {"bitmap_bits", "even_values_per_packet", "value_stages",
                             "stateful_alus", "register_entries", "register_actions",
-                            "sram_blocks_per_stage", "phv_32bit_containers", "phv_16bit_containers",
-                            "phv_8bit_containers", "egress_parse_depth_bytes", "int32_sum_bits"}) {
+                            "sram_blocks_per_stage", "phv_value_bits", "egress_parse_depth_bytes",
+                            "int32_sum_bits"}) {
     EXPECT_NE(Find(table, limit), nullptr) << limit;
   }
   // 4 pair registers of 1024 x 64 bits: 1 data block + 1 spare each.

@@ -97,7 +97,7 @@ TEST(AggregationSection, SpecsThatDoNotFitTofinoNameTheLimit) {
             "workers per job)");
   e = ErrorOf({{"values_per_packet", 96}});
   EXPECT_EQ(e.where, "aggregation.values_per_packet");
-  EXPECT_NE(e.message.find("limit \"value_stages\" (uses 12, has 8)"), std::string::npos)
+  EXPECT_NE(e.message.find("limit \"value_stages\" (uses 13, has 9)"), std::string::npos)
       << e.message;
   e = ErrorOf({{"aggregator_slots", 10000}});
   EXPECT_EQ(e.where, "aggregation.aggregator_slots");

@@ -224,14 +224,14 @@ TEST(ThcSpec, LanesThatCouldCarryAndPartialWordsDoNotFit) {
   ASSERT_FALSE(violations.empty());
   EXPECT_EQ(violations[0].limit, "thc_values_per_packet");
   // Lanes pack four to a register word: 64 lanes use 16 words (8 pair registers), the index
-  // bytes 32 lookup tables (2 stages of 16), so 4 + 2 + 2 = 8 stages; 256 lanes would need 128
-  // tables (8 stages) + 8 value stages + 4 control > 12.
+  // bytes 32 lookup tables (2 stages of 16), so 3 + 2 + 2 = 7 stages; 256 lanes would need 128
+  // tables (8 stages) + 8 value stages + 3 control > 12.
   spec.values_per_packet = 64;
   const TofinoResourceUse use = ComputeTofinoResources(spec);
   EXPECT_EQ(use.value_alus, 8u);
   EXPECT_EQ(use.thc_lookup_tables, 32u);
-  EXPECT_EQ(use.mau_stages, 8u);
-  EXPECT_EQ(use.phv_32bit_containers, 16u);
+  EXPECT_EQ(use.mau_stages, 7u);
+  EXPECT_EQ(use.phv_value_bits, 16u * 32u);
   spec.values_per_packet = 248;
   violations = CheckTofinoFit(spec);
   ASSERT_FALSE(violations.empty());
