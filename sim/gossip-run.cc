@@ -72,6 +72,7 @@ void ReportGossip(const Scenario& scenario, const GossipTrace& trace,
 
   // One "iteration" is one local step.
   report.iteration.total_ns = r.total_ns / g.spec.steps;
+  report.iteration.step_compute_ns = g.step_compute_ns;
   report.communication_ns = r.exchange_ns / g.spec.steps;
   for (double& b : dimension_bytes) b /= g.spec.steps;
   report.gossip = std::move(r);

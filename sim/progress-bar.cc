@@ -6,20 +6,29 @@
 
 namespace hfsim {
 
-namespace {
-
-std::string Rate(double per_second) {
-  if (per_second >= 1e6) return fmt::format("{:.2f} M/s", per_second / 1e6);
-  if (per_second >= 1e3) return fmt::format("{:.1f} k/s", per_second / 1e3);
-  return fmt::format("{:.2f} /s", per_second);
-}
-
-std::string Clock(double seconds) {
+std::string ClockText(double seconds) {
   const auto s = static_cast<uint64_t>(seconds + 0.5);
   return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
 }
 
-}  // namespace
+void DrawStatusLine(const std::string& line) {
+  std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+  std::fflush(stderr);
+}
+
+void ClearStatusLine() {
+  std::fprintf(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+}
+
+std::string RateText(double per_second, const std::string& item) {
+  if (per_second >= 1e6) return fmt::format("{:.2f} M {}s/s", per_second / 1e6, item);
+  if (per_second >= 1e3) return fmt::format("{:.1f} k {}s/s", per_second / 1e3, item);
+  if (per_second >= 1) return fmt::format("{:.1f} {}s/s", per_second, item);
+  // Below one a second the inverse reads better: "0 points/s" said nothing.
+  if (per_second > 0) return fmt::format("{:.1f} s/{}", 1.0 / per_second, item);
+  return fmt::format("- {}s/s", item);
+}
 
 ProgressBar::ProgressBar(std::string label, uint64_t total, uint64_t already, bool enabled)
     : m_label(std::move(label)), m_total(total), m_already(already), m_enabled(enabled),
@@ -32,10 +41,10 @@ std::string ProgressBar::Render(const std::string& label, uint64_t done, uint64_
   const int filled = static_cast<int>(fraction * kWidth);
   const double rate = seconds > 0 ? static_cast<double>(done - already) / seconds : 0.0;
   const std::string left =
-      rate > 0 ? Clock(static_cast<double>(total - done) / rate) : std::string("?");
+      rate > 0 ? ClockText(static_cast<double>(total - done) / rate) : std::string("?");
   return fmt::format("{} [{}{}] {:5.1f}% {}/{} {} left {}", label, std::string(filled, '#'),
-                     std::string(kWidth - filled, '.'), fraction * 100.0, done, total, Rate(rate),
-                     left);
+                     std::string(kWidth - filled, '.'), fraction * 100.0, done, total,
+                     RateText(rate, "point"), left);
 }
 
 void ProgressBar::Update(uint64_t done) {
@@ -44,15 +53,13 @@ void ProgressBar::Update(uint64_t done) {
   if (m_drawn && now - m_last < std::chrono::milliseconds(200) && done < m_total) return;
   m_last = now;
   const double seconds = std::chrono::duration<double>(now - m_start).count();
-  std::fprintf(stderr, "\r%s\x1b[K", Render(m_label, done, m_total, m_already, seconds).c_str());
-  std::fflush(stderr);
+  DrawStatusLine(Render(m_label, done, m_total, m_already, seconds));
   m_drawn = true;
 }
 
 void ProgressBar::Finish() {
   if (!m_enabled || !m_drawn) return;
-  std::fprintf(stderr, "\r\x1b[K");
-  std::fflush(stderr);
+  ClearStatusLine();
   m_drawn = false;
 }
 

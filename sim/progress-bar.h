@@ -9,6 +9,14 @@
 
 namespace hfsim {
 
+/// A rate for people: "1.2 k points/s", "3.0 points/s", and below one a second "2.5 s/point".
+std::string RateText(double per_second, const std::string& item);
+/// Wall time as h:mm:ss, rounded to the second.
+std::string ClockText(double seconds);
+/// Redraws `line` in place as stderr's status line; ClearStatusLine removes it.
+void DrawStatusLine(const std::string& line);
+void ClearStatusLine();
+
 class ProgressBar {
  public:
   /// `total` points, of which `already` were done before this run (a resumed sweep).

@@ -77,6 +77,9 @@ void AddPsDimensionReports(const std::vector<Dimension>& dimensions,
     const double total_ns = report.iteration.total_ns;
     dim.utilisation =
         total_ns > 0.0 ? dim.traffic_bytes_per_npu / (dim.bandwidth_GBps * total_ns) : 0.0;
+    // The time the mean NPU's bytes occupy its link, so busy_ns = utilisation x time_ns (the
+    // packet engine then raises it to its busiest link's).
+    dim.busy_ns = dim.traffic_bytes_per_npu / dim.bandwidth_GBps;
     report.total_traffic_bytes += dimension_bytes[dim.index] / iterations;
   }
 }

@@ -21,7 +21,7 @@ nlohmann::json LinkToJson(const LinkReport& l) {
           {"dimension", l.dimension},
           {"packets", l.packets},
           {"bytes", l.bytes},
-          {"utilisation", l.utilisation},
+          {"utilisation_fraction", l.utilisation},
           {"queue_peak_bytes", l.queue_peak_bytes},
           {"drops_queue_full", l.drops_queue_full},
           {"drops_injected", l.drops_injected},
@@ -48,7 +48,7 @@ nlohmann::json PacketToJson(const PacketReport& p, size_t dimension_count) {
     per_dimension.push_back({{"dimension", d},
                              {"links", count},
                              {"bytes", bytes},
-                             {"max_link_utilisation", max_utilisation},
+                             {"max_link_utilisation_fraction", max_utilisation},
                              {"queue_peak_bytes", peak},
                              {"drops", drops},
                              {"ecn_marks", marks}});
@@ -118,6 +118,7 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
       {"input_grad_communication_ns", it.input_grad_comm_ns},
       {"weight_grad_communication_ns", it.weight_grad_comm_ns},
       {"weight_grad_communication_exposed_ns", it.weight_grad_comm_exposed_ns},
+      {"step_compute_ns", it.step_compute_ns},
   };
   nlohmann::json dimensions = nlohmann::json::array();
   for (const DimensionReport& dim : report.dimensions) {
@@ -128,7 +129,7 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
                           {"latency_ns", dim.latency_ns},
                           {"traffic_bytes_per_npu", dim.traffic_bytes_per_npu},
                           {"busy_ns", dim.busy_ns},
-                          {"utilisation", dim.utilisation}});
+                          {"utilisation_fraction", dim.utilisation}});
   }
   out["dimensions"] = dimensions;
   nlohmann::json collectives = nlohmann::json::array();

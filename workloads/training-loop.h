@@ -96,9 +96,12 @@ struct BasicIterationTimeline {
   Time input_grad_comm_ns = 0.0;   ///< blocking, so all exposed
   Time weight_grad_comm_ns = 0.0;  ///< busy time of the gradient collectives
   Time weight_grad_comm_exposed_ns = 0.0;
+  /// Compute not split into passes: a parameter-server or gossip worker's local step. 0 for
+  /// training (its passes are above) and for a lone collective.
+  Time step_compute_ns = 0.0;
 
   Time ComputeNs() const {
-    return forward_compute_ns + input_grad_compute_ns + weight_grad_compute_ns;
+    return forward_compute_ns + input_grad_compute_ns + weight_grad_compute_ns + step_compute_ns;
   }
   Time ExposedCommNs() const { return total_ns - ComputeNs(); }
 };

@@ -114,7 +114,8 @@ void RunLibraAnalytical(const Scenario& scenario, Report& report) {
   FindBusiestServer(ps);
   const double iterations = workload.iterations;
   report.iteration.total_ns = total_ns / iterations;
-  report.communication_ns = report.iteration.total_ns - ps.compute_ns / iterations;
+  report.iteration.step_compute_ns = ps.compute_ns / iterations;
+  report.communication_ns = report.iteration.total_ns - report.iteration.step_compute_ns;
   report.parameter_server = std::move(ps);
 
   InNetworkReport ina;

@@ -66,6 +66,7 @@ void RunParameterServerAnalytical(const Scenario& scenario, Report& report) {
   for (PsServerReport& server : ps.servers) server.keys_aggregated = server.keys_pushed;
   FindBusiestServer(ps);
   report.iteration.total_ns = total_ns / workload.iterations;
+  report.iteration.step_compute_ns = ps.compute_ns / workload.iterations;
   report.communication_ns = (ps.push_ns + ps.aggregate_ns + ps.pull_ns) / workload.iterations;
   report.parameter_server = std::move(ps);
   AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);

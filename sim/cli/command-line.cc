@@ -1,8 +1,11 @@
 #include "sim/cli/command-line.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <iostream>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -59,20 +62,24 @@ void RunCommand::Register(CLI::App& app) {
                   "Directory for the report files (created if missing; files are replaced whole)")
       ->check(NonEmptyPath());
   run->add_option("-f,--format", format,
-                  "What to write under --out: json (report.json), csv (summary.csv, "
-                  "dimensions.csv, collectives.csv) or all")
-      ->check(CLI::IsMember({"json", "csv", "all"}))
-      ->capture_default_str();
+                  "What to write under --out: json (report.json, the default), csv "
+                  "(summary.csv, dimensions.csv, collectives.csv) or all; needs --out")
+      ->check(CLI::IsMember({"json", "csv", "all"}));
   run->add_option("-e,--engine", engine,
                   "Override the scenario's engine: analytical (closed form, microseconds) or packet (ns-3, "
                   "packet by packet: queues, congestion, loss)")
       ->check(CLI::IsMember({"analytical", "packet"}));
   run->add_option("--seed", seed, "Override the scenario's random seed (an integer >= 0)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 53));
-  run->add_flag("-q,--quiet", quiet, "Do not print the summary table");
+  run->add_flag("-q,--quiet", quiet, "Do not print the summary table; needs --out");
+  // One rule for every command that draws: with --out it draws, --no-plot skips it.
+  run->add_flag("--no-plot", no_plot,
+                "With --out, skip breakdown.png and breakdown.gp (no gnuplot needed)");
   run->add_flag("-p,--plot", plot,
-                "Also write breakdown.png (iteration breakdown and dimension utilisation, drawn "
-                "by gnuplot) and the breakdown.gp script that draws it; needs --out");
+                "Write breakdown.png (iteration breakdown and dimension utilisation, drawn by "
+                "gnuplot) and the breakdown.gp script: the default with --out, kept for older "
+                "scripts")
+      ->excludes("--no-plot");
 }
 
 void TopologyCommand::Register(CLI::App& app) {
@@ -295,8 +302,10 @@ void DefineCommandLine(CLI::App& app, Commands& commands) {
       "  hfsim convert --libra-network N.yml --libra-workload W.txt --libra-comm C.yml -o s.json\n"
       "  hfsim convert --astra-network N.yml --astra-system S.json W.json -o s.json\n"
       "  hfsim p4 configs/p4-switchml-tofino1.json -o out/p4   Tofino program and test vectors\n"
-      "Every subcommand writes its files under --out DIR (-o DIR). 'hfsim run --help' lists the "
-      "run options; docs/scenario.md documents the scenario file.");
+      "run, topology, optimize, sweep and p4 write their files under --out DIR (-o DIR), and "
+      "draw their pictures there unless --no-plot; convert writes one scenario file (-o FILE, "
+      "or standard output). 'hfsim run --help' lists the run options; docs/scenario.md "
+      "documents the scenario file.");
   app.set_version_flag("--version", std::string("hfsim ") + kHfsimVersion);
   app.require_subcommand(1);
   commands.run.Register(app);
@@ -307,7 +316,62 @@ void DefineCommandLine(CLI::App& app, Commands& commands) {
   commands.p4.Register(app);
 }
 
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The subcommand a user most likely meant by `typed`: what other tools call it, a prefix, or a
+// typo (at most two edits); empty when nothing is close.
+std::string NearestCommand(const std::string& typed, const std::vector<std::string>& commands) {
+  static const std::vector<std::pair<std::string, std::string>> kOtherNames = {
+      {"simulate", "run"},      {"sim", "run"},           {"simulation", "run"},
+      {"optimise", "optimize"}, {"optimizer", "optimize"}, {"opt", "optimize"},
+      {"import", "convert"},    {"fabric", "topology"},    {"generate", "p4"}};
+  for (const auto& [name, command] : kOtherNames) {
+    if (typed == name) return command;
+  }
+  std::string best;
+  size_t best_distance = 3;
+  for (const std::string& command : commands) {
+    if (typed.size() >= 3 && command.rfind(typed, 0) == 0) return command;
+    const size_t distance = EditDistance(typed, command);
+    if (distance < best_distance) best = command, best_distance = distance;
+  }
+  return best;
+}
+
+}  // namespace
+
 std::optional<int> ParseCommandLine(CLI::App& app, int argc, const char* const* argv) {
+  // A first word that is no subcommand: name the nearest one instead of CLI11's "A subcommand is
+  // required".
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::vector<std::string> commands;
+    for (const CLI::App* command : app.get_subcommands({})) commands.push_back(command->get_name());
+    const std::string typed = argv[1];
+    if (std::find(commands.begin(), commands.end(), typed) == commands.end()) {
+      const std::string nearest = NearestCommand(typed, commands);
+      std::string list;
+      for (const std::string& command : commands) list += (list.empty() ? "" : ", ") + command;
+      std::cerr << "hfsim: error: '" << typed << "' is not an hfsim command"
+                << (nearest.empty() ? "" : "; did you mean 'hfsim " + nearest + "'?")
+                << " The commands: " << list << " ('hfsim --help' shows them with examples)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string_view>
 
@@ -20,6 +21,17 @@ std::string ShellQuoted(const std::string& text) {
 }
 
 }  // namespace
+
+void AddPictures(OutputFiles& files, const PlotSet& pictures, bool quiet) {
+  for (const PlotScript& p : pictures.plots) {
+    files.Add(p.script_name, p.script);
+    files.AddPicture(p.script_name, p.png_name);
+  }
+  // A picture that would say nothing is not drawn; the terminal says so instead.
+  for (const std::string& note : pictures.notes) {
+    if (!quiet) std::cerr << "hfsim: note: " << note << "\n";
+  }
+}
 
 bool IsCompletePng(const std::string& bytes) {
   constexpr std::string_view kSignature("\x89PNG\r\n\x1a\n", 8);

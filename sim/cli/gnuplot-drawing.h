@@ -6,7 +6,14 @@
 #include <optional>
 #include <string>
 
+#include "sim/cli/output-files.h"
+#include "sim/gnuplot-script.h"
+
 namespace hfsim {
+
+/// Adds each script of `pictures` to `files` with the picture it draws, and prints each note
+/// (why a picture is not drawn) on stderr as `hfsim: note: ...` unless `quiet`.
+void AddPictures(OutputFiles& files, const PlotSet& pictures, bool quiet);
 
 /// Runs `directory`/`script`, whose `set output` names `png` (a plain file name), and puts the
 /// picture's bytes in `picture`; an error message naming the picture when gnuplot fails, is

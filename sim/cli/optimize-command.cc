@@ -13,9 +13,12 @@
 #include <fmt/format.h>
 
 #include "sim/failure-message.h"
+#include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
+#include "sim/number-text.h"
 #include "sim/optimize/optimizer.h"
+#include "sim/optimize/optimum-plots.h"
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/time-model.h"
 #include "sim/optimize/verify.h"
@@ -128,13 +131,10 @@ int OptimizeCommand::Execute() const {
   if (out_dir.empty()) return 0;
   OutputFiles files(out_dir);
   // The solve time is left out of optimum.json so the file is the same on every run.
-  files.Add("optimum.json", OptimumToJson(result, scenario).dump(2) + "\n");
+  files.Add("optimum.json", JsonFileText(OptimumToJson(result, scenario)));
   files.Add("frontier.csv", FrontierCsv(result, scenario));
   if (verify > 0) files.Add("verify.csv", VerifyCsv(verified, scenario));
-  if (!no_plot) {
-    files.Add("frontier.gp", FrontierPlotScript(result, scenario, "frontier.png"));
-    files.AddPicture("frontier.gp", "frontier.png");
-  }
+  if (!no_plot) AddPictures(files, OptimumPlots(result, scenario, verified), quiet);
   if (auto error = files.Commit()) {
     std::cerr << "hfsim: error: " << *error << "\n";
     return 1;

@@ -5,17 +5,21 @@
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "sim/failure-message.h"
 #include "sim/cli/option-checks.h"
 #include "sim/analytical/analytical-engine.h"
+#include "sim/number-text.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/output-files.h"
 #include "sim/packet-refusal.h"
 #include "sim/report-csv.h"
 #include "sim/report-json.h"
 #include "sim/report-plot.h"
+#include "sim/run-progress.h"
 #include "sim/scenario-parser.h"
 #include "sim/summary-table.h"
 
@@ -53,9 +57,32 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   return scenario;
 }
 
+// Where a packet run is expected to end, for its progress line: the analytical engine's
+// iteration time (microseconds to compute), or 0 when it cannot price the scenario.
+double ExpectedEndNs(const Scenario& scenario) {
+  try {
+    return AnalyticalEngine().Run(scenario).iteration.total_ns;
+  } catch (const std::exception&) {
+    return 0.0;
+  }
+}
+
 }  // namespace
 
 int RunCommand::Execute() const {
+  // Options that only shape what goes under --out, or that silence the only other output, do
+  // nothing without it: say so before any work instead of exiting 0 having done nothing.
+  if (out_dir.empty()) {
+    for (const auto& [given, option] :
+         {std::pair{!format.empty(), "--format"}, std::pair{plot, "--plot"},
+          std::pair{quiet, "--quiet"}}) {
+      if (!given) continue;
+      std::cerr << "hfsim: error: run: " << option
+                << " needs --out DIR: without it the run writes no files"
+                << (option == std::string("--quiet") ? " and prints nothing" : "") << "\n";
+      return 2;
+    }
+  }
   auto loaded = LoadRunScenario(*this);
   if (!loaded) {
     std::cerr << "hfsim: error: " << loaded.Error().ToString() << "\n";
@@ -75,7 +102,13 @@ int RunCommand::Execute() const {
   Report report;
   try {
     if (scenario.engine == EngineKind::kPacket) {
-      report = PacketEngine().Run(scenario);
+      PacketEngine engine;
+      RunProgress progress("packet engine", ExpectedEndNs(scenario), !quiet && isatty(2) != 0);
+      engine.SetProgress([&progress](double simulated_ns, uint64_t events) {
+        progress.Update(simulated_ns, events);
+      });
+      report = engine.Run(scenario);
+      progress.Finish();
     } else {
       report = AnalyticalEngine().Run(scenario);
     }
@@ -87,24 +120,19 @@ int RunCommand::Execute() const {
   }
   if (!quiet) std::cout << SummaryTable(report, scenario);
 
-  if (out_dir.empty()) {
-    if (plot) {
-      std::cerr << "hfsim: error: --plot needs --out DIR for the picture\n";
-      return 2;
-    }
-    return 0;
-  }
+  if (out_dir.empty()) return 0;
   OutputFiles files(out_dir);
-  if (format == "json" || format == "all") {
-    files.Add("report.json", ReportToJson(report, scenario).dump(2) + "\n");
+  const std::string written = format.empty() ? "json" : format;
+  if (written == "json" || written == "all") {
+    files.Add("report.json", JsonFileText(ReportToJson(report, scenario)));
   }
-  if (format == "csv" || format == "all") {
+  if (written == "csv" || written == "all") {
     files.Add("summary.csv", SummaryCsv(report, scenario));
     files.Add("dimensions.csv", DimensionsCsv(report));
     files.Add("collectives.csv", CollectivesCsv(report));
     if (report.packet) files.Add("links.csv", LinksCsv(*report.packet));
   }
-  if (plot) {
+  if (!no_plot) {
     files.Add("breakdown.gp", BreakdownPlotScript(report, scenario, "breakdown.png"));
     files.AddPicture("breakdown.gp", "breakdown.png");
   }

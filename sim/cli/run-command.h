@@ -11,11 +11,12 @@ namespace hfsim {
 struct RunCommand {
   std::string scenario_path;
   std::string out_dir;
-  std::string format = "json";
+  std::string format;  ///< empty: not given (json)
   std::string engine;
   int64_t seed = -1;
   bool quiet = false;
-  bool plot = false;
+  bool plot = false;     ///< --plot: the default with --out, kept for older scripts
+  bool no_plot = false;  ///< --no-plot: no breakdown.png (and no gnuplot needed)
   /// Override the scenario's communication.pricing: hfsim or astra_sim.
   std::string pricing;
   /// ASTRA-sim inputs (docs/astra-sim.md): network YAML and system JSON, with the scenario file

@@ -17,8 +17,10 @@
 
 #include <fmt/format.h>
 
+#include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
+#include "sim/number-text.h"
 #include "sim/packet-refusal.h"
 #include "sim/scenario-parser.h"
 #include "sim/progress-bar.h"
@@ -210,7 +212,7 @@ int SweepCommand::Execute() const {
     }
     if (status == 0) {
       OutputFiles files(out_dir);
-      files.Add(kManifest, manifest.dump(2) + "\n");
+      files.Add(kManifest, JsonFileText(manifest));
       if (auto e = files.Commit()) {
         problem = *e;
         status = 1;
@@ -316,17 +318,11 @@ int SweepCommand::Execute() const {
   final_manifest["summary"] = SweepSummaryJson(plan, table, summary);
   OutputFiles files(out_dir);
   files.Add(kCsv, table.Csv());
-  files.Add(kManifest, final_manifest.dump(2) + "\n");
-  std::vector<PlotScript> plots;
+  files.Add(kManifest, JsonFileText(final_manifest));
   if (!no_plot) {
     const std::string title = fmt::format("{}: {} points ({} engine)", scenario.name,
                                           plan.PointCount(), ToString(plan.Engine()));
-    if (auto p = AllocationPlot(plan, table, title)) plots.push_back(*p);
-    if (auto p = FrontierPlot(plan, table, summary, title)) plots.push_back(*p);
-    for (const PlotScript& p : plots) {
-      files.Add(p.script_name, p.script);
-      files.AddPicture(p.script_name, p.png_name);
-    }
+    AddPictures(files, SweepPlots(plan, table, summary, title), quiet);
   }
   if (auto error = files.Commit()) return fail(*error, 1);
   std::error_code ignored;
@@ -337,8 +333,11 @@ int SweepCommand::Execute() const {
     if (already > 0) std::cout << fmt::format(" ({} from the earlier run)", already);
     std::cout << "\n" << SweepSummaryText(plan, table, summary);
     // Wall time goes to the terminal only, never into a file: the files stay reproducible.
-    std::cout << fmt::format("  {:<18} {:.2f} s, {:.0f} points/s on {} {}{}\n", "evaluated in",
-                             seconds, static_cast<double>(computed) / std::max(seconds, 1e-9),
+    // Whole points a second (scripts/bench-sweep reads them), or seconds a point below one.
+    const double rate = static_cast<double>(computed) / std::max(seconds, 1e-9);
+    std::cout << fmt::format("  {:<18} {:.2f} s, {} on {} {}{}\n", "evaluated in", seconds,
+                             rate >= 1 ? fmt::format("{:.0f} points/s", rate)
+                                       : RateText(rate, "point"),
                              options.workers,
                              plan.Engine() == EngineKind::kPacket ? "processes" : "threads",
                              cluster.Distributed() ? fmt::format(" x {} ranks", cluster.Size())

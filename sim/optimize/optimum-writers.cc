@@ -1,8 +1,8 @@
 #include "sim/optimize/optimum-writers.h"
 
-#include "sim/report-plot.h"
-
 #include <fmt/format.h>
+
+#include "sim/number-text.h"
 
 #include "sim/scenario-parser.h"
 
@@ -102,48 +102,17 @@ nlohmann::json OptimumToJson(const OptimizeOutcome& outcome, const Scenario& sce
 }
 
 std::string FrontierCsv(const OptimizeOutcome& outcome, const Scenario& scenario) {
-  std::string out = "cost_usd,time_ns,time_x_cost";
+  std::string out = "cost_usd,time_ns,time_x_cost_ns_usd";
   for (size_t d = 0; d < scenario.dimensions.size(); ++d) out += fmt::format(",B{}_GBps", d);
   out += "\n";
   for (const FrontierPoint& p : RowsOf(outcome)) {
     const Allocation& a = p.allocation;
-    out += fmt::format("{},{},{}", a.cost_usd, a.time_ns, a.time_ns * a.cost_usd);
-    for (double b : a.bandwidth_GBps) out += fmt::format(",{}", b);
+    out += fmt::format("{},{},{}", NumberText(a.cost_usd), NumberText(a.time_ns),
+                       NumberText(a.time_ns * a.cost_usd));
+    for (double b : a.bandwidth_GBps) out += "," + NumberText(b);
     out += "\n";
   }
   return out;
-}
-
-std::string FrontierPlotScript(const OptimizeOutcome& outcome, const Scenario& scenario,
-                               const std::string& png_name) {
-  std::string script = fmt::format(
-      "set terminal pngcairo size 900,560 font 'sans,10'\nset output {}\n",
-      GnuplotQuoted(png_name));
-  script += "$frontier << EOD\n";
-  for (const FrontierPoint& p : RowsOf(outcome)) {
-    script += fmt::format("{} {}\n", p.allocation.cost_usd / 1e6, p.allocation.time_ns / 1e6);
-  }
-  script += fmt::format("EOD\n$best << EOD\n{} {}\nEOD\n", outcome.best.cost_usd / 1e6,
-                        outcome.best.time_ns / 1e6);
-  std::string equal;
-  if (outcome.equal_split) {
-    script += fmt::format("$equal << EOD\n{} {}\nEOD\n", outcome.equal_split->cost_usd / 1e6,
-                          outcome.equal_split->time_ns / 1e6);
-    equal = ", $equal using 1:2 with points pointtype 9 pointsize 2 linecolor rgb '#70ad47' "
-            "title 'equal split'";
-  }
-  script += fmt::format(
-      "set title {}\nset xlabel 'network cost (M$)'\nset ylabel 'iteration time (ms)'\n"
-      "set grid\nset key top right\n"
-      "plot $frontier using 1:2 with linespoints pointtype 7 linecolor rgb '#4472c4' "
-      "title 'optimal time per budget', $best using 1:2 with points pointtype 5 pointsize 2 "
-      "linecolor rgb '#ed7d31' title {}{}\n",
-      GnuplotQuoted(fmt::format("{}: time vs network cost ({})", scenario.name,
-                         ToString(outcome.objective))),
-      GnuplotQuoted(outcome.objective == OptimizeObjective::kTimeXCost ? "best time x cost"
-                                                                       : "optimum"),
-      equal);
-  return script;
 }
 
 }  // namespace hfsim

@@ -1,5 +1,5 @@
-// What `hfsim optimize` prints and writes: the summary table, optimum.json, frontier.csv and
-// the gnuplot script for frontier.png. Times in ns (the table in ms), money in $, bandwidth in
+// What `hfsim optimize` prints and writes: the summary table, optimum.json and frontier.csv
+// (its picture: optimum-plots.h). Times in ns (the table in ms), money in $, bandwidth in
 // GB/s per NPU.
 #pragma once
 
@@ -17,11 +17,8 @@ std::string OptimumTable(const OptimizeOutcome& outcome, const Scenario& scenari
 /// Allocation, time, cost, bound, gap, objective, equal-split comparison, frontier and the
 /// scenario echo (sim/scenario-parser.h, ScenarioToJson).
 nlohmann::json OptimumToJson(const OptimizeOutcome& outcome, const Scenario& scenario);
-/// Header cost_usd,time_ns,time_x_cost,B0_GBps,...; one row per frontier point (for objectives
+/// Header cost_usd,time_ns,time_x_cost_ns_usd,B0_GBps,...; one row per frontier point (for objectives
 /// other than time_x_cost, the single optimum).
 std::string FrontierCsv(const OptimizeOutcome& outcome, const Scenario& scenario);
-/// A self-contained gnuplot script drawing time against cost into `png_name`.
-std::string FrontierPlotScript(const OptimizeOutcome& outcome, const Scenario& scenario,
-                               const std::string& png_name);
 
 }  // namespace hfsim

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/number-text.h"
+
 #include <algorithm>
 
 #include "sim/analytical/analytical-engine.h"
@@ -132,9 +134,10 @@ std::string VerifyCsv(const std::vector<VerifyRow>& rows, const Scenario& scenar
   for (const VerifyRow& row : rows) {
     const VerifyCandidate& c = row.candidate;
     out += fmt::format("{},{},{},{},{},{}", c.rank > 0 ? fmt::format("{}", c.rank) : std::string(),
-                       ToString(c.source), c.allocation.cost_usd, row.analytical_ns, row.packet_ns,
-                       row.DifferencePercent());
-    for (double b : c.allocation.bandwidth_GBps) out += fmt::format(",{}", b);
+                       ToString(c.source), NumberText(c.allocation.cost_usd),
+                       NumberText(row.analytical_ns), NumberText(row.packet_ns),
+                       NumberText(row.DifferencePercent()));
+    for (double b : c.allocation.bandwidth_GBps) out += "," + NumberText(b);
     out += "\n";
   }
   return out;

@@ -297,6 +297,7 @@ void RunLibraPacket(const Scenario& scenario, Report& report) {
   const double hot_end = hot.AllDone() ? hot.EndNs() : NowNs();
   const double end_ns = std::max(cold_end, hot_end);
   report.iteration.total_ns = end_ns / workload.iterations;
+  report.iteration.step_compute_ns = workload.worker_compute_ns;
   report.communication_ns = report.iteration.total_ns - workload.worker_compute_ns;
 
   InNetworkMeasured measured = hot.Measure();

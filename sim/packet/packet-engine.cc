@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 
 #include <sys/resource.h>
 
@@ -20,6 +21,7 @@
 #include "sim/gossip-run.h"
 #include "sim/in-network-check.h"
 #include "sim/packet/collective-executor.h"
+#include "sim/packet/event-scheduler.h"
 #include "sim/packet/gossip-driver.h"
 #include "sim/packet/ina-allreduce.h"
 #include "sim/packet/ina-ps.h"
@@ -49,18 +51,14 @@ void UsePicoseconds() {
   (void)done;
 }
 
-// Events in a std::priority_queue (ordered by time, then insertion: deterministic). Collective
-// traffic keeps tens of thousands of events pending. Measured (scripts/bench-packet and an 8 MiB
-// 256-NPU all-reduce): the default map scheduler 0.96 M events/s on the latter (its tree
-// rebalancing ~15% of the run), ns-3's HeapScheduler 1.10 M, the priority queue 1.54 M; on the
-// 1024-NPU benchmark all of them fall to about 0.6-0.7 M events/s (cache misses across ns-3's
-// objects, not the scheduler, dominate there). The calendar scheduler degrades when events
-// cluster within a microsecond, as collective traffic does.
-void UsePriorityQueueScheduler() {
-  ns3::ObjectFactory factory;
-  factory.SetTypeId("ns3::PriorityQueueScheduler");
-  ns3::Simulator::SetScheduler(factory);
-}
+// Events in a std::priority_queue (ordered by time, then insertion: deterministic), set by
+// UseEventScheduler (event-scheduler.h). Collective traffic keeps tens of thousands of events
+// pending. Measured (scripts/bench-packet and an 8 MiB 256-NPU all-reduce): the default map
+// scheduler 0.96 M events/s on the latter (its tree rebalancing ~15% of the run), ns-3's
+// HeapScheduler 1.10 M, the priority queue 1.54 M; on the 1024-NPU benchmark all of them fall to
+// about 0.6-0.7 M events/s (cache misses across ns-3's objects, not the scheduler, dominate
+// there). The calendar scheduler degrades when events cluster within a microsecond, as
+// collective traffic does.
 
 // A fabric and the transport on it, with what both counted.
 class Network {
@@ -208,6 +206,7 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
   FindBusiestServer(ps);
   const double end_ns = driver.IterationEndNs().back();
   report.iteration.total_ns = end_ns / workload.iterations;
+  report.iteration.step_compute_ns = workload.worker_compute_ns;
   report.communication_ns = report.iteration.total_ns - workload.worker_compute_ns;
 
   PacketReport packet = PointToPointPacketReport(graph, *network, end_ns, wall_seconds);
@@ -269,11 +268,19 @@ struct RanCollective {
   uint64_t size_bytes;
   std::vector<uint32_t> dimensions;
   double duration_ns;
+  uint32_t layer = 0;       ///< model order (0 for a collective workload)
+  int phase_index = 0;      ///< forward, input_grad, weight_grad
+  std::string layer_name;   ///< empty for a collective workload
 };
 
-// Merges identical collectives (same phase, group, kind and size) as the analytical report does;
-// time_ns is their mean measured duration, traffic per NPU comes from the schedules.
-void AddCollectives(const Scenario& scenario, const std::vector<RanCollective>& ran, Report& report) {
+// Merges identical collectives (same phase, group, kind and size) as the analytical report does,
+// in its order (layers in model order, and per layer forward, input_grad, weight_grad; the run
+// itself meets the backward collectives last layer first), with the first and last layer that
+// issue each. time_ns is their mean measured duration, traffic per NPU comes from the schedules.
+void AddCollectives(const Scenario& scenario, std::vector<RanCollective> ran, Report& report) {
+  std::stable_sort(ran.begin(), ran.end(), [](const RanCollective& a, const RanCollective& b) {
+    return std::tie(a.layer, a.phase_index) < std::tie(b.layer, b.phase_index);
+  });
   const CollectivePricer pricer(scenario.dimensions, scenario.communication);
   for (const RanCollective& r : ran) {
     auto same = std::find_if(report.collectives.begin(), report.collectives.end(),
@@ -288,12 +295,14 @@ void AddCollectives(const Scenario& scenario, const std::vector<RanCollective>& 
       entry.kind = r.kind;
       entry.dimensions = r.dimensions;
       entry.size_bytes = r.size_bytes;
+      entry.first_layer = r.layer_name;
       entry.dimension_traffic_bytes =
           pricer.Price(r.kind, r.size_bytes, r.dimensions).dimension_traffic_bytes;
       entry.dimension_busy_ns.assign(scenario.dimensions.size(), 0.0);
       report.collectives.push_back(std::move(entry));
       same = report.collectives.end() - 1;
     }
+    same->last_layer = r.layer_name;
     // Running mean over the merged occurrences.
     same->occurrences += 1;
     same->time_ns += (r.duration_ns - same->time_ns) / static_cast<double>(same->occurrences);
@@ -330,7 +339,8 @@ std::vector<RanCollective> RunWorkload(const Scenario& scenario, Simulation& sim
     ran.push_back({kPhases[occurrence.phase], data ? "data" : "tensor", occurrence.kind,
                    occurrence.size_bytes,
                    data ? training.data_dimensions : training.tensor_dimensions,
-                   sim.executor.Stats(*occurrence.id).DurationNs()});
+                   sim.executor.Stats(*occurrence.id).DurationNs(), occurrence.layer,
+                   occurrence.phase, iteration.layers[occurrence.layer].name});
   }
   return ran;
 }
@@ -342,7 +352,7 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   Report report;
   report.hfsim_version = kHfsimVersion;
   report.engine = "packet";
-  UsePriorityQueueScheduler();
+  UseEventScheduler(m_progress);
   if (auto refusal = InNetworkPacketRefusal(scenario)) {
     throw std::invalid_argument("PacketEngine: " + refusal->ToString());
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sim/engine.h"
+#include "sim/packet/event-scheduler.h"
 
 namespace hfsim {
 
@@ -16,10 +17,14 @@ class PacketEngine final : public Engine {
   /// violation (a contribution reduced twice or never) in the report's protocol_errors. Costs
   /// memory per group of peers x blocks x peers bits; meant for tests and small fabrics.
   explicit PacketEngine(bool verify_schedules = false) : m_verify(verify_schedules) {}
+  /// Reports the simulated time reached while Run runs (a terminal's progress line); the run's
+  /// results do not depend on it.
+  void SetProgress(SimulationProgressHook hook) { m_progress = std::move(hook); }
   Report Run(const Scenario& scenario) const override;
 
  private:
   bool m_verify;
+  SimulationProgressHook m_progress;
 };
 
 }  // namespace hfsim

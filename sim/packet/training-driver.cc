@@ -14,7 +14,8 @@ TrainingDriver::TrainingDriver(const Topology& topology, CollectiveExecutor& exe
       m_data_dimensions(std::move(data_dimensions)),
       m_tensor_dimensions(std::move(tensor_dimensions)) {}
 
-void TrainingDriver::AddComm(const std::optional<CommRequest>& request, Phase phase, OpKind kind) {
+void TrainingDriver::AddComm(const std::optional<CommRequest>& request, Phase phase, OpKind kind,
+                             uint32_t layer) {
   if (!request) return;
   const auto& dimensions =
       request->group == ParallelGroup::kData ? m_data_dimensions : m_tensor_dimensions;
@@ -24,7 +25,8 @@ void TrainingDriver::AddComm(const std::optional<CommRequest>& request, Phase ph
   }
   for (uint32_t i = 0; i < request->count; ++i) {
     m_ops.push_back({kind, phase, 0.0, static_cast<uint32_t>(m_occurrences.size())});
-    m_occurrences.push_back({request->kind, request->size_bytes, request->group, phase, std::nullopt});
+    m_occurrences.push_back(
+        {request->kind, request->size_bytes, request->group, phase, std::nullopt, layer});
   }
 }
 
@@ -33,17 +35,18 @@ void TrainingDriver::Start(const TrainingIteration& iteration, std::function<voi
   m_overlap = iteration.overlap;
   m_on_done = std::move(on_done);
   // The program, in PlayIteration's order.
-  for (const LayerWork& layer : iteration.layers) {
+  for (size_t i = 0; i < iteration.layers.size(); ++i) {
+    const LayerWork& layer = iteration.layers[i];
     m_ops.push_back({OpKind::kCompute, Phase::kForward, layer.forward_ns, 0});
-    AddComm(layer.forward_comm, Phase::kForward, OpKind::kBlocking);
+    AddComm(layer.forward_comm, Phase::kForward, OpKind::kBlocking, static_cast<uint32_t>(i));
   }
   const OpKind gradient = m_overlap == OverlapMode::kNone ? OpKind::kBlocking : OpKind::kBackground;
   for (size_t i = iteration.layers.size(); i-- > 0;) {
     const LayerWork& layer = iteration.layers[i];
     m_ops.push_back({OpKind::kCompute, Phase::kInputGrad, layer.input_grad_ns, 0});
-    AddComm(layer.input_grad_comm, Phase::kInputGrad, OpKind::kBlocking);
+    AddComm(layer.input_grad_comm, Phase::kInputGrad, OpKind::kBlocking, static_cast<uint32_t>(i));
     m_ops.push_back({OpKind::kCompute, Phase::kWeightGrad, layer.weight_grad_ns, 0});
-    AddComm(layer.weight_grad_comm, Phase::kWeightGrad, gradient);
+    AddComm(layer.weight_grad_comm, Phase::kWeightGrad, gradient, static_cast<uint32_t>(i));
   }
 
   m_npus.assign(m_topology.NpuCount(), NpuState{});
@@ -57,7 +60,7 @@ std::vector<TrainingDriver::OccurrenceView> TrainingDriver::Occurrences() const 
   std::vector<OccurrenceView> views;
   views.reserve(m_occurrences.size());
   for (const Occurrence& o : m_occurrences) {
-    views.push_back({o.kind, o.size_bytes, o.group, static_cast<int>(o.phase), o.id});
+    views.push_back({o.kind, o.size_bytes, o.group, static_cast<int>(o.phase), o.id, o.layer});
   }
   return views;
 }

@@ -69,6 +69,7 @@ class TrainingDriver {
     ParallelGroup group;
     int phase;  ///< 0 forward, 1 input gradients, 2 weight gradients
     std::optional<CollectiveId> id;
+    uint32_t layer;  ///< index into the iteration's layers, model order
   };
   std::vector<OccurrenceView> Occurrences() const;
 
@@ -87,6 +88,7 @@ class TrainingDriver {
     ParallelGroup group;
     Phase phase;
     std::optional<CollectiveId> id;  ///< created when the first NPU reaches it
+    uint32_t layer;                  ///< the layer that issues it, model order
   };
   struct NpuState {
     uint32_t pc = 0;  ///< next op
@@ -97,7 +99,7 @@ class TrainingDriver {
     size_t head = 0;
   };
 
-  void AddComm(const std::optional<CommRequest>& request, Phase phase, OpKind kind);
+  void AddComm(const std::optional<CommRequest>& request, Phase phase, OpKind kind, uint32_t layer);
   void RunProgram(uint64_t npu);
   void StartBackground(uint64_t npu);
   void MaybeFinish(uint64_t npu);

@@ -53,7 +53,7 @@ nlohmann::json PointJson(SweepTable& table, uint64_t point) {
                         {"time_ns", table.TimeNs(point)}};
   if (auto cost = table.CostUsd(point)) {
     out["cost_usd"] = *cost;
-    out["time_x_cost_ms_usd"] = table.TimeNs(point) * 1e-6 * *cost;
+    out["time_x_cost_ns_usd"] = table.TimeNs(point) * *cost;
   }
   return out;
 }

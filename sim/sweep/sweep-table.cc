@@ -17,7 +17,7 @@ std::string SweepTable::Header() const {
   for (uint32_t d = 0; d < m_plan->Space().DimensionCount(); ++d) {
     header += fmt::format(",B{}_GBps", d);
   }
-  return header + ",total_GBps,time_ns,cost_usd,time_x_cost_ms_usd\n";
+  return header + ",total_GBps,time_ns,cost_usd,time_x_cost_ns_usd\n";
 }
 
 void SweepTable::Record(uint64_t point, double time_ns) {
@@ -51,7 +51,7 @@ void SweepTable::AppendRow(uint64_t point, std::string& out) {
   fmt::format_to(it, ",{:.12g},{}", total, time_ns);
   if (combination.cost) {
     const double cost = combination.cost->CostUsd(bandwidths);
-    fmt::format_to(it, ",{},{}\n", cost, time_ns * 1e-6 * cost);
+    fmt::format_to(it, ",{},{}\n", cost, time_ns * cost);
   } else {
     out += ",,\n";
   }

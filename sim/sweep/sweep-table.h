@@ -1,7 +1,7 @@
 // The results of a sweep by point number, and their CSV form: one row per point,
 //
 //   point, <one column per swept parameter>, B0_GBps .. B{D-1}_GBps, total_GBps, time_ns,
-//   cost_usd, time_x_cost_ms_usd
+//   cost_usd, time_x_cost_ns_usd
 //
 // Rows are rendered from (point, time) alone (the plan knows the rest), so a streamed file, a
 // resumed file and the rows other MPI ranks send all give byte-identical final CSVs. Numbers

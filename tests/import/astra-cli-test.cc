@@ -51,8 +51,8 @@ TEST(AstraCli, WorkloadFileRuns) {
 }
 
 TEST(AstraCli, PricingOverride) {
-  EXPECT_EQ(0, Hfsim("run " + kInputs + " --collective all_to_all --size 1MiB --pricing hfsim -q").exit_code);
-  EXPECT_EQ(0, Hfsim("run " HFSIM_SOURCE_DIR "/configs/allreduce-4d-64MiB.json --pricing astra_sim -q").exit_code);
+  EXPECT_EQ(0, Hfsim("run " + kInputs + " --collective all_to_all --size 1MiB --pricing hfsim").exit_code);
+  EXPECT_EQ(0, Hfsim("run " HFSIM_SOURCE_DIR "/configs/allreduce-4d-64MiB.json --pricing astra_sim").exit_code);
 }
 
 TEST(AstraCli, BadCombinationsExitTwo) {

@@ -14,6 +14,14 @@ const ResourceLine* Find(const std::vector<ResourceLine>& lines, const std::stri
   return nullptr;
 }
 
+// `values` values per packet fit and `values` + 2 (the next even count) break `limit`.
+void ExpectLargestThatFits(AggregationSwitchSpec spec, uint32_t values, const std::string& limit) {
+  spec.values_per_packet = values;
+  EXPECT_TRUE(CheckTofinoFit(spec).empty()) << values;
+  spec.values_per_packet = values + 2;
+  EXPECT_NE(Find(CheckTofinoFit(spec), limit), nullptr) << values + 2;
+}
+
 TEST(TofinoResources, SwitchMlDefaultsFitTofino1) {
   const AggregationSwitchSpec spec;
   EXPECT_TRUE(CheckTofinoFit(spec).empty());
@@ -82,10 +90,7 @@ TEST(TofinoResources, TooManyValuesPerPacketNeedTooManyStages) {
   EXPECT_EQ(t2[0].available, 2816u);
   EXPECT_NE(t2[0].explanation.find("(at most 88 values per packet)"), std::string::npos)
       << t2[0].explanation;
-  spec.values_per_packet = 88;
-  EXPECT_TRUE(CheckTofinoFit(spec).empty());
-  spec.values_per_packet = 90;
-  EXPECT_NE(Find(CheckTofinoFit(spec), "phv_value_bits"), nullptr);
+  ExpectLargestThatFits(spec, 88, "phv_value_bits");
 }
 
 TEST(TofinoResources, FixedScaleLeavesTheExponentsAluToValues) {
@@ -94,17 +99,12 @@ TEST(TofinoResources, FixedScaleLeavesTheExponentsAluToValues) {
   AggregationSwitchSpec spec;
   spec.scheme = FixedPointScheme::kFixedScale;
   spec.overflow = OverflowBehaviour::kSaturate;
+  ExpectLargestThatFits(spec, 72, "value_stages");
   spec.values_per_packet = 72;
-  EXPECT_TRUE(CheckTofinoFit(spec).empty());
   EXPECT_EQ(ComputeTofinoResources(spec).mau_stages, 12u);
-  spec.values_per_packet = 74;
-  EXPECT_NE(Find(CheckTofinoFit(spec), "value_stages"), nullptr);
   // With it, 70 is the most: 35 pair registers and the exponent fill the 9 stages.
   spec.scheme = FixedPointScheme::kBlockExponent;
-  spec.values_per_packet = 70;
-  EXPECT_TRUE(CheckTofinoFit(spec).empty());
-  spec.values_per_packet = 72;
-  EXPECT_NE(Find(CheckTofinoFit(spec), "value_stages"), nullptr);
+  ExpectLargestThatFits(spec, 70, "value_stages");
 }
 
 TEST(TofinoResources, FewValuesStillTakeARoutingStage) {

@@ -128,7 +128,7 @@ TEST_F(P4Cli, ThcSpecTheGeneratorCannotExpressExitsTwoNamingTheKey) {
   EXPECT_NE(result.output.find("aggregation.thc.bits"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(m_dir / "out" / "aggregation.p4"));
   // The same scenario simulates.
-  EXPECT_EQ(Hfsim("run " + scenario.string() + " -q").exit_code, 0);
+  EXPECT_EQ(Hfsim("run " + scenario.string()).exit_code, 0);
 }
 
 TEST_F(P4Cli, BadVectorOptionsExitTwo) {

@@ -180,6 +180,22 @@ TEST(PacketEngine, TrainingIterationAgreesWithTheAnalyticalLoop) {
   uint64_t occurrences = 0;
   for (const CollectiveReport& c : packet.collectives) occurrences += c.occurrences;
   EXPECT_EQ(occurrences, 9u);
+  // The entries of both engines in one order (model order, then forward, input_grad,
+  // weight_grad) with the layers that issue them; the packet engine used to list them in the
+  // order the run met them (backward ones last layer first) with no layer names.
+  ASSERT_EQ(packet.collectives.size(), analytical.collectives.size());
+  for (size_t i = 0; i < packet.collectives.size(); ++i) {
+    const CollectiveReport& p = packet.collectives[i];
+    const CollectiveReport& a = analytical.collectives[i];
+    EXPECT_EQ(p.phase, a.phase) << i;
+    EXPECT_EQ(p.group, a.group) << i;
+    EXPECT_EQ(p.size_bytes, a.size_bytes) << i;
+    EXPECT_EQ(p.occurrences, a.occurrences) << i;
+    EXPECT_EQ(p.first_layer, a.first_layer) << i;
+    EXPECT_EQ(p.last_layer, a.last_layer) << i;
+  }
+  EXPECT_EQ(packet.collectives.front().first_layer, "layer0");
+  EXPECT_EQ(packet.collectives.front().last_layer, "layer2");
 }
 
 TEST(PacketEngine, SameScenarioSameSeedGivesIdenticalReports) {
@@ -189,6 +205,26 @@ TEST(PacketEngine, SameScenarioSameSeedGivesIdenticalReports) {
   const std::string first = ReportToJson(PacketEngine().Run(scenario), scenario).dump();
   const std::string second = ReportToJson(PacketEngine().Run(scenario), scenario).dump();
   EXPECT_EQ(first, second);
+}
+
+// A run watched by a progress line (its scheduler looks at every 4096th event) writes the same
+// report as one that is not; what the line saw only moves forward.
+TEST(PacketEngine, WatchingARunChangesNothingInItsReport) {
+  const Scenario scenario = Make(Dims(Dim("Ring", 8, 100, 500)), "all_reduce", 32, {},
+                                 {{"faults", {{"link_loss", {{{"rate", 0.01}}}}}}});
+  const std::string unwatched = ReportToJson(PacketEngine().Run(scenario), scenario).dump();
+  PacketEngine watched_engine;
+  std::vector<std::pair<double, uint64_t>> seen;
+  watched_engine.SetProgress(
+      [&seen](double simulated_ns, uint64_t events) { seen.emplace_back(simulated_ns, events); });
+  const Report watched = watched_engine.Run(scenario);
+  EXPECT_EQ(ReportToJson(watched, scenario).dump(), unwatched);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_LE(seen[i].first, watched.iteration.total_ns * 1.5);
+    EXPECT_EQ(seen[i].second % 4096, 0u);
+    if (i > 0) EXPECT_GE(seen[i].first, seen[i - 1].first);
+    if (i > 0) EXPECT_GT(seen[i].second, seen[i - 1].second);
+  }
 }
 
 }  // namespace

@@ -117,6 +117,42 @@ TEST_F(CliTest, PlotWritesThePictureAndItsScript) {
   EXPECT_EQ(Hfsim("run " + kQuickstart + " -q --plot").exit_code, 2);  // no --out
 }
 
+// One rule for the commands that draw: with --out, run draws as optimize and sweep do, and
+// --no-plot skips it. Options that only shape --out's files, or that silence the only other
+// output, are refused without --out instead of exiting 0 having done nothing.
+TEST_F(CliTest, RunDrawsByDefaultAndRefusesOptionsThatNeedOut) {
+  ASSERT_EQ(Hfsim("run " + kQuickstart + " -q -o " + (m_dir / "a").string()).exit_code, 0);
+  EXPECT_TRUE(fs::exists(m_dir / "a" / "breakdown.png"));
+  ASSERT_EQ(Hfsim("run " + kQuickstart + " -q --no-plot -o " + (m_dir / "b").string()).exit_code,
+            0);
+  EXPECT_TRUE(fs::exists(m_dir / "b" / "report.json"));
+  EXPECT_FALSE(fs::exists(m_dir / "b" / "breakdown.png"));
+  EXPECT_FALSE(fs::exists(m_dir / "b" / "breakdown.gp"));
+  EXPECT_EQ(Hfsim("run " + kQuickstart + " --plot --no-plot -o " + (m_dir / "c").string()).exit_code,
+            2);
+  for (const char* alone : {"-q", "-f csv", "--format all", "--plot"}) {
+    const Result result = Hfsim("run " + kQuickstart + " " + alone);
+    EXPECT_EQ(result.exit_code, 2) << alone;
+    EXPECT_NE(result.output.find("needs --out DIR"), std::string::npos) << result.output;
+  }
+  EXPECT_EQ(Hfsim("run " + kQuickstart).exit_code, 0);  // the table alone is a use
+}
+
+TEST_F(CliTest, AnUnknownCommandGetsTheNearestOne) {
+  for (const auto& [typed, meant] :
+       {std::pair{"simulate", "run"}, std::pair{"optimise", "optimize"}, std::pair{"swep", "sweep"},
+        std::pair{"topo", "topology"}, std::pair{"covnert", "convert"}}) {
+    const Result result = Hfsim(std::string(typed) + " " + kQuickstart);
+    EXPECT_EQ(result.exit_code, 2) << typed;
+    EXPECT_NE(result.output.find(std::string("did you mean 'hfsim ") + meant), std::string::npos)
+        << typed << ": " << result.output;
+  }
+  const Result unknown = Hfsim("frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("run, topology, optimize, sweep, convert, p4"), std::string::npos)
+      << unknown.output;
+}
+
 TEST_F(CliTest, PacketEngineRunWritesLinkStatistics) {
   // The lossy example: the summary says what was lost and retransmitted, links.csv has a row per
   // directed link (4 x 4 NPUs: ring links 2 per NPU + switch links 2 per NPU = 64).

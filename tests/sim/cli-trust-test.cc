@@ -288,7 +288,7 @@ TEST_F(CliTrust, RunningOutOfMemoryIsNamedWithExitOne) {
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v under it";
 #endif
   const int code = std::system(("ulimit -v 600000; " + std::string(HFSIM_BINARY) + " run " +
-                                scenario + " -q > " + (m_dir / "out").string() + " 2>&1").c_str());
+                                scenario + " > " + (m_dir / "out").string() + " 2>&1").c_str());
   const std::string output = Slurp(m_dir / "out");
   ASSERT_TRUE(WIFEXITED(code)) << output;
   EXPECT_EQ(WEXITSTATUS(code), 1) << output;

@@ -180,7 +180,7 @@ TEST(SweepCli, SameBytesWithAnyThreadsAndAcrossRuns) {
   ASSERT_EQ(lines.size(), 1801u);
   EXPECT_EQ(lines[0],
             "point,workload.collective.size_MiB,B0_GBps,B1_GBps,total_GBps,time_ns,"
-            "cost_usd,time_x_cost_ms_usd");
+            "cost_usd,time_x_cost_ns_usd");
   for (size_t i = 1; i < lines.size(); ++i) {
     ASSERT_EQ(lines[i].rfind(std::to_string(i - 1) + ",", 0), 0u) << lines[i];
   }

@@ -1,0 +1,35 @@
+#include "sim/number-text.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace hfsim {
+
+namespace {
+
+void TidyNumbers(nlohmann::json& node) {
+  if (node.is_number_float()) {
+    node = Tidy(node.get<double>());
+  } else if (node.is_structured()) {
+    for (auto& child : node) TidyNumbers(child);
+  }
+}
+
+}  // namespace
+
+double Tidy(double value) {
+  if (!std::isfinite(value)) return value;
+  return std::strtod(fmt::format("{:.15g}", value).c_str(), nullptr);
+}
+
+std::string NumberText(double value) { return fmt::format("{}", Tidy(value)); }
+
+std::string JsonFileText(const nlohmann::json& document) {
+  nlohmann::json tidied = document;
+  TidyNumbers(tidied);
+  return tidied.dump(2) + "\n";
+}
+
+}  // namespace hfsim

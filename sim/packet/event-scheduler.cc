@@ -1,0 +1,61 @@
+#include "sim/packet/event-scheduler.h"
+
+#include <chrono>
+#include <utility>
+
+#include <ns3/object-factory.h>
+#include <ns3/priority-queue-scheduler.h>
+#include <ns3/simulator.h>
+
+namespace hfsim {
+
+namespace {
+
+// The hook of the run in progress; ns-3 creates the scheduler from a TypeId, so it cannot take
+// constructor arguments.
+SimulationProgressHook& CurrentHook() {
+  static SimulationProgressHook hook;
+  return hook;
+}
+
+}  // namespace
+
+/// ns-3's priority queue, looking at the wall clock every 4096 events it hands out.
+class ProgressScheduler : public ns3::PriorityQueueScheduler {
+ public:
+  static ns3::TypeId GetTypeId() {
+    static ns3::TypeId tid = ns3::TypeId("hfsim::ProgressScheduler")
+                                 .SetParent<ns3::PriorityQueueScheduler>()
+                                 .SetGroupName("hfsim")
+                                 .AddConstructor<ProgressScheduler>();
+    return tid;
+  }
+
+  ns3::Scheduler::Event RemoveNext() override {
+    ns3::Scheduler::Event event = PriorityQueueScheduler::RemoveNext();
+    if ((++m_events & 4095) == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - m_last >= std::chrono::milliseconds(200)) {
+        m_last = now;
+        // The key's time is in ns-3's resolution, picoseconds (packet-engine.cc).
+        if (CurrentHook()) CurrentHook()(static_cast<double>(event.key.m_ts) * 1e-3, m_events);
+      }
+    }
+    return event;
+  }
+
+ private:
+  uint64_t m_events = 0;
+  std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
+};
+
+NS_OBJECT_ENSURE_REGISTERED(ProgressScheduler);
+
+void UseEventScheduler(SimulationProgressHook hook) {
+  CurrentHook() = std::move(hook);
+  ns3::ObjectFactory factory;
+  factory.SetTypeId(CurrentHook() ? "hfsim::ProgressScheduler" : "ns3::PriorityQueueScheduler");
+  ns3::Simulator::SetScheduler(factory);
+}
+
+}  // namespace hfsim
