@@ -579,12 +579,13 @@ class Checker {
   void CheckCondition(const std::string& condition) {
     const std::string where = "if (" + condition + ")";
     const std::vector<std::string> tokens = Tokens(condition);
-    // Ordering compares go through the gateway's hash bits, not its PHV bytes.
-    std::set<std::string> in_hash_bits;
+    // Ordering compares go through the gateway's hash bits, not its PHV bytes; a field also
+    // tested otherwise in the condition still takes its bytes.
+    std::map<std::string, int> in_hash_bits;  // field -> its ordering compares
     int hash_bits = 0;
     std::string compares;
     for (const OrderingCompare& compare : OrderingCompares(tokens)) {
-      in_hash_bits.insert(compare.field);
+      ++in_hash_bits[compare.field];
       hash_bits += compare.hash_bits;
       compares += fmt::format("{}`{}` needs {}", compares.empty() ? "" : ", ", compare.text,
                               compare.hash_bits);
@@ -596,9 +597,16 @@ class Checker {
                       "range. Compare with a power of two, or mark the case with a ternary table",
                       hash_bits, kGatewayHashBits, compares));
     }
+    std::map<std::string, int> uses;
+    for (const FieldRef& ref : FieldRefs(condition)) {
+      if (!ref.validity) ++uses[ref.field];
+    }
     std::set<FieldRef> refs;
     for (const FieldRef& ref : FieldRefs(condition)) {
-      if (ref.validity || !in_hash_bits.count(ref.field)) refs.insert(ref);
+      const auto hashed = in_hash_bits.find(ref.field);
+      if (ref.validity || hashed == in_hash_bits.end() || uses[ref.field] > hashed->second) {
+        refs.insert(ref);
+      }
     }
     int bytes = 0;
     for (const FieldRef& ref : refs) {
@@ -639,13 +647,13 @@ class Checker {
 
   void CheckRangeKey(const std::string& table, const std::string& key) {
     const BitsType type = FieldType(key);
-    const int width = type.known ? type.width : 32;
-    if (width <= kWidestRangeKeyBits) return;
+    if (type.known && type.width <= kWidestRangeKeyBits) return;
+    const std::string width = type.known ? fmt::format("{} bits", type.width) : "of unknown width";
     Add(kRuleRangeKeyNibbles, "table " + table,
-        fmt::format("`{}: range` is {} bits: a range key is matched in one TCAM group of 5 PHV "
-                    "nibbles, and {} bits can span {} or more; use a ternary key with "
-                    "power-of-two blocks",
-                    key, width, width, std::max(6, (width + 3) / 4)));
+        fmt::format("`{}: range` is {}: a range key is matched in one TCAM group of 5 PHV "
+                    "nibbles, and a key wider than {} bits can span 6 or more; use a ternary key "
+                    "with power-of-two blocks",
+                    key, width, kWidestRangeKeyBits));
   }
 
   std::vector<int64_t> Constants(const std::string& expr) const {

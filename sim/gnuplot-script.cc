@@ -92,7 +92,13 @@ std::vector<std::pair<std::string, double>> RoundTicks(double from, double to, b
       const double k0 = std::ceil(from / step - 1e-9);
       const double k1 = std::floor(to / step + 1e-9);
       if (k1 - k0 + 1 < 4) continue;
-      for (double k = k0; k <= k1; ++k) ticks.push_back(Tick(k * step, step));
+      // At most a few dozen ticks: the first step that gives 4 does, and an integer count
+      // cannot stall where adding 1 to a large double changes nothing.
+      const auto count = static_cast<int64_t>(std::min(k1 - k0, 64.0));
+      for (int64_t i = 0; i <= count; ++i) {
+        const double k = k0 + static_cast<double>(i);
+        ticks.push_back(Tick(k * step, step));
+      }
       return ticks;
     }
   }
@@ -101,7 +107,9 @@ std::vector<std::pair<std::string, double>> RoundTicks(double from, double to, b
 }  // namespace
 
 std::string AxisScale(std::string_view axis, double low, double high, bool padded) {
-  if (!(high > low)) {
+  // Values that differ by rounding noise only are one value: ticks a few ulps apart cannot be
+  // labelled, and their step would fall below what a double counts in.
+  if (!(high - low > 1e-12 * std::max(std::abs(low), std::abs(high)))) {
     const double pad = low != 0.0 ? std::abs(low) / 10 : 1.0;
     return fmt::format("unset logscale {0}\nset {0}range [{1}:{2}]\n", axis, low - pad, low + pad) +
            TicsAt(axis, {low});

@@ -26,10 +26,13 @@ double Tidy(double value) {
 
 std::string NumberText(double value) { return fmt::format("{}", Tidy(value)); }
 
+nlohmann::json TidiedJson(nlohmann::json document) {
+  TidyNumbers(document);
+  return document;
+}
+
 std::string JsonFileText(const nlohmann::json& document) {
-  nlohmann::json tidied = document;
-  TidyNumbers(tidied);
-  return tidied.dump(2) + "\n";
+  return TidiedJson(document).dump(2) + "\n";
 }
 
 }  // namespace hfsim

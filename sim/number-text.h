@@ -14,8 +14,10 @@ namespace hfsim {
 double Tidy(double value);
 /// `value` as output files write it: the shortest text of Tidy(value).
 std::string NumberText(double value);
-/// `document` with every floating-point number tidied, dumped with 2-space indentation and a
-/// final newline: the bytes of a JSON output file.
+/// `document` with every floating-point number tidied.
+nlohmann::json TidiedJson(nlohmann::json document);
+/// TidiedJson(document) dumped with 2-space indentation and a final newline: the bytes of a JSON
+/// output file.
 std::string JsonFileText(const nlohmann::json& document);
 
 }  // namespace hfsim

@@ -12,9 +12,9 @@
 namespace hfsim {
 
 /// A self-contained gnuplot script that writes `png_name` (relative to gnuplot's working dir).
-/// Left: the parts of the time (training phases; parameter-server phases, or each iteration
-/// from the packet engine; gossip compute and exchanges; a collective and each dimension's busy
-/// time). Right: each dimension's utilisation.
+/// Left: the parts of the time (training phases; parameter-server phases, or from the packet
+/// engine the mean iteration's compute and communication; gossip compute and exchanges; a
+/// collective and each dimension's busy time). Right: each dimension's utilisation.
 std::string BreakdownPlotScript(const Report& report, const Scenario& scenario,
                                 const std::string& png_name);
 

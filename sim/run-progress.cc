@@ -34,7 +34,7 @@ std::string RunProgress::Render(const std::string& label, double simulated_ns, d
   } else if (expected_ns > 0) {
     line += fmt::format(", past the analytical {}", SimulatedTime(expected_ns));
   }
-  line += fmt::format(", {} events, {}", events, RateText(rate, "event"));
+  line += fmt::format(", {} event{}, {}", events, events == 1 ? "" : "s", RateText(rate, "event"));
   if (expected_ns > 0 && simulated_ns > 0 && simulated_ns <= expected_ns && seconds > 0) {
     line += fmt::format(", about {} left", ClockText(seconds * (expected_ns / simulated_ns - 1.0)));
   }

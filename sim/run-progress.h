@@ -14,6 +14,10 @@ class RunProgress {
  public:
   /// `expected_ns`: where the run is expected to end (0: unknown, no time left shown).
   RunProgress(std::string label, double expected_ns, bool enabled);
+  /// Clears the line, so an error that ends the run is not printed on top of it.
+  ~RunProgress() { Finish(); }
+  RunProgress(const RunProgress&) = delete;
+  RunProgress& operator=(const RunProgress&) = delete;
   void Update(double simulated_ns, uint64_t events);
   /// Clears the line (the caller prints its summary after).
   void Finish();

@@ -87,7 +87,7 @@ struct TofinoResourceUse {
   uint64_t value_register_bits = 0;          ///< all value registers together
   uint32_t sram_blocks_per_value_stage = 0;  ///< including one spare block per register
   uint32_t sram_blocks = 0;                  ///< all registers of the program
-  uint32_t phv_value_bits = 0;  ///< value words (32 bits each) and THC's index bytes
+  uint32_t phv_value_bits = 0;  ///< the value words the stateful ALUs write, 32 bits each
   uint32_t phv_value_capacity_bits = 0;  ///< normal-container bits less the reserve
   uint32_t harvest_passes_per_slot = 0;  ///< recirculations to read a completed slot
   uint32_t bitmap_bits = 0;              ///< one bit per worker

@@ -131,12 +131,13 @@ void OptimizeCommand::Register(CLI::App& app) {
   scenario->excludes(command->get_option("--libra-network"));
   command->get_option("--libra-network")->excludes(scenario);
   command->add_option("-o,--out", out_dir,
-                      "Directory for optimum.json, frontier.csv, frontier.gp and frontier.png "
-                      "(created if missing; files are replaced whole)")
+                      "Directory for optimum.json, frontier.csv and the pictures (frontier.png for "
+                      "a frontier, bandwidth.png otherwise, with their .gp scripts; created if "
+                      "missing; files are replaced whole)")
       ->check(NonEmptyPath());
   command->add_flag("-q,--quiet", quiet, "Do not print the table");
   command->add_flag("--no-plot", no_plot,
-                    "With --out, skip frontier.png and frontier.gp (no gnuplot needed)");
+                    "With --out, skip the pictures and their scripts (no gnuplot needed)");
   command->add_option("--verify", verify,
                       "Re-simulate the K best allocations (the optimum, then the other frontier "
                       "points by objective value) and the equal split with the packet engine "
@@ -154,7 +155,7 @@ void SweepCommand::Register(CLI::App& app) {
       "or a list of per-NPU bandwidth allocations, crossed with values of other scenario keys. "
       "Uses all cores; shows progress on a terminal; streams results to DIR/sweep.csv.part and "
       "finishes with DIR/sweep.csv (sorted by point), DIR/sweep.json (best points, cost "
-      "frontier) and gnuplot pictures (heatmap.png or time.png, frontier.png).\n\n"
+      "frontier) and gnuplot pictures (heatmap.png or time.png, parameters.png, frontier.png).\n\n"
       "Examples:\n"
       "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep\n"
       "  hfsim sweep configs/sweep-allreduce-4d.json -o out/sweep --resume   after Ctrl-C\n"
@@ -179,7 +180,8 @@ void SweepCommand::Register(CLI::App& app) {
                     "Continue an interrupted sweep in DIR: keep its finished points, evaluate "
                     "the rest (the scenario and engine must be the same)");
   command->add_flag("-q,--quiet", quiet, "Print nothing but errors");
-  command->add_flag("--no-plot", no_plot, "Skip the gnuplot pictures and scripts");
+  command->add_flag("--no-plot", no_plot,
+                    "With --out, skip the pictures and their scripts (no gnuplot needed)");
 }
 
 void LibraOptions::Register(CLI::App& command) {

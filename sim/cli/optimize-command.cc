@@ -42,6 +42,12 @@ Expected<Scenario> LoadOptimizeScenario(const std::string& path, const LibraOpti
 }
 
 int OptimizeCommand::Execute() const {
+  // As for run: -q silences the only output there is without --out.
+  if (quiet && out_dir.empty()) {
+    std::cerr << "hfsim: error: optimize: --quiet needs --out DIR: without it the optimiser "
+                 "writes no files and prints nothing\n";
+    return 2;
+  }
   if (scenario_path.empty() && !libra.Given()) {
     std::cerr << "hfsim: error: optimize: no input; accepted: a scenario file, or LIBRA's inputs "
                  "(--libra-network, --libra-workload, --libra-comm)\n";

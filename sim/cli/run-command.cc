@@ -57,11 +57,17 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   return scenario;
 }
 
-// Where a packet run is expected to end, for its progress line: the analytical engine's
-// iteration time (microseconds to compute), or 0 when it cannot price the scenario.
+// Where a packet run is expected to end, for its progress line: the analytical engine's time of
+// everything the run simulates (every parameter-server iteration, every gossip step; its report
+// gives one), or 0 when it cannot price the scenario.
 double ExpectedEndNs(const Scenario& scenario) {
   try {
-    return AnalyticalEngine().Run(scenario).iteration.total_ns;
+    const double one = AnalyticalEngine().Run(scenario).iteration.total_ns;
+    if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+      return one * scenario.parameter_server.iterations;
+    }
+    if (scenario.workload_kind == WorkloadKind::kGossip) return one * scenario.gossip.spec.steps;
+    return one;
   } catch (const std::exception&) {
     return 0.0;
   }
@@ -103,10 +109,14 @@ int RunCommand::Execute() const {
   try {
     if (scenario.engine == EngineKind::kPacket) {
       PacketEngine engine;
-      RunProgress progress("packet engine", ExpectedEndNs(scenario), !quiet && isatty(2) != 0);
-      engine.SetProgress([&progress](double simulated_ns, uint64_t events) {
-        progress.Update(simulated_ns, events);
-      });
+      // Only on a terminal: the estimate costs an analytical run, the hook a look per event.
+      const bool shown = !quiet && isatty(2) != 0;
+      RunProgress progress("packet engine", shown ? ExpectedEndNs(scenario) : 0.0, shown);
+      if (shown) {
+        engine.SetProgress([&progress](double simulated_ns, uint64_t events) {
+          progress.Update(simulated_ns, events);
+        });
+      }
       report = engine.Run(scenario);
       progress.Finish();
     } else {

@@ -137,13 +137,15 @@ Expected<uint64_t> LoadEarlierRun(const fs::path& dir, const nlohmann::json& man
   const auto stored = ReadWhole(dir / kManifest);
   nlohmann::json earlier;
   if (stored) earlier = nlohmann::json::parse(*stored, nullptr, false);
+  // sweep.json holds numbers at 15 digits (JsonFileText): compare like with like.
+  const nlohmann::json current = TidiedJson(manifest);
   for (const char* key : {"engine", "points", "scenario"}) {
-    if (!earlier.is_object() || !earlier.contains(key) || earlier[key] != manifest[key]) {
+    if (!earlier.is_object() || !earlier.contains(key) || earlier[key] != current[key]) {
       return UserError{(dir / kManifest).string(),
                        fmt::format("the earlier sweep in this directory differs from this one "
                                    "({}); --resume continues only the same scenario with the "
                                    "same engine; use another --out directory, or drop --resume "
-                                   "to start over", WhatChanged(earlier, manifest))};
+                                   "to start over", WhatChanged(earlier, current))};
     }
   }
   SweepTable::Loaded loaded;

@@ -6,6 +6,7 @@
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
+#include "sim/number-text.h"
 #include "sim/scenario-parser.h"
 #include "sim/summary-table.h"
 #include "topologies/fabric-graph.h"
@@ -74,7 +75,8 @@ int TopologyCommand::Execute() const {
       const FabricLink& link = graph.Link(id);
       csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", id, link.source, link.target,
                          graph.IsSwitch(link.source) ? 1 : 0, graph.IsSwitch(link.target) ? 1 : 0,
-                         link.dimension, link.local_link, link.bandwidth_Bpns, link.latency_ns);
+                         link.dimension, link.local_link, NumberText(link.bandwidth_Bpns),
+                         NumberText(link.latency_ns));
     }
     OutputFiles files(out_dir);
     files.Add("links.csv", std::move(csv));

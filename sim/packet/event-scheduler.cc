@@ -18,6 +18,11 @@ SimulationProgressHook& CurrentHook() {
   return hook;
 }
 
+std::chrono::milliseconds& CurrentInterval() {
+  static std::chrono::milliseconds interval(200);
+  return interval;
+}
+
 }  // namespace
 
 /// ns-3's priority queue, looking at the wall clock every 4096 events it hands out.
@@ -35,7 +40,7 @@ class ProgressScheduler : public ns3::PriorityQueueScheduler {
     ns3::Scheduler::Event event = PriorityQueueScheduler::RemoveNext();
     if ((++m_events & 4095) == 0) {
       const auto now = std::chrono::steady_clock::now();
-      if (now - m_last >= std::chrono::milliseconds(200)) {
+      if (now - m_last >= CurrentInterval()) {
         m_last = now;
         // The key's time is in ns-3's resolution, picoseconds (packet-engine.cc).
         if (CurrentHook()) CurrentHook()(static_cast<double>(event.key.m_ts) * 1e-3, m_events);
@@ -51,8 +56,9 @@ class ProgressScheduler : public ns3::PriorityQueueScheduler {
 
 NS_OBJECT_ENSURE_REGISTERED(ProgressScheduler);
 
-void UseEventScheduler(SimulationProgressHook hook) {
+void UseEventScheduler(SimulationProgressHook hook, std::chrono::milliseconds interval) {
   CurrentHook() = std::move(hook);
+  CurrentInterval() = interval;
   ns3::ObjectFactory factory;
   factory.SetTypeId(CurrentHook() ? "hfsim::ProgressScheduler" : "ns3::PriorityQueueScheduler");
   ns3::Simulator::SetScheduler(factory);

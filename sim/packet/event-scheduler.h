@@ -5,17 +5,20 @@
 // same bytes as one that is not.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 
 namespace hfsim {
 
-/// Called at most five times a second of wall time while ns-3 runs: the simulated time reached
-/// (ns) and the events taken from the queue so far.
+/// Called while ns-3 runs, at most once per `interval` of wall time (UseEventScheduler): the
+/// simulated time reached (ns) and the events taken from the queue so far.
 using SimulationProgressHook = std::function<void(double simulated_ns, uint64_t events)>;
 
 /// Makes ns-3 use a priority-queue scheduler (ordered by time, then insertion: deterministic);
-/// with a `hook`, the same queue reporting to it. Call before the simulation schedules anything.
-void UseEventScheduler(SimulationProgressHook hook);
+/// with a `hook`, the same queue reporting to it every 4096 events once `interval` has passed
+/// since it last did. Call before the simulation schedules anything.
+void UseEventScheduler(SimulationProgressHook hook,
+                       std::chrono::milliseconds interval = std::chrono::milliseconds(200));
 
 }  // namespace hfsim

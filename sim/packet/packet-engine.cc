@@ -352,7 +352,7 @@ Report PacketEngine::Run(const Scenario& scenario) const {
   Report report;
   report.hfsim_version = kHfsimVersion;
   report.engine = "packet";
-  UseEventScheduler(m_progress);
+  UseEventScheduler(m_progress, m_progress_interval);
   if (auto refusal = InNetworkPacketRefusal(scenario)) {
     throw std::invalid_argument("PacketEngine: " + refusal->ToString());
   }

@@ -19,12 +19,17 @@ class PacketEngine final : public Engine {
   explicit PacketEngine(bool verify_schedules = false) : m_verify(verify_schedules) {}
   /// Reports the simulated time reached while Run runs (a terminal's progress line); the run's
   /// results do not depend on it.
-  void SetProgress(SimulationProgressHook hook) { m_progress = std::move(hook); }
+  void SetProgress(SimulationProgressHook hook,
+                   std::chrono::milliseconds interval = std::chrono::milliseconds(200)) {
+    m_progress = std::move(hook);
+    m_progress_interval = interval;
+  }
   Report Run(const Scenario& scenario) const override;
 
  private:
   bool m_verify;
   SimulationProgressHook m_progress;
+  std::chrono::milliseconds m_progress_interval{200};
 };
 
 }  // namespace hfsim

@@ -48,9 +48,9 @@ TEST(LibraCli, ConvertedScenarioGivesTheSameOptimumAsLibraInputs) {
 }
 
 TEST(LibraCli, BadInputExitsTwo) {
-  EXPECT_EQ(RunHfsim("optimize -q " + kInputs + " 2>/dev/null"), 2);  // no --total
-  EXPECT_EQ(RunHfsim("optimize -q " + kInputs + " --total -1 2>/dev/null"), 2);
-  EXPECT_EQ(RunHfsim("optimize -q " + kInputs + " --total 500 --objective fast 2>/dev/null"), 2);
+  EXPECT_EQ(RunHfsim("optimize " + kInputs + " 2>/dev/null"), 2);  // no --total
+  EXPECT_EQ(RunHfsim("optimize " + kInputs + " --total -1 2>/dev/null"), 2);
+  EXPECT_EQ(RunHfsim("optimize " + kInputs + " --total 500 --objective fast 2>/dev/null"), 2);
   EXPECT_EQ(RunHfsim("convert --libra-workload " + kDir + "gpt-small-4d.txt 2>/dev/null"), 2);
   EXPECT_EQ(RunHfsim("convert " + kInputs + " --total 500 --libra-comm " + kDir +
                      "4d-network.yml 2>/dev/null"), 2);  // not a communicator file

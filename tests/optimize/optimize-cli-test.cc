@@ -47,8 +47,15 @@ TEST(OptimizeCli, InfeasibleExitsTwo) {
   nlohmann::json scenario = nlohmann::json::parse(in);
   scenario["optimize"]["fixed"] = {{{"dimension", 0}, {"bandwidth_GBps", 600}}};
   std::ofstream(path) << scenario.dump();
-  EXPECT_EQ(RunHfsim("optimize -q " + path.string() + " 2>/dev/null"), 2);
+  EXPECT_EQ(RunHfsim("optimize " + path.string() + " 2>/dev/null"), 2);
   EXPECT_EQ(RunHfsim("optimize --help >/dev/null"), 0);
+  // -q without --out would do nothing at all: refused, as for run.
+  EXPECT_EQ(RunHfsim(std::string("optimize -q ") + HFSIM_SOURCE_DIR +
+                     "/configs/libra-gpt3-4d-optimize.json 2>/dev/null"),
+            2);
+  EXPECT_EQ(RunHfsim(std::string("optimize ") + HFSIM_SOURCE_DIR +
+                     "/configs/libra-gpt3-4d-optimize.json >/dev/null"),
+            0);
   std::filesystem::remove(path);
 }
 

@@ -182,6 +182,20 @@ control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
   // A signed field is compared whole (no slicing), except against 0 (its sign bit).
   EXPECT_EQ(bits_of("hdr.agg.exponent < 0"), 0u);
   EXPECT_EQ(bits_of("hdr.agg.exponent < 4"), 0u);  // 8 bits
+  // Unsigned, `< 4` would be an equality on bits 7..2; signed it takes all 8 hash bits, and with
+  // the 8 of num_values the 12 are exceeded.
+  EXPECT_EQ(bits_of("hdr.agg.exponent < 4 && hdr.agg.num_values <= 32"), 1u);
+  // A field also tested for equality keeps its PHV bytes: 4 of the key and 4 of the key again
+  // would be one field, but the key and the 2-byte slot with it exceed the 4 bytes.
+  auto bytes_violations = [&](const std::string& condition) {
+    std::string program = frame;
+    program.replace(program.find("CONDITION"), 9, condition);
+    return Count(CheckTofinoBackendRules(program), kRuleGatewayCondition);
+  };
+  EXPECT_EQ(bytes_violations("hdr.agg.key_offset != 0 && hdr.agg.key_offset <= 32 && "
+                             "hdr.agg.slot == 3"),
+            1u);
+  EXPECT_EQ(bytes_violations("hdr.agg.key_offset <= 32 && hdr.agg.slot == 3"), 0u);
   // A compare that is always true or false needs nothing.
   EXPECT_EQ(bits_of("hdr.agg.num_values <= 255"), 0u);
 }

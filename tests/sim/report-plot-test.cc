@@ -67,6 +67,17 @@ TEST(GnuplotScript, NarrowRangeGetsSeveralRoundTicks) {
   EXPECT_NE(scale.find("'1.1' 1.1"), std::string::npos) << scale;
 }
 
+TEST(GnuplotScript, ARangeOfRoundingNoiseIsOneValue) {
+  // Times a few ulps apart (a sum one ulp off another): the tick loop used to shrink its step
+  // below what a double counts in and never end. Now one tick, at the value.
+  const double low = 26.16;
+  const double high = low * (1.0 + 3e-15);
+  const std::string scale = AxisScale("y", low, high, true);
+  const std::vector<double> ticks = test::TickPositions(scale, "y");
+  ASSERT_EQ(ticks.size(), 1u) << scale;
+  EXPECT_NEAR(ticks[0], low, 1e-12);
+}
+
 TEST(GnuplotScript, WideRangeIsLogarithmicWithRoundTicks) {
   const std::string scale = AxisScale("y", 0.08, 17.0);
   EXPECT_NE(scale.find("set logscale y\n"), std::string::npos) << scale;

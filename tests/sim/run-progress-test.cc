@@ -25,7 +25,7 @@ TEST(RunProgress, WithoutAnEstimateTimeAndRateOnly) {
   EXPECT_EQ(RunProgress::Render("run", 812.0, 0.0, 4096, 0.5),
             "run: 812 ns simulated, 4096 events, 8.2 k events/s");
   EXPECT_EQ(RunProgress::Render("run", 2.5e9, 0.0, 1, 2.0),
-            "run: 2.500 s simulated, 1 events, 2.0 s/event");
+            "run: 2.500 s simulated, 1 event, 2.0 s/event");
 }
 
 }  // namespace

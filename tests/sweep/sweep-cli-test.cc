@@ -285,6 +285,22 @@ TEST(SweepCli, ResumeFinishesAnInterruptedSweepToTheSameBytes) {
   fs::remove_all(dir);
 }
 
+TEST(SweepCli, ResumeAcceptsAScenarioNumberOfSeventeenDigits) {
+  // sweep.json writes 15 significant digits; a scenario value that needs 17 (100/3 as a
+  // program writes it) used to make every --resume of that sweep refuse as "a different sweep".
+  const fs::path dir = TestDir();
+  json document = AnalyticalSweep();
+  document["topology"]["dimensions"][0]["latency_ns"] = 100.0 / 3.0;
+  const fs::path scenario = WriteScenario(dir, document);
+  const std::string reference = Sweep(dir, scenario, "whole", "");
+  const Result again = Hfsim(dir, "sweep " + scenario.string() + " -o " +
+                                      (dir / "whole").string() + " --no-plot --resume");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.out.find("(1800 from the earlier run)"), std::string::npos) << again.out;
+  EXPECT_EQ(ReadFile(dir / "whole" / "sweep.csv"), reference);
+  fs::remove_all(dir);
+}
+
 TEST(SweepCli, ResumeAfterAKillBeforeTheFirstFlush) {
   // Killed outright before the header reached the disk: an empty or cut-off .part file.
   const fs::path dir = TestDir();
