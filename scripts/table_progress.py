@@ -1,4 +1,5 @@
-"""Progress of the table scripts (scripts/*-table) on a terminal, and rows that survive Ctrl-C.
+"""Progress of the table scripts (scripts/*-table) on a terminal, rows that survive Ctrl-C, and
+the one way they run hfsim on a scenario.
 
 Each script prints a Markdown table row by row, and a row can take minutes with the packet engine.
 When stderr is a terminal, a line there says which row is being computed, what it is running and
@@ -6,7 +7,11 @@ for how long; rows are flushed as they finish, and Ctrl-C ends the script with t
 printed and a note on stderr (exit 130). Nothing extra is written when stderr is not a terminal.
 """
 
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 
 _TTY = sys.stderr.isatty()
@@ -50,3 +55,18 @@ def main_keeping_rows(main):
         _clear()
         sys.stderr.write(f"interrupted: the {_rows} table rows above are complete\n")
         sys.exit(130)
+
+
+def hfsim_report(hfsim, scenario, engine=None):
+    """Runs `hfsim run` on `scenario` (a dict), saying so on the progress line; its report.json."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "scenario.json")
+        with open(path, "w") as f:
+            json.dump(scenario, f)
+        command = [hfsim, "run", path, "-o", tmp, "-q", "--no-plot"]
+        if engine:
+            command += ["--engine", engine]
+        running(f"{scenario.get('name', 'scenario')}, {engine or 'analytical'} engine")
+        subprocess.run(command, check=True)
+        with open(os.path.join(tmp, "report.json")) as f:
+            return json.load(f)

@@ -11,14 +11,22 @@ std::string ClockText(double seconds) {
   return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
 }
 
-void DrawStatusLine(const std::string& line) {
-  std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
-  std::fflush(stderr);
+double StatusLine::Seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
 }
 
-void ClearStatusLine() {
+void StatusLine::Draw(const std::string& line) {
+  if (!m_enabled) return;
+  std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+  std::fflush(stderr);
+  m_drawn = true;
+}
+
+void StatusLine::Clear() {
+  if (!m_drawn) return;
   std::fprintf(stderr, "\r\x1b[K");
   std::fflush(stderr);
+  m_drawn = false;
 }
 
 std::string RateText(double per_second, const std::string& item) {
@@ -31,8 +39,8 @@ std::string RateText(double per_second, const std::string& item) {
 }
 
 ProgressBar::ProgressBar(std::string label, uint64_t total, uint64_t already, bool enabled)
-    : m_label(std::move(label)), m_total(total), m_already(already), m_enabled(enabled),
-      m_start(std::chrono::steady_clock::now()), m_last(m_start) {}
+    : m_label(std::move(label)), m_total(total), m_already(already), m_line(enabled),
+      m_last(std::chrono::steady_clock::now()) {}
 
 std::string ProgressBar::Render(const std::string& label, uint64_t done, uint64_t total,
                                 uint64_t already, double seconds) {
@@ -48,19 +56,13 @@ std::string ProgressBar::Render(const std::string& label, uint64_t done, uint64_
 }
 
 void ProgressBar::Update(uint64_t done) {
-  if (!m_enabled) return;
+  if (!m_line.Enabled()) return;
   const auto now = std::chrono::steady_clock::now();
-  if (m_drawn && now - m_last < std::chrono::milliseconds(200) && done < m_total) return;
+  if (m_line.Drawn() && now - m_last < std::chrono::milliseconds(200) && done < m_total) return;
   m_last = now;
-  const double seconds = std::chrono::duration<double>(now - m_start).count();
-  DrawStatusLine(Render(m_label, done, m_total, m_already, seconds));
-  m_drawn = true;
+  m_line.Draw(Render(m_label, done, m_total, m_already, m_line.Seconds()));
 }
 
-void ProgressBar::Finish() {
-  if (!m_enabled || !m_drawn) return;
-  ClearStatusLine();
-  m_drawn = false;
-}
+void ProgressBar::Finish() { m_line.Clear(); }
 
 }  // namespace hfsim

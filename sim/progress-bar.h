@@ -13,9 +13,26 @@ namespace hfsim {
 std::string RateText(double per_second, const std::string& item);
 /// Wall time as h:mm:ss, rounded to the second.
 std::string ClockText(double seconds);
-/// Redraws `line` in place as stderr's status line; ClearStatusLine removes it.
-void DrawStatusLine(const std::string& line);
-void ClearStatusLine();
+
+/// stderr's status line, redrawn in place: what every progress display shares. Off when not
+/// enabled (stderr no terminal, or -q): then Draw and Clear do nothing.
+class StatusLine {
+ public:
+  explicit StatusLine(bool enabled)
+      : m_enabled(enabled), m_start(std::chrono::steady_clock::now()) {}
+  bool Enabled() const { return m_enabled; }
+  bool Drawn() const { return m_drawn; }
+  /// Wall seconds since the display started.
+  double Seconds() const;
+  void Draw(const std::string& line);
+  /// Removes the line if it is drawn (the caller prints its summary after).
+  void Clear();
+
+ private:
+  bool m_enabled;
+  bool m_drawn = false;
+  std::chrono::steady_clock::time_point m_start;
+};
 
 class ProgressBar {
  public:
@@ -33,9 +50,7 @@ class ProgressBar {
   std::string m_label;
   uint64_t m_total;
   uint64_t m_already;
-  bool m_enabled;
-  bool m_drawn = false;
-  std::chrono::steady_clock::time_point m_start;
+  StatusLine m_line;
   std::chrono::steady_clock::time_point m_last;
 };
 

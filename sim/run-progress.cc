@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/progress-bar.h"
-
 namespace hfsim {
 
 namespace {
@@ -19,8 +17,7 @@ std::string SimulatedTime(double ns) {
 }  // namespace
 
 RunProgress::RunProgress(std::string label, double expected_ns, bool enabled)
-    : m_label(std::move(label)), m_expected_ns(expected_ns), m_enabled(enabled),
-      m_start(std::chrono::steady_clock::now()) {}
+    : m_label(std::move(label)), m_expected_ns(expected_ns), m_line(enabled) {}
 
 std::string RunProgress::Render(const std::string& label, double simulated_ns, double expected_ns,
                                 uint64_t events, double seconds) {
@@ -42,17 +39,10 @@ std::string RunProgress::Render(const std::string& label, double simulated_ns, d
 }
 
 void RunProgress::Update(double simulated_ns, uint64_t events) {
-  if (!m_enabled) return;
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-  DrawStatusLine(Render(m_label, simulated_ns, m_expected_ns, events, seconds));
-  m_drawn = true;
+  if (!m_line.Enabled()) return;
+  m_line.Draw(Render(m_label, simulated_ns, m_expected_ns, events, m_line.Seconds()));
 }
 
-void RunProgress::Finish() {
-  if (!m_enabled || !m_drawn) return;
-  ClearStatusLine();
-  m_drawn = false;
-}
+void RunProgress::Finish() { m_line.Clear(); }
 
 }  // namespace hfsim

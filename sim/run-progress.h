@@ -4,9 +4,10 @@
 // stay clean) or when the user asked for quiet.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <string>
+
+#include "sim/progress-bar.h"
 
 namespace hfsim {
 
@@ -29,9 +30,7 @@ class RunProgress {
  private:
   std::string m_label;
   double m_expected_ns;
-  bool m_enabled;
-  bool m_drawn = false;
-  std::chrono::steady_clock::time_point m_start;
+  StatusLine m_line;
 };
 
 }  // namespace hfsim

@@ -65,9 +65,9 @@ TofinoResourceUse ComputeTofinoResources(const AggregationSwitchSpec& spec) {
   // The max-exponent register is keyed on the counter's result like the values, so it needs a
   // stateful ALU after the control stages: a THC lookup stage has all four free, otherwise it
   // takes one beside the value registers.
-  const uint32_t exponent_beside_values = exponent && use.thc_lookup_stages == 0 ? 1 : 0;
+  use.exponent_value_alus = exponent && use.thc_lookup_stages == 0 ? 1 : 0;
   use.value_stages =
-      CeilDiv(use.value_alus + exponent_beside_values, limits.stateful_alus_per_stage);
+      CeilDiv(use.value_alus + use.exponent_value_alus, limits.stateful_alus_per_stage);
   // A completed slot becomes a result in the stage after the counter at the earliest, and is
   // routed in the one after that: however few the values, the program takes 5 stages.
   const uint32_t laid_out = use.control_stages + use.thc_lookup_stages + use.value_stages;
@@ -135,19 +135,18 @@ std::vector<ResourceLine> TofinoResourceTable(const AggregationSwitchSpec& spec)
                                "a pair of values",
                                spec.values_per_packet, tofino)});
   // THC's bound also depends on its lookup stages: thc_lookup_stages says it.
-  const bool exponent_beside_values = spec.HasExponentRegister() && !spec.IsThc();
   lines.push_back(
       {"value_stages", "values_per_packet", use.value_stages, value_stage_room,
        fmt::format("values_per_packet {} needs {} register stages ({} pair registers{}, {} a "
                    "stage) and {} has {} after {} control stages{}",
                    spec.values_per_packet, use.value_stages, use.value_alus,
-                   exponent_beside_values ? " and the max exponent" : "",
+                   use.exponent_value_alus > 0 ? " and the max exponent" : "",
                    limits.stateful_alus_per_stage, tofino, value_stage_room,
                    limits.control_stages,
                    spec.IsThc() ? std::string()
                                 : fmt::format(" (at most {} values per packet)",
                                               (value_stage_room * limits.stateful_alus_per_stage -
-                                               (exponent_beside_values ? 1 : 0)) *
+                                               use.exponent_value_alus) *
                                                   limits.values_per_alu))});
   lines.push_back({"stateful_alus", "values_per_packet", use.stateful_alus,
                    uint64_t{limits.mau_stages} * limits.stateful_alus_per_stage,

@@ -79,6 +79,9 @@ struct TofinoResourceUse {
   uint32_t routing_stages = 0;  ///< a stage for the routing when the values take only one
   uint32_t mau_stages = 0;
   uint32_t value_alus = 0;    ///< one per pair register
+  /// 1 when the max exponent's stateful ALU sits among the value stages (no THC lookup stage
+  /// to hold it), else 0.
+  uint32_t exponent_value_alus = 0;
   uint32_t control_alus = 0;  ///< bitmap per set, counter, max exponent
   uint32_t stateful_alus = 0;
   uint32_t max_register_actions = 0;         ///< on the busiest register

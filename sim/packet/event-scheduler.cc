@@ -11,16 +11,16 @@ namespace hfsim {
 
 namespace {
 
-// The hook of the run in progress; ns-3 creates the scheduler from a TypeId, so it cannot take
+// Who watches the run in progress; ns-3 creates the scheduler from a TypeId, so it cannot take
 // constructor arguments.
-SimulationProgressHook& CurrentHook() {
-  static SimulationProgressHook hook;
-  return hook;
-}
+struct Watcher {
+  SimulationProgressHook hook;
+  std::chrono::milliseconds interval{200};
+};
 
-std::chrono::milliseconds& CurrentInterval() {
-  static std::chrono::milliseconds interval(200);
-  return interval;
+Watcher& CurrentWatcher() {
+  static Watcher watcher;
+  return watcher;
 }
 
 }  // namespace
@@ -40,10 +40,11 @@ class ProgressScheduler : public ns3::PriorityQueueScheduler {
     ns3::Scheduler::Event event = PriorityQueueScheduler::RemoveNext();
     if ((++m_events & 4095) == 0) {
       const auto now = std::chrono::steady_clock::now();
-      if (now - m_last >= CurrentInterval()) {
+      const Watcher& watcher = CurrentWatcher();
+      if (now - m_last >= watcher.interval) {
         m_last = now;
         // The key's time is in ns-3's resolution, picoseconds (packet-engine.cc).
-        if (CurrentHook()) CurrentHook()(static_cast<double>(event.key.m_ts) * 1e-3, m_events);
+        if (watcher.hook) watcher.hook(static_cast<double>(event.key.m_ts) * 1e-3, m_events);
       }
     }
     return event;
@@ -57,10 +58,10 @@ class ProgressScheduler : public ns3::PriorityQueueScheduler {
 NS_OBJECT_ENSURE_REGISTERED(ProgressScheduler);
 
 void UseEventScheduler(SimulationProgressHook hook, std::chrono::milliseconds interval) {
-  CurrentHook() = std::move(hook);
-  CurrentInterval() = interval;
+  Watcher& watcher = CurrentWatcher();
+  watcher = {std::move(hook), interval};
   ns3::ObjectFactory factory;
-  factory.SetTypeId(CurrentHook() ? "hfsim::ProgressScheduler" : "ns3::PriorityQueueScheduler");
+  factory.SetTypeId(watcher.hook ? "hfsim::ProgressScheduler" : "ns3::PriorityQueueScheduler");
   ns3::Simulator::SetScheduler(factory);
 }
 

@@ -42,6 +42,13 @@ size_t Count(const std::vector<BackendRuleViolation>& violations, const std::str
   return count;
 }
 
+// The rules' findings on `frame` with its `placeholder` replaced by `text`.
+std::vector<BackendRuleViolation> CheckWith(std::string frame, const std::string& placeholder,
+                                            const std::string& text) {
+  frame.replace(frame.find(placeholder), placeholder.size(), text);
+  return CheckTofinoBackendRules(frame);
+}
+
 std::string Describe(const std::vector<BackendRuleViolation>& violations) {
   std::string out;
   for (const BackendRuleViolation& v : violations) {
@@ -81,9 +88,7 @@ control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
 }
 )";
   auto with = [&](const std::string& statement) {
-    std::string program = shard;
-    program.replace(program.find("SHIFT_AND_MASK"), 14, statement);
-    return CheckTofinoBackendRules(program);
+    return CheckWith(shard, "SHIFT_AND_MASK", statement);
   };
   const auto shifted = with("meta.shard = (hdr.agg.key_offset >> SHARD_SHIFT) & SHARD_MASK;");
   EXPECT_EQ(Count(shifted, kRuleSingleStageAction, "meta.shard = (hdr.agg.key_offset"), 1u)
@@ -159,10 +164,7 @@ control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
 }
 )";
   auto bits_of = [&](const std::string& condition) {
-    std::string program = frame;
-    program.replace(program.find("CONDITION"), 9, condition);
-    const auto violations = CheckTofinoBackendRules(program);
-    return Count(violations, kRuleGatewayRangeBits);
+    return Count(CheckWith(frame, "CONDITION", condition), kRuleGatewayRangeBits);
   };
   // A power-of-two bound becomes an equality on the high bits: no hash bits.
   EXPECT_EQ(bits_of("hdr.agg.key_offset < 1024"), 0u);
@@ -188,9 +190,7 @@ control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
   // A field also tested for equality keeps its PHV bytes: 4 of the key and 4 of the key again
   // would be one field, but the key and the 2-byte slot with it exceed the 4 bytes.
   auto bytes_violations = [&](const std::string& condition) {
-    std::string program = frame;
-    program.replace(program.find("CONDITION"), 9, condition);
-    return Count(CheckTofinoBackendRules(program), kRuleGatewayCondition);
+    return Count(CheckWith(frame, "CONDITION", condition), kRuleGatewayCondition);
   };
   EXPECT_EQ(bytes_violations("hdr.agg.key_offset != 0 && hdr.agg.key_offset <= 32 && "
                              "hdr.agg.slot == 3"),
@@ -215,11 +215,7 @@ control Ingress(inout ingress_headers_t hdr, inout ingress_metadata_t meta) {
     apply { cold_key.apply(); }
 }
 )";
-  auto check = [&](const std::string& key) {
-    std::string program = frame;
-    program.replace(program.find("KEY"), 3, key);
-    return CheckTofinoBackendRules(program);
-  };
+  auto check = [&](const std::string& key) { return CheckWith(frame, "KEY", key); };
   const auto wide = check("hdr.agg.key_offset");
   EXPECT_EQ(Count(wide, kRuleRangeKeyNibbles, "`hdr.agg.key_offset: range` is 32 bits"), 1u)
       << Describe(wide);

@@ -135,19 +135,42 @@ std::vector<std::string> Split(const std::string& arguments) {
   return words;
 }
 
+// A documented command to check: where it is shown, and its words ("hfsim" first).
+struct Checkable {
+  std::string file;
+  std::vector<std::string> words;
+  std::string Where() const {
+    std::string text = file + ":";
+    for (const std::string& w : words) text += " " + w;
+    return text;
+  }
+};
+
+// The documented commands that are commands: not in docs/bad-input.md (whose commands must
+// fail), not shapes, not a bare "`hfsim p4`" in a sentence, and not reading a file an earlier
+// step of the same example writes (`hfsim convert … -o echo.json`, then `hfsim run echo.json`).
+std::vector<Checkable> CheckableCommands() {
+  std::vector<Checkable> out;
+  for (const Documented& documented : DocumentedCommands()) {
+    if (documented.file == "bad-input.md" || IsShape(documented.command)) continue;
+    std::vector<std::string> words = Split(documented.command);
+    if (words.size() < 2 || !ReadsOnlyFilesThatExist(words)) continue;
+    words.insert(words.begin(), "hfsim");
+    out.push_back({documented.file, std::move(words)});
+  }
+  return out;
+}
+
+bool IsConfigScenario(const std::string& word) {
+  return word.rfind("configs/", 0) == 0 && fs::path(word).extension() == ".json";
+}
+
 TEST(DocsCommands, EveryDocumentedCommandParsesAndItsScenarioLoads) {
   ASSERT_EQ(chdir(HFSIM_SOURCE_DIR), 0);  // the docs' paths are the repository's
   size_t parsed = 0;
-  for (const Documented& documented : DocumentedCommands()) {
-    // docs/bad-input.md shows commands that must fail.
-    if (documented.file == "bad-input.md" || IsShape(documented.command)) continue;
-    std::vector<std::string> words = Split(documented.command);
-    // "`hfsim p4`" names a command in a sentence; and a file an earlier step of the same
-    // example writes (`hfsim convert … -o echo.json`, then `hfsim run echo.json`) is not here.
-    if (words.size() < 2 || !ReadsOnlyFilesThatExist(words)) continue;
-    words.insert(words.begin(), "hfsim");
+  for (const Checkable& command : CheckableCommands()) {
     std::vector<const char*> argv;
-    for (const std::string& w : words) argv.push_back(w.c_str());
+    for (const std::string& w : command.words) argv.push_back(w.c_str());
     CLI::App app("", "hfsim");
     Commands commands;
     DefineCommandLine(app, commands);
@@ -155,14 +178,17 @@ TEST(DocsCommands, EveryDocumentedCommandParsesAndItsScenarioLoads) {
     const std::optional<int> code =
         ParseCommandLine(app, static_cast<int>(argv.size()), argv.data());
     testing::internal::GetCapturedStdout();  // --help text
-    EXPECT_TRUE(!code || *code == 0) << documented.file << ": hfsim " << documented.command;
+    EXPECT_TRUE(!code || *code == 0) << command.Where();
     ++parsed;
-    // The scenario a run, optimize, sweep or p4 command names loads in full.
-    for (const std::string& w : words) {
-      if (w.rfind("configs/", 0) != 0 || fs::path(w).extension() != ".json") continue;
-      if (documented.command.find("--astra") != std::string::npos) continue;
+    // The scenario a run, optimize, sweep or p4 command names loads in full (ASTRA-sim's
+    // workload files are scenarios without a fabric).
+    const bool astra = std::find_if(command.words.begin(), command.words.end(), [](auto& w) {
+                         return w.rfind("--astra", 0) == 0;
+                       }) != command.words.end();
+    for (const std::string& w : command.words) {
+      if (!IsConfigScenario(w) || astra) continue;
       const auto scenario = LoadScenarioFile(w);
-      EXPECT_TRUE(scenario) << documented.file << ": hfsim " << documented.command << ": "
+      EXPECT_TRUE(scenario) << command.Where() << ": "
                             << (scenario ? std::string() : scenario.Error().ToString());
     }
   }
@@ -188,7 +214,7 @@ bool QuickToRun(const std::vector<std::string>& words) {
   // `hfsim run --engine analytical` in a sentence names an option; it is no command.
   if (!input || words[1] != "run") return input;
   for (const std::string& w : words) {
-    if (w.rfind("configs/", 0) != 0 || fs::path(w).extension() != ".json") continue;
+    if (!IsConfigScenario(w)) continue;
     const auto scenario = LoadScenarioFile(w);
     return scenario && scenario.Value().engine == EngineKind::kAnalytical;
   }
@@ -200,11 +226,8 @@ TEST(DocsCommands, TheQuickOnesRunAndExitZero) {
   const fs::path out =
       fs::temp_directory_path() / ("hfsim-docs-commands-" + std::to_string(getpid()));
   size_t ran = 0;
-  for (const Documented& documented : DocumentedCommands()) {
-    if (documented.file == "bad-input.md" || IsShape(documented.command)) continue;
-    std::vector<std::string> words = Split(documented.command);
-    if (words.size() < 2 || !ReadsOnlyFilesThatExist(words)) continue;
-    words.insert(words.begin(), "hfsim");
+  for (const Checkable& documented : CheckableCommands()) {
+    const std::vector<std::string>& words = documented.words;
     if (!QuickToRun(words)) continue;
     // What the docs write under out/ goes to a scratch directory instead.
     fs::remove_all(out);
