@@ -17,6 +17,10 @@ void AddDimensionReports(const std::vector<Dimension>& dimensions, Report& repor
       entry.traffic_bytes_per_npu += collective.dimension_traffic_bytes[d] * occurrences;
       entry.busy_ns += collective.dimension_busy_ns[d] * occurrences;
     }
+    if (!report.point_to_point_traffic_bytes.empty()) {
+      entry.traffic_bytes_per_npu += report.point_to_point_traffic_bytes[d];
+      entry.busy_ns += report.point_to_point_busy_ns[d];
+    }
     entry.utilisation =
         total_ns > 0.0 ? entry.traffic_bytes_per_npu / (dim.bandwidth_Bpns * total_ns) : 0.0;
     report.total_traffic_bytes += entry.traffic_bytes_per_npu * static_cast<double>(report.npus);

@@ -6,7 +6,14 @@
 
 namespace hfsim {
 
+std::optional<UserError> GraphPacketRefusal(const Scenario& scenario) {
+  if (scenario.workload_kind != WorkloadKind::kGraph) return std::nullopt;
+  return UserError{"workload.graph", "the packet engine does not run execution graphs given in "
+                   "the scenario yet; accepted: engine \"analytical\" (docs/graph.md)"};
+}
+
 std::optional<UserError> PacketRunRefusal(const Scenario& scenario) {
+  if (auto refusal = GraphPacketRefusal(scenario)) return refusal;
   if (auto refusal = InNetworkPacketRefusal(scenario)) return refusal;
   if (auto refusal = GossipPacketRefusal(scenario)) return refusal;
   return PacketMemoryRefusal(scenario);

@@ -11,6 +11,9 @@
 
 namespace hfsim {
 
+/// Why the packet engine cannot run the scenario's workload graph (workload "graph"), or nullopt.
+std::optional<UserError> GraphPacketRefusal(const Scenario& scenario);
+
 /// The first refusal (JSON path and reason), or nullopt when the packet engine can run it.
 std::optional<UserError> PacketRunRefusal(const Scenario& scenario);
 

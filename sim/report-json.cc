@@ -160,6 +160,14 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   if (report.gossip) out["gossip"] = GossipReportToJson(*report.gossip);
   if (report.convergence) out["convergence"] = ConvergenceReportToJson(*report.convergence);
   if (report.in_network) out["in_network"] = InNetworkReportToJson(*report.in_network);
+  if (report.graph) {
+    const GraphReport& g = *report.graph;
+    out["graph"] = {{"programs", g.programs},
+                    {"nodes", g.nodes},
+                    {"communicators", g.communicators},
+                    {"reported_rank", g.reported_rank},
+                    {"reported_class_ranks", g.reported_class_ranks}};
+  }
   return out;
 }
 

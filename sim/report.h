@@ -53,6 +53,18 @@ struct DimensionReport {
   double utilisation = 0.0;
 };
 
+/// What an execution graph given in the scenario (workload "graph") holds, and whose breakdown
+/// the report shows.
+struct GraphReport {
+  uint32_t programs = 0;  ///< rank classes
+  uint64_t nodes = 0;     ///< over all programs
+  uint32_t communicators = 0;
+  /// The rank class the iteration breakdown, collectives and per-NPU traffic describe: the one
+  /// that ends last. Its first rank and how many ranks it stands for.
+  uint32_t reported_rank = 0;
+  uint64_t reported_class_ranks = 0;
+};
+
 struct Report {
   std::string hfsim_version;
   std::string engine;
@@ -62,6 +74,11 @@ struct Report {
   /// whether or not it is hidden behind compute.
   double communication_ns = 0.0;
   std::vector<CollectiveReport> collectives;
+  /// Per topology dimension, per iteration, the reported rank's sends (graph workloads with
+  /// sends and receives; empty otherwise): bytes it puts into the dimension and the time its
+  /// sends crossing the dimension take. Counted in the dimension reports.
+  std::vector<double> point_to_point_traffic_bytes;
+  std::vector<double> point_to_point_busy_ns;
   std::vector<DimensionReport> dimensions;
   /// Bytes sent by all NPUs together per iteration.
   double total_traffic_bytes = 0.0;
@@ -73,6 +90,8 @@ struct Report {
   std::optional<ConvergenceReport> convergence;
   /// Filled for workload "gossip" only.
   std::optional<GossipReport> gossip;
+  /// Filled for workload "graph" only.
+  std::optional<GraphReport> graph;
   /// Filled when an "in_network" collective ran (docs/in-network.md).
   std::optional<InNetworkReport> in_network;
 };

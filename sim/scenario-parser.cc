@@ -16,9 +16,13 @@
 #include "sim/optimize-section.h"
 #include "sim/sweep-section.h"
 #include "sim/packet-memory.h"
+#include "sim/packet-refusal.h"
 #include "sim/packet-section.h"
 #include "sim/parameter-server-section.h"
 #include "sim/workload-section.h"
+#include "sim/analytical/graph-pricing.h"
+#include "workloads/graph/graph-check.h"
+#include "workloads/graph/group-shape.h"
 #include "topologies/topology.h"
 
 namespace hfsim {
@@ -181,13 +185,16 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
 
 // Checks that every stage of (kind over dims) can run with the chosen algorithms; the error
 // names the algorithm's JSON path and the stage that cannot run.
+// `shape` (a process group's, for graph workloads): the dimensions as the group sees them.
 void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, CollectiveKind kind,
-                        const std::vector<uint32_t>& dims, std::string_view purpose) {
-  const Topology topology(scenario.dimensions);
+                        const std::vector<uint32_t>& dims, std::string_view purpose,
+                        const GroupShape* shape = nullptr) {
+  const Topology topology(shape ? DimensionsSeenBy(scenario.dimensions, *shape)
+                                : scenario.dimensions);
   const auto& algorithms = scenario.communication.AlgorithmsFor(kind);
   for (const CollectiveStage& stage :
        ComposeStages(kind, scenario.communication.scheme, dims, topology, algorithms)) {
-    const uint32_t peers = scenario.dimensions[stage.dimension].size;
+    const uint32_t peers = topology.Dim(stage.dimension).size;
     if (auto reason = UnsupportedReason(stage.kind, stage.algorithm, peers)) {
       const std::string path = fmt::format("communication.algorithms.{}[{}]", ToString(kind),
                                            stage.dimension);
@@ -209,6 +216,51 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
   }
 }
 
+// workload.graph, once every section is read: the graph's structure (matching collectives,
+// sends and receives), then every group's algorithms, then the schedule (no circular waits) and
+// the groups' shapes, through the analytical engine's own compilation.
+void CheckGraphWorkload(const JsonCursor& root, const Scenario& scenario) {
+  const std::string where = "workload.graph";
+  const ExecutionGraph& graph = scenario.graph;
+  if (auto error = CheckGraph(graph)) throw JsonPathError(where, error->ToString());
+  const Topology topology(scenario.dimensions);
+  std::vector<std::pair<CollectiveKind, GroupShape>> checked;
+  for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
+    const GroupIndex index(graph, k);
+    for (const RankClass& rank_class : graph.classes) {
+      std::vector<const GraphNode*> calls;
+      for (const GraphNode& node : rank_class.program) {
+        if (node.kind == GraphNodeKind::kCollective && node.communicator == k) calls.push_back(&node);
+      }
+      if (calls.empty()) continue;
+      std::vector<uint32_t> groups_seen;  // each group's shape once
+      for (const uint32_t rank : rank_class.ranks) {
+        const uint32_t group = index.GroupOf(rank);
+        if (std::find(groups_seen.begin(), groups_seen.end(), group) != groups_seen.end()) continue;
+        groups_seen.push_back(group);
+        auto shape = ShapeOfGroup(topology, index.Members(rank));
+        if (auto* reason = std::get_if<std::string>(&shape)) {
+          throw JsonPathError(where, fmt::format("rank {}, node {}: the group of communicator "
+                                                 "\"{}\" holding the rank: {}", rank,
+                                                 calls.front()->id, graph.communicators[k].name,
+                                                 *reason));
+        }
+        for (const GraphNode* node : calls) {
+          std::pair<CollectiveKind, GroupShape> key{node->collective, std::get<GroupShape>(shape)};
+          if (std::find(checked.begin(), checked.end(), key) != checked.end()) continue;
+          CheckAlgorithmsFit(root, scenario, node->collective, key.second.dimensions,
+                             fmt::format("{} of node {} (rank {})", ToString(node->collective),
+                                         node->id, rank),
+                             &key.second);
+          checked.push_back(std::move(key));
+        }
+      }
+    }
+  }
+  auto compiled = GraphPricing::Compile(scenario, graph, where);
+  if (!compiled) throw JsonPathError(where, compiled.Error().message);
+}
+
 void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kParameterServer ||
       scenario.workload_kind == WorkloadKind::kGossip) {
@@ -218,6 +270,10 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     CheckAlgorithmsFit(root, scenario, scenario.collective.kind, scenario.collective.dimensions,
                        fmt::format("{} workload", ToString(scenario.collective.kind)));
+    return;
+  }
+  if (scenario.workload_kind == WorkloadKind::kGraph) {
+    CheckGraphWorkload(root, scenario);
     return;
   }
   const TrainingWorkload& training = scenario.training;
@@ -260,6 +316,7 @@ Scenario ReadScenario(const JsonCursor& root) {
   CheckInNetworkAlgorithms(root, scenario);
   CheckLibraScenario(root, scenario);
   if (scenario.engine == EngineKind::kPacket) {
+    if (auto refusal = GraphPacketRefusal(scenario)) throw JsonPathError(refusal->where, refusal->message);
     if (auto refusal = InNetworkPacketRefusal(scenario)) {
       throw JsonPathError(refusal->where, refusal->message);
     }

@@ -20,6 +20,7 @@
 #include "topologies/dimension.h"
 #include "workloads/layer.h"
 #include "workloads/parameter-server.h"
+#include "workloads/graph/execution-graph.h"
 #include "workloads/training-loop.h"
 
 namespace hfsim {
@@ -27,7 +28,8 @@ namespace hfsim {
 enum class EngineKind { kAnalytical, kPacket };
 /// kParameterServer: PS-lite style pushes and pulls between workers and server shards
 /// (workloads/parameter-server.h, docs/parameter-server.md).
-enum class WorkloadKind { kTraining, kCollective, kParameterServer, kGossip };
+/// kGraph: an execution graph given in the scenario (workload.graph, docs/graph.md).
+enum class WorkloadKind { kTraining, kCollective, kParameterServer, kGossip, kGraph };
 
 /// A single collective as the whole workload (for studying one operation).
 struct CollectiveWorkload {
@@ -170,6 +172,9 @@ struct Scenario {
   /// Time to accuracy of a parameter_server workload, when given.
   std::optional<ConvergenceSpec> convergence;
   GossipWorkload gossip;
+  /// workload.graph: the graph as read (node positions in dependency order, FLOPs turned into
+  /// durations).
+  ExecutionGraph graph;
   CommunicationSpec communication;
   PacketSpec packet;
   /// Cost model and bandwidth-allocation problem for `hfsim optimize`; runs ignore it.

@@ -54,6 +54,13 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
     if (report.convergence) out += ConvergenceSummary(*report.convergence);
   } else if (report.gossip) {
     out += GossipSummary(*report.gossip);
+  } else if (report.graph) {
+    const GraphReport& g = *report.graph;
+    out += fmt::format("workload: execution graph, {} program{}, {} node{}, {} communicator{}; "
+                       "breakdown of rank {} (its program runs on {} rank{})\n",
+                       g.programs, g.programs == 1 ? "" : "s", g.nodes, g.nodes == 1 ? "" : "s",
+                       g.communicators, g.communicators == 1 ? "" : "s", g.reported_rank,
+                       g.reported_class_ranks, g.reported_class_ranks == 1 ? "" : "s");
   } else {
     out += fmt::format("workload: {} of {} over dims [{}]\n", ToString(scenario.collective.kind),
                        FormatBytes(static_cast<double>(scenario.collective.size_bytes)),
@@ -74,6 +81,10 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
     row("  forward (tensor)", it.forward_comm_ns);
     row("  input gradients (tensor)", it.input_grad_comm_ns);
     row("  weight gradients (data)", it.weight_grad_comm_exposed_ns);
+    row("communication, incl. hidden", report.communication_ns);
+  } else if (report.graph) {
+    row("compute", it.ComputeNs());
+    row("exposed communication", it.ExposedCommNs());
     row("communication, incl. hidden", report.communication_ns);
   }
   out += "\n";

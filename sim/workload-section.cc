@@ -10,6 +10,7 @@
 
 #include "sim/convergence-section.h"
 #include "sim/gossip-section.h"
+#include "sim/graph-section.h"
 #include "sim/parameter-server-section.h"
 #include "sim/scenario-parser.h"
 #include "workloads/model-zoo.h"
@@ -307,17 +308,23 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
 }
 
 void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
-  workload.ExpectObject({"training", "collective", "parameter_server", "gossip"});
+  workload.ExpectObject({"training", "collective", "parameter_server", "gossip", "graph"});
   const bool training = workload.Has("training");
   const bool parameter_server = workload.Has("parameter_server");
   const bool gossip = workload.Has("gossip");
-  if (int{training} + int{workload.Has("collective")} + int{parameter_server} + int{gossip} != 1) {
+  const bool graph = workload.Has("graph");
+  if (int{training} + int{workload.Has("collective")} + int{parameter_server} + int{gossip} +
+          int{graph} != 1) {
     workload.Fail("give exactly one of \"training\" (a model trained with data/tensor "
                   "parallelism), \"collective\" (one collective operation), "
-                  "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md) or "
-                  "\"gossip\" (decentralised SGD with gossip exchanges, docs/learning.md)");
+                  "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md), "
+                  "\"gossip\" (decentralised SGD with gossip exchanges, docs/learning.md) or "
+                  "\"graph\" (an execution graph written out, docs/graph.md)");
   }
-  if (gossip) {
+  if (graph) {
+    scenario.workload_kind = WorkloadKind::kGraph;
+    scenario.graph = ReadGraphSection(workload.Child("graph"), scenario);
+  } else if (gossip) {
     scenario.workload_kind = WorkloadKind::kGossip;
     scenario.gossip = ReadGossipSection(workload.Child("gossip"), scenario);
   } else if (parameter_server) {
@@ -346,6 +353,7 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
     return out;
   }
   if (scenario.workload_kind == WorkloadKind::kGossip) return GossipSectionToJson(scenario.gossip);
+  if (scenario.workload_kind == WorkloadKind::kGraph) return GraphSectionToJson(scenario.graph);
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     const CollectiveWorkload& c = scenario.collective;
     return {{"collective",

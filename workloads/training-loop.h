@@ -21,6 +21,7 @@
 
 #include "workloads/collective-kind.h"
 #include "workloads/layer.h"
+#include "workloads/time-number.h"
 
 namespace hfsim {
 
@@ -72,10 +73,8 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
 
 // The timeline is generic over the number type `Time` (double, or a number carrying a gradient
 // with respect to the bandwidths, as the optimiser needs: sim/optimize/time-gradient.h), so the
-// timeline is defined once. `Time` needs +, +=, - (also with a
-// double on either side), construction from double, and TimeMax; the double version is the plain
-// arithmetic, in the same order as ever.
-inline double TimeMax(double a, double b) { return std::max(a, b); }
+// timeline is defined once. `Time` needs +, +=, - (also with a double on either side),
+// construction from double, and TimeMax (workloads/time-number.h).
 
 /// How long each layer's communication takes (all `count` collectives together), from an engine.
 template <typename Time>

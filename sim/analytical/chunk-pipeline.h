@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "sim/scenario-parser.h"  // ScenarioLimits::kMaxDimensions
-#include "workloads/training-loop.h"  // TimeMax for double
+#include "workloads/time-number.h"  // TimeMax for double
 
 namespace hfsim {
 

@@ -69,6 +69,12 @@ void RunCommand::Register(CLI::App& app) {
                   "Override the scenario's engine: analytical (closed form, microseconds) or packet (ns-3, "
                   "packet by packet: queues, congestion, loss)")
       ->check(CLI::IsMember({"analytical", "packet"}));
+  run->add_option("--trace", trace_path,
+                  "Write the iteration's timeline to this file as Chrome trace-event JSON, which "
+                  "ui.perfetto.dev and chrome://tracing open: per rank class, a track for compute, "
+                  "for communication and for each dimension (analytical engine; training, "
+                  "collective and graph workloads)")
+      ->check(NonEmptyPath());
   run->add_option("--seed", seed, "Override the scenario's random seed (an integer >= 0)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 53));
   run->add_flag("-q,--quiet", quiet, "Do not print the summary table; needs --out");

@@ -20,8 +20,10 @@
 #include "sim/report-json.h"
 #include "sim/report-plot.h"
 #include "sim/run-progress.h"
+#include "sim/scenario-graph.h"
 #include "sim/scenario-parser.h"
 #include "sim/summary-table.h"
+#include "sim/trace-json.h"
 
 namespace hfsim {
 
@@ -105,6 +107,22 @@ int RunCommand::Execute() const {
       return 2;
     }
   }
+  if (!trace_path.empty()) {
+    if (scenario.engine == EngineKind::kPacket) {
+      std::cerr << "hfsim: error: run: --trace: the packet engine does not record a timeline "
+                   "yet; accepted: the analytical engine (-e analytical)\n";
+      return 2;
+    }
+    if (!RunsAsGraph(scenario)) {
+      std::cerr << "hfsim: error: run: --trace: a "
+                << (scenario.workload_kind == WorkloadKind::kGossip ? "gossip" : "parameter_server")
+                << " workload has no timeline yet; accepted: training, collective and graph "
+                   "workloads\n";
+      return 2;
+    }
+  }
+  std::optional<Timeline> timeline;
+  if (!trace_path.empty()) timeline.emplace();
   Report report;
   try {
     if (scenario.engine == EngineKind::kPacket) {
@@ -120,7 +138,7 @@ int RunCommand::Execute() const {
       report = engine.Run(scenario);
       progress.Finish();
     } else {
-      report = AnalyticalEngine().Run(scenario);
+      report = AnalyticalEngine().Run(scenario, timeline);
     }
   } catch (const std::exception& error) {
     // What the loader cannot see before running: a data set that fails to read in full, a
@@ -129,6 +147,13 @@ int RunCommand::Execute() const {
     return 1;
   }
   if (!quiet) std::cout << SummaryTable(report, scenario);
+  if (timeline) {
+    if (auto error = ReplaceFile(trace_path, JsonFileText(TraceJson(*timeline)))) {
+      std::cerr << "hfsim: error: " << *error << "\n";
+      return 1;
+    }
+    if (!quiet) std::cout << fmt::format("\nwrote {} (open it in ui.perfetto.dev)\n", trace_path);
+  }
 
   if (out_dir.empty()) return 0;
   OutputFiles files(out_dir);

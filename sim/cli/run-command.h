@@ -17,6 +17,8 @@ struct RunCommand {
   bool quiet = false;
   bool plot = false;     ///< --plot: the default with --out, kept for older scripts
   bool no_plot = false;  ///< --no-plot: no breakdown.png (and no gnuplot needed)
+  /// --trace FILE: the timeline as Chrome trace-event JSON (Perfetto, chrome://tracing).
+  std::string trace_path;
   /// Override the scenario's communication.pricing: hfsim or astra_sim.
   std::string pricing;
   /// ASTRA-sim inputs (docs/astra-sim.md): network YAML and system JSON, with the scenario file

@@ -1,6 +1,6 @@
 // A time (ns) together with its gradient with respect to the per-dimension bandwidths
-// (ns per byte/ns), so the training timeline (workloads/training-loop.h, PlayIteration) can be
-// played once and yield both the iteration time and a subgradient for the optimiser.
+// (ns per byte/ns), so the execution graph (sim/analytical/graph-pricing.h) can be played once
+// and yield both the iteration time and a subgradient for the optimiser.
 //
 // The value part follows exactly the arithmetic of plain doubles, so the time equals the
 // analytical engine's to the last bit. TimeMax picks the larger operand's gradient (the left on
@@ -46,6 +46,9 @@ inline TimeGradient operator*(TimeGradient a, double scale) {
   a.value = a.value * scale;
   for (double& g : a.gradient) g = g * scale;
   return a;
+}
+inline void SetBandwidthDerivative(TimeGradient& time, uint32_t dimension, double derivative) {
+  time.gradient[dimension] = derivative;
 }
 inline const TimeGradient& TimeMax(const TimeGradient& a, const TimeGradient& b) {
   // Same choice as std::max(a, b), which returns a unless a < b.

@@ -1,0 +1,392 @@
+#include "sim/analytical/graph-pricing.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include <fmt/format.h>
+
+
+namespace hfsim {
+
+namespace {
+
+// The fraction of a dimension's per-NPU bandwidth one of its links carries, and the hops from
+// coordinate a to b (topologies/dimension.h: a Ring splits it over two directions, a
+// FullyConnected dimension over size - 1 links, a Switch gives it all to the up-link).
+struct Hop {
+  double share = 1.0;
+  uint32_t hops = 0;
+};
+
+Hop HopAlong(const Dimension& dim, uint32_t a, uint32_t b) {
+  const uint32_t distance = a > b ? a - b : b - a;
+  switch (dim.kind) {
+    case DimensionKind::kRing:
+      return {dim.size == 2 ? 1.0 : 0.5, std::min(distance, dim.size - distance)};
+    case DimensionKind::kFullyConnected:
+      return {1.0 / (dim.size - 1), 1};
+    case DimensionKind::kSwitch:
+      return {1.0, 2};
+  }
+  return {};
+}
+
+PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, uint32_t src,
+                         uint32_t dst, uint64_t bytes) {
+  PointToPointPlan route;
+  route.bytes = static_cast<double>(bytes);
+  route.traffic_bytes.assign(topology.DimensionCount(), 0.0);
+  route.local = true;
+  double slowest = 0.0;
+  for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
+    const uint32_t a = topology.Coordinate(src, d);
+    const uint32_t b = topology.Coordinate(dst, d);
+    if (a == b) continue;
+    const Dimension& dim = topology.Dim(d);
+    const Hop hop = HopAlong(dim, a, b);
+    route.latency_ns += hop.hops * dim.latency_ns;
+    route.traffic_bytes[d] = route.bytes;
+    const double link = dim.bandwidth_Bpns * hop.share;
+    if (route.local || link < slowest) {
+      slowest = link;
+      route.bottleneck = d;
+      route.link_share = hop.share;
+    }
+    route.local = false;
+  }
+  if (!route.local) route.latency_ns += endpoint_delay_ns;
+  return route;
+}
+
+struct PlanKey {
+  CollectiveKind kind;
+  uint64_t size_bytes;
+  GroupShape shape;
+  bool operator==(const PlanKey&) const = default;
+};
+
+}  // namespace
+
+GraphPricing::GraphPricing(const Scenario& scenario)
+    : m_pricer(scenario.dimensions, scenario.communication, scenario.aggregation),
+      m_dimensions(scenario.dimensions),
+      m_endpoint_delay_ns(scenario.communication.endpoint_delay_ns) {}
+
+Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, ExecutionGraph graph,
+                                             const std::string& where) {
+  const Topology topology(scenario.dimensions);
+  if (graph.rank_count != topology.NpuCount()) {
+    return UserError{where, fmt::format("the graph has {} ranks but the fabric has {} NPUs; "
+                                        "accepted: one rank per NPU",
+                                        graph.rank_count, topology.NpuCount())};
+  }
+  for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
+    if (d >= graph.dimension_sizes.size() || graph.dimension_sizes[d] != scenario.dimensions[d].size) {
+      return UserError{where, "the graph was made for another fabric (its dimension sizes differ)"};
+    }
+  }
+  GraphPricing pricing(scenario);
+  if (auto error = GraphSchedule::Build(graph, pricing.m_schedule)) {
+    return UserError{where, error->ToString()};
+  }
+
+  // The shape of every group some collective runs on.
+  pricing.m_shapes.resize(graph.communicators.size());
+  for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
+    const Communicator& comm = graph.communicators[k];
+    Shapes& shapes = pricing.m_shapes[k];
+    if (comm.DimensionAligned()) {
+      for (const uint32_t d : comm.dimensions) {
+        if (graph.dimension_sizes[d] < 2) continue;
+        shapes.aligned.dimensions.push_back(d);
+        shapes.aligned.sizes.push_back(graph.dimension_sizes[d]);
+      }
+      continue;
+    }
+    shapes.group_of_rank.assign(graph.rank_count, UINT32_MAX);
+    for (uint32_t g = 0; g < comm.groups.size(); ++g) {
+      for (const uint32_t rank : comm.groups[g]) shapes.group_of_rank[rank] = g;
+    }
+    shapes.groups.resize(comm.groups.size());
+    std::vector<bool> used(comm.groups.size(), false);
+    for (const RankClass& rank_class : graph.classes) {
+      const bool calls = std::any_of(rank_class.program.begin(), rank_class.program.end(),
+                                     [&](const GraphNode& node) {
+                                       return node.kind == GraphNodeKind::kCollective &&
+                                              node.communicator == k;
+                                     });
+      if (!calls) continue;
+      for (const uint32_t rank : rank_class.ranks) used[shapes.group_of_rank[rank]] = true;
+    }
+    for (uint32_t g = 0; g < comm.groups.size(); ++g) {
+      if (!used[g]) continue;
+      auto shape = ShapeOfGroup(topology, comm.groups[g]);
+      if (auto* reason = std::get_if<std::string>(&shape)) {
+        return UserError{where, fmt::format("communicator \"{}\", group {} (holding rank {}): {}",
+                                            comm.name, g, comm.groups[g].front(), *reason)};
+      }
+      shapes.groups[g] = std::get<GroupShape>(std::move(shape));
+    }
+  }
+
+  // What each unit costs: identical collectives share one plan.
+  std::vector<PlanKey> keys;
+  const auto& units = pricing.m_schedule.Units();
+  const auto& members = pricing.m_schedule.Members();
+  pricing.m_unit_work.resize(units.size());
+  for (uint32_t u = 0; u < units.size(); ++u) {
+    const GraphSchedule::Unit& unit = units[u];
+    const GraphNode& node = graph.classes[unit.rank_class].program[unit.position];
+    Work& work = pricing.m_unit_work[u];
+    switch (node.kind) {
+      case GraphNodeKind::kCompute:
+        work.kind = WorkKind::kCompute;
+        work.value = node.duration_ns;
+        break;
+      case GraphNodeKind::kCollective: {
+        const uint32_t rank = graph.classes[unit.rank_class].ranks.front();
+        PlanKey key{node.collective, node.size_bytes, pricing.ShapeOf(node.communicator, rank)};
+        auto found = std::find(keys.begin(), keys.end(), key);
+        if (found == keys.end()) {
+          pricing.m_plans.push_back(pricing.m_pricer.Plan(key.kind, key.size_bytes, key.shape));
+          keys.push_back(std::move(key));
+          found = keys.end() - 1;
+        }
+        work.kind = WorkKind::kCollective;
+        work.plan = static_cast<uint32_t>(found - keys.begin());
+        work.value = node.count;
+        break;
+      }
+      case GraphNodeKind::kSend:
+      case GraphNodeKind::kRecv: {
+        // Priced from the sender's side, whichever member came first.
+        uint32_t src = 0, dst = 0;
+        for (uint32_t m = 0; m < unit.member_count; ++m) {
+          const GraphSchedule::Member& member = members[unit.first_member + m];
+          const GraphNode& side = graph.classes[member.rank_class].program[member.position];
+          if (side.kind != GraphNodeKind::kSend) continue;
+          src = graph.classes[member.rank_class].ranks.front();
+          dst = side.peer;
+        }
+        work.kind = WorkKind::kPointToPoint;
+        work.plan = static_cast<uint32_t>(pricing.m_routes.size());
+        pricing.m_routes.push_back(
+            RouteOf(topology, pricing.m_endpoint_delay_ns, src, dst, node.size_bytes));
+        break;
+      }
+    }
+  }
+  pricing.m_graph = std::move(graph);
+
+  // The reported rank: the class whose last node ends last (the first of equals).
+  if (pricing.m_graph.classes.size() > 1) {
+    std::vector<double> start, end;
+    pricing.Play<double>(pricing.m_pricer.Bandwidths(), &start, &end);
+    double latest = -1.0;
+    for (uint32_t c = 0; c < pricing.m_graph.classes.size(); ++c) {
+      double last = 0.0;
+      for (uint32_t i = 0; i < pricing.m_graph.classes[c].program.size(); ++i) {
+        last = std::max(last, end[pricing.m_schedule.UnitOf(c, i)]);
+      }
+      if (last > latest) {
+        latest = last;
+        pricing.m_reported_class = c;
+      }
+    }
+  }
+  return pricing;
+}
+
+const GroupShape& GraphPricing::ShapeOf(uint32_t communicator, uint32_t rank) const {
+  const Shapes& shapes = m_shapes[communicator];
+  if (shapes.group_of_rank.empty()) return shapes.aligned;
+  return shapes.groups[shapes.group_of_rank[rank]];
+}
+
+namespace {
+
+// Bytes one rank of `rank_class` sends into each dimension per iteration.
+template <typename WorkOf>
+std::vector<double> ClassTraffic(const RankClass& rank_class, size_t dimension_count,
+                                 const std::vector<CollectivePlan>& plans,
+                                 const std::vector<PointToPointPlan>& routes, WorkOf&& work_of) {
+  std::vector<double> traffic(dimension_count, 0.0);
+  for (uint32_t i = 0; i < rank_class.program.size(); ++i) {
+    const GraphNode& node = rank_class.program[i];
+    const auto [plan, count] = work_of(i);
+    if (node.kind == GraphNodeKind::kCollective) {
+      for (size_t d = 0; d < dimension_count; ++d) traffic[d] += plans[plan].traffic_bytes[d] * count;
+    } else if (node.kind == GraphNodeKind::kSend) {
+      for (size_t d = 0; d < dimension_count; ++d) traffic[d] += routes[plan].traffic_bytes[d];
+    }
+  }
+  return traffic;
+}
+
+}  // namespace
+
+std::vector<double> GraphPricing::TrafficBytes() const {
+  return ClassTraffic(m_graph.classes[m_reported_class], m_dimensions.size(), m_plans, m_routes,
+                      [&](uint32_t i) {
+                        const Work& work = m_unit_work[m_schedule.UnitOf(m_reported_class, i)];
+                        return std::pair(work.plan, work.value);
+                      });
+}
+
+double GraphPricing::JobTrafficBytes() const {
+  double total = 0.0;
+  for (uint32_t c = 0; c < m_graph.classes.size(); ++c) {
+    const auto traffic = ClassTraffic(m_graph.classes[c], m_dimensions.size(), m_plans, m_routes,
+                                      [&](uint32_t i) {
+                                        const Work& work = m_unit_work[m_schedule.UnitOf(c, i)];
+                                        return std::pair(work.plan, work.value);
+                                      });
+    for (const double bytes : traffic) {
+      total += bytes * static_cast<double>(m_graph.classes[c].ranks.size());
+    }
+  }
+  return total;
+}
+
+void GraphPricing::FillReport(Report& report) const {
+  report.iteration = Play<double>(m_pricer.Bandwidths());
+  // Collectives in layer order, phases in the order forward, input_grad, weight_grad within a
+  // layer; nodes of no layer after them, in program order.
+  const RankClass& reported = m_graph.classes[m_reported_class];
+  std::vector<uint32_t> order;
+  for (uint32_t i = 0; i < reported.program.size(); ++i) {
+    if (reported.program[i].kind == GraphNodeKind::kCollective) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const GraphNode& x = reported.program[a];
+    const GraphNode& y = reported.program[b];
+    return std::pair(x.layer, x.phase) < std::pair(y.layer, y.phase);
+  });
+  struct Known {
+    GraphPhase phase;
+    uint32_t communicator;
+    CollectiveKind kind;
+    uint64_t size_bytes;
+    size_t entry;
+  };
+  std::vector<Known> known;
+  const uint32_t rank = reported.ranks.front();
+  for (const uint32_t i : order) {
+    const GraphNode& node = reported.program[i];
+    const std::string layer = node.layer == kNoLayer ? "" : m_graph.layers[node.layer];
+    auto found = std::find_if(known.begin(), known.end(), [&](const Known& k) {
+      return k.phase == node.phase && k.communicator == node.communicator &&
+             k.kind == node.collective && k.size_bytes == node.size_bytes;
+    });
+    if (found == known.end()) {
+      const Work& work = m_unit_work[m_schedule.UnitOf(m_reported_class, i)];
+      const CollectivePrice price = m_pricer.Price(m_plans[work.plan]);
+      CollectiveReport entry;
+      entry.phase = ToString(node.phase);
+      entry.group = m_graph.communicators[node.communicator].name;
+      entry.kind = node.collective;
+      entry.dimensions = ShapeOf(node.communicator, rank).dimensions;
+      entry.size_bytes = node.size_bytes;
+      entry.first_layer = layer;
+      entry.time_ns = price.time_ns;
+      entry.dimension_busy_ns = price.dimension_busy_ns;
+      entry.dimension_traffic_bytes = price.dimension_traffic_bytes;
+      report.collectives.push_back(std::move(entry));
+      known.push_back(Known{node.phase, node.communicator, node.collective, node.size_bytes,
+                            report.collectives.size() - 1});
+      found = known.end() - 1;
+    }
+    CollectiveReport& entry = report.collectives[found->entry];
+    entry.occurrences += node.count;
+    entry.last_layer = layer;
+  }
+  // Point-to-point traffic and link time of the reported rank's sends, per dimension.
+  for (uint32_t i = 0; i < reported.program.size(); ++i) {
+    const GraphNode& node = reported.program[i];
+    if (node.kind != GraphNodeKind::kSend) continue;
+    const PointToPointPlan& route = m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
+    if (report.point_to_point_traffic_bytes.empty()) {
+      report.point_to_point_traffic_bytes.assign(m_dimensions.size(), 0.0);
+      report.point_to_point_busy_ns.assign(m_dimensions.size(), 0.0);
+    }
+    const double took = RouteNs<double>(route, m_pricer.Bandwidths());
+    for (size_t d = 0; d < m_dimensions.size(); ++d) {
+      report.point_to_point_traffic_bytes[d] += route.traffic_bytes[d];
+      if (route.traffic_bytes[d] > 0.0) report.point_to_point_busy_ns[d] += took;
+    }
+    report.communication_ns += took;
+  }
+}
+
+}  // namespace hfsim
+
+namespace hfsim {
+
+Timeline GraphPricing::BuildTimeline() const {
+  const std::vector<double>& bandwidths = m_pricer.Bandwidths();
+  const std::vector<double> durations = UnitDurations<double>(bandwidths);
+  std::vector<double> start, end;
+  m_schedule.Play<double>([&](uint32_t unit) { return durations[unit]; }, start, end);
+  std::vector<CollectivePrice> prices;
+  for (const CollectivePlan& plan : m_plans) prices.push_back(m_pricer.Price(plan));
+
+  Timeline timeline;
+  timeline.total_ns = m_schedule.Total(end);
+  for (uint32_t c = 0; c < m_graph.classes.size(); ++c) {
+    const RankClass& rank_class = m_graph.classes[c];
+    timeline.classes.push_back(TimelineClass{rank_class.ranks});
+    for (uint32_t i = 0; i < rank_class.program.size(); ++i) {
+      const GraphNode& node = rank_class.program[i];
+      const uint32_t unit = m_schedule.UnitOf(c, i);
+      const Work& work = m_unit_work[unit];
+      TimelineSpan span;
+      span.rank_class = c;
+      span.phase = ToString(node.phase);
+      span.start_ns = start[unit];
+      span.duration_ns = durations[unit];
+      const std::string layer = node.layer == kNoLayer ? "" : m_graph.layers[node.layer] + " ";
+      switch (node.kind) {
+        case GraphNodeKind::kCompute:
+          if (node.duration_ns == 0.0) continue;  // nothing to see (a layer without weights)
+          span.track = "compute";
+          span.category = "compute";
+          span.name = layer + std::string(ToString(node.phase));
+          break;
+        case GraphNodeKind::kCollective:
+          span.category = "collective";
+          span.name = layer + std::string(ToString(node.collective)) +
+                      (node.count > 1 ? fmt::format(" x{}", node.count) : "");
+          span.bytes = node.size_bytes * node.count;
+          span.group = m_graph.communicators[node.communicator].name;
+          break;
+        case GraphNodeKind::kSend:
+        case GraphNodeKind::kRecv:
+          span.category = std::string(ToString(node.kind));
+          span.name = layer + fmt::format("{} {} rank {}", ToString(node.kind),
+                                          node.kind == GraphNodeKind::kSend ? "to" : "from",
+                                          node.peer);
+          span.bytes = node.size_bytes;
+          span.group = fmt::format("rank {}", node.peer);
+          break;
+      }
+      if (node.kind != GraphNodeKind::kCompute) {
+        span.track = node.stream == 0 ? "communication" : fmt::format("stream {}", node.stream);
+      }
+      timeline.spans.push_back(span);
+      if (node.kind != GraphNodeKind::kCollective) continue;
+      // What each dimension the collective crosses is busy with, from its start.
+      const CollectivePrice& price = prices[work.plan];
+      for (size_t d = 0; d < price.dimension_busy_ns.size(); ++d) {
+        if (price.dimension_busy_ns[d] <= 0.0) continue;
+        TimelineSpan busy = span;
+        busy.track = fmt::format("dimension {}", d);
+        busy.duration_ns = price.dimension_busy_ns[d] * work.value;
+        timeline.spans.push_back(std::move(busy));
+      }
+    }
+  }
+  return timeline;
+}
+
+}  // namespace hfsim

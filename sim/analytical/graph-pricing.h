@@ -1,0 +1,195 @@
+// The analytical engine's execution of a graph (workloads/graph/): every collective priced in
+// closed form over the dimensions its group spans (collective-pricing.h), every send by its
+// route, compute by its duration, all combined by the graph's schedule with + and max only.
+//
+// Compiled once per scenario, played at any bandwidths and on any timeline number type: the
+// engine plays it once on doubles at the scenario's bandwidths; the optimiser and sweeps play
+// the same object on a number type carrying a gradient (sim/optimize/time-model.h), so there is
+// one pricer.
+//
+// The report describes one rank: the one whose program ends last (the first such class). Its
+// compute and communication are summed by phase in program order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/analytical/collective-pricing.h"
+#include "sim/expected.h"
+#include "sim/report.h"
+#include "sim/scenario.h"
+#include "sim/timeline.h"
+#include "workloads/graph/execution-graph.h"
+#include "workloads/graph/graph-schedule.h"
+
+namespace hfsim {
+
+/// A send's route priced in closed form: dimension-order routing, cut-through, paced by the
+/// slowest link it crosses (docs/graph.md).
+struct PointToPointPlan {
+  double latency_ns = 0.0;      ///< hop latencies plus the endpoint delay
+  double bytes = 0.0;
+  uint32_t bottleneck = 0;      ///< dimension of the slowest link
+  double link_share = 1.0;      ///< that link's bandwidth as a fraction of the dimension's
+  std::vector<double> traffic_bytes;  ///< per dimension, bytes the sender puts into it
+  bool local = false;           ///< peer on the same NPU: free
+};
+
+class GraphPricing {
+ public:
+  /// Compiles a graph that passed CheckGraph (generators' graphs do by construction) against
+  /// the scenario's fabric. Refuses, naming `where` (a JSON path or a file) and the node or
+  /// group, a graph whose ranks wait on each other in a circle or whose group cannot be priced.
+  static Expected<GraphPricing> Compile(const Scenario& scenario, ExecutionGraph graph,
+                                        const std::string& where);
+
+  /// Plays the graph with bandwidth_Bpns[d] on dimension d. Fills start/end (per schedule
+  /// unit) when given.
+  template <typename Time>
+  BasicIterationTimeline<Time> Play(const std::vector<double>& bandwidth_Bpns,
+                                    std::vector<Time>* start = nullptr,
+                                    std::vector<Time>* end = nullptr) const;
+
+  /// At the scenario's bandwidths: the iteration breakdown and one entry per distinct
+  /// collective (same phase, communicator, kind and size), in layer order.
+  void FillReport(Report& report) const;
+
+  /// Every rank class's nodes as spans at the scenario's bandwidths (hfsim run --trace).
+  Timeline BuildTimeline() const;
+
+  /// Bytes the reported rank sends into each dimension per iteration (bandwidth-independent).
+  std::vector<double> TrafficBytes() const;
+  /// Bytes all ranks together send per iteration: each class's traffic times its ranks.
+  double JobTrafficBytes() const;
+
+  const ExecutionGraph& Graph() const { return m_graph; }
+  const GraphSchedule& Schedule() const { return m_schedule; }
+  const CollectivePricer& Pricer() const { return m_pricer; }
+  /// The rank class the report describes.
+  uint32_t ReportedClass() const { return m_reported_class; }
+  /// Communicator k's group holding rank `rank`'s shape on the fabric.
+  const GroupShape& ShapeOf(uint32_t communicator, uint32_t rank) const;
+
+ private:
+  explicit GraphPricing(const Scenario& scenario);
+
+  enum class WorkKind : uint8_t { kCompute, kCollective, kPointToPoint };
+  struct Work {
+    WorkKind kind = WorkKind::kCompute;
+    uint32_t plan = 0;       ///< into m_plans or m_routes
+    double value = 0.0;      ///< compute: duration; collective: count
+  };
+
+  template <typename Time>
+  Time RouteNs(const PointToPointPlan& route, const std::vector<double>& bandwidth_Bpns) const;
+  /// Each schedule unit's duration at these bandwidths.
+  template <typename Time>
+  std::vector<Time> UnitDurations(const std::vector<double>& bandwidth_Bpns) const;
+
+  CollectivePricer m_pricer;
+  std::vector<Dimension> m_dimensions;
+  double m_endpoint_delay_ns = 0.0;
+  ExecutionGraph m_graph;
+  GraphSchedule m_schedule;
+  std::vector<CollectivePlan> m_plans;
+  std::vector<PointToPointPlan> m_routes;
+  std::vector<Work> m_unit_work;       ///< per schedule unit
+  std::vector<uint32_t> m_node_plan;   ///< per node of the reported class: plan or route index
+  /// Per communicator: the shape of its groups (one for a dimension-aligned communicator; per
+  /// group, indexed through group_of_rank, for explicit groups that run collectives).
+  struct Shapes {
+    GroupShape aligned;
+    std::vector<uint32_t> group_of_rank;
+    std::vector<GroupShape> groups;
+  };
+  std::vector<Shapes> m_shapes;
+  uint32_t m_reported_class = 0;
+};
+
+template <typename Time>
+Time GraphPricing::RouteNs(const PointToPointPlan& route,
+                           const std::vector<double>& bandwidth_Bpns) const {
+  if (route.local) return Time(0.0);
+  const double bandwidth = bandwidth_Bpns[route.bottleneck] * route.link_share;
+  Time time(route.latency_ns + route.bytes / bandwidth);
+  SetBandwidthDerivative(time, route.bottleneck,
+                         -route.bytes / (route.link_share * bandwidth_Bpns[route.bottleneck] *
+                                         bandwidth_Bpns[route.bottleneck]));
+  return time;
+}
+
+template <typename Time>
+std::vector<Time> GraphPricing::UnitDurations(const std::vector<double>& bandwidth_Bpns) const {
+  std::vector<Time> prices;
+  prices.reserve(m_plans.size());
+  for (const CollectivePlan& plan : m_plans) {
+    prices.push_back(m_pricer.TimeNs<Time>(plan, bandwidth_Bpns));
+  }
+  std::vector<Time> routes;
+  routes.reserve(m_routes.size());
+  for (const PointToPointPlan& route : m_routes) routes.push_back(RouteNs<Time>(route, bandwidth_Bpns));
+  std::vector<Time> durations;
+  durations.reserve(m_unit_work.size());
+  for (const Work& work : m_unit_work) {
+    switch (work.kind) {
+      case WorkKind::kCompute: durations.push_back(Time(work.value)); break;
+      case WorkKind::kCollective: durations.push_back(prices[work.plan] * work.value); break;
+      case WorkKind::kPointToPoint: durations.push_back(routes[work.plan]); break;
+    }
+  }
+  return durations;
+}
+
+template <typename Time>
+BasicIterationTimeline<Time> GraphPricing::Play(const std::vector<double>& bandwidth_Bpns,
+                                                std::vector<Time>* start_out,
+                                                std::vector<Time>* end_out) const {
+  const std::vector<Time> durations = UnitDurations<Time>(bandwidth_Bpns);
+  auto duration = [&](uint32_t unit) -> const Time& { return durations[unit]; };
+  std::vector<Time> start_local, end_local;
+  std::vector<Time>& start = start_out ? *start_out : start_local;
+  std::vector<Time>& end = end_out ? *end_out : end_local;
+  m_schedule.Play<Time>(duration, start, end);
+
+  // The reported rank's breakdown, summed in program order.
+  BasicIterationTimeline<Time> timeline;
+  timeline.total_ns = m_schedule.Total(end);
+  const RankClass& reported = m_graph.classes[m_reported_class];
+  Time main_stream_gradient_comm(0.0);
+  for (uint32_t i = 0; i < reported.program.size(); ++i) {
+    const GraphNode& node = reported.program[i];
+    // A node's own duration: time spent waiting for other ranks is not its work.
+    const Time took = duration(m_schedule.UnitOf(m_reported_class, i));
+    const bool compute = node.kind == GraphNodeKind::kCompute;
+    switch (node.phase) {
+      case GraphPhase::kForward:
+        (compute ? timeline.forward_compute_ns : timeline.forward_comm_ns) += took;
+        break;
+      case GraphPhase::kInputGrad:
+        (compute ? timeline.input_grad_compute_ns : timeline.input_grad_comm_ns) += took;
+        break;
+      case GraphPhase::kWeightGrad:
+        if (compute) {
+          timeline.weight_grad_compute_ns += took;
+        } else {
+          timeline.weight_grad_comm_ns += took;
+          if (node.stream == 0) main_stream_gradient_comm += took;
+        }
+        break;
+      case GraphPhase::kStep:
+        if (compute) timeline.step_compute_ns += took;
+        break;
+      case GraphPhase::kCollective:
+        break;
+    }
+  }
+  // Gradient communication on the main stream is all exposed; on a background stream, only the
+  // tail that runs on after the main stream ends.
+  const uint32_t main_end = m_schedule.MainStreamEnd(m_reported_class);
+  const Time tail = main_end == UINT32_MAX ? Time(0.0) : timeline.total_ns - end[main_end];
+  timeline.weight_grad_comm_exposed_ns = main_stream_gradient_comm + tail;
+  return timeline;
+}
+
+}  // namespace hfsim

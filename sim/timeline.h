@@ -1,0 +1,37 @@
+// What ran when, for people to look at: spans on tracks, one group of tracks per rank class.
+// Engines fill it when asked (hfsim run --trace); trace-json.h writes it as Chrome trace-event
+// JSON, which Perfetto and chrome://tracing open.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hfsim {
+
+struct TimelineSpan {
+  uint32_t rank_class = 0;
+  /// Track within the class: "compute", "communication" (the main stream's collectives and
+  /// sends), "stream N" (a background stream), or "dimension D" (the time dimension D is busy
+  /// with each collective that crosses it, from the collective's start).
+  std::string track;
+  std::string name;      ///< layer and operation, e.g. "layer_3 all_reduce"
+  std::string category;  ///< "compute", "collective", "send", "recv"
+  std::string phase;     ///< forward, input_grad, weight_grad, step, collective
+  double start_ns = 0.0;
+  double duration_ns = 0.0;
+  uint64_t bytes = 0;
+  std::string group;     ///< communicator name, or the peer rank for a send or receive
+};
+
+struct TimelineClass {
+  std::vector<uint32_t> ranks;
+};
+
+struct Timeline {
+  std::vector<TimelineClass> classes;
+  std::vector<TimelineSpan> spans;
+  double total_ns = 0.0;
+};
+
+}  // namespace hfsim

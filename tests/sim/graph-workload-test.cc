@@ -1,0 +1,222 @@
+// Execution graphs given in the scenario (workload "graph"): collectives over partial and
+// multi-dimension groups priced by hand on 2-D and 3-D fabrics, sends priced by their route,
+// bad graphs refused naming the node, the echo read back, and the timeline adding up to the
+// report's breakdown.
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "sim/analytical/analytical-engine.h"
+#include "sim/analytical/graph-pricing.h"
+#include "sim/scenario-graph.h"
+#include "tests/hfsim-cli.h"
+#include "tests/sim/scenario-test-util.h"
+
+namespace hfsim {
+namespace {
+
+using test::ExpectLoadError;
+using test::ParseOrDie;
+
+constexpr double kS = 16.0 * (1 << 20);  // 16 MiB
+
+nlohmann::json Dim(const std::string& kind, int size, double bandwidth_GBps, double latency_ns) {
+  return {{"kind", kind}, {"size", size}, {"bandwidth_GBps", bandwidth_GBps}, {"latency_ns", latency_ns}};
+}
+
+// One program for every rank: an all-reduce of 16 MiB on communicator "g" (groups given),
+// ranks outside every group compute instead.
+nlohmann::json GroupScenario(nlohmann::json dims, nlohmann::json groups, uint32_t npus) {
+  std::vector<bool> in_group(npus, false);
+  for (const auto& group : groups) {
+    for (const auto& rank : group) in_group[rank.get<uint32_t>()] = true;
+  }
+  nlohmann::json members = nlohmann::json::array(), others = nlohmann::json::array();
+  for (uint32_t r = 0; r < npus; ++r) (in_group[r] ? members : others).push_back(r);
+  nlohmann::json programs = nlohmann::json::array();
+  programs.push_back({{"ranks", members},
+                      {"nodes", {{{"id", 1}, {"type", "collective"}, {"kind", "all_reduce"},
+                                  {"size_bytes", static_cast<uint64_t>(kS)}, {"communicator", "g"}}}}});
+  if (!others.empty()) {
+    programs.push_back({{"ranks", others},
+                        {"nodes", {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}}}}});
+  }
+  return {{"topology", {{"dimensions", dims}}},
+          {"workload", {{"graph", {{"communicators", {{{"name", "g"}, {"groups", groups}}}},
+                                   {"programs", programs}}}}}};
+}
+
+double Time(const nlohmann::json& document) {
+  return AnalyticalEngine().Run(ParseOrDie(document)).iteration.total_ns;
+}
+
+// 4 of the 8 NPUs of a FullyConnected dimension (140 GB/s over 7 links of 20 GB/s): the group
+// uses 3 of them, 60 GB/s. Direct all-reduce: 2 steps of one hop, 2 (k-1)/k S over 60 GB/s.
+TEST(GraphWorkload, PartialFullyConnectedGroupUsesOnlyItsLinks) {
+  const nlohmann::json dims = {Dim("FullyConnected", 8, 140, 50), Dim("Switch", 4, 50, 500)};
+  const double expected = 2 * 50 + 2 * 0.75 * kS / 60;
+  EXPECT_NEAR(Time(GroupScenario(dims, {{0, 1, 2, 3}}, 32)), expected, 1e-9 * expected);
+  // Strided members of the same dimension are the same shape.
+  EXPECT_NEAR(Time(GroupScenario(dims, {{0, 2, 4, 6}}, 32)), expected, 1e-9 * expected);
+}
+
+// A group over 2 of a Ring's 4 NPUs and 4 of a FullyConnected dimension's 8 (ranks c0 + 4 c1,
+// c0 < 2, c1 < 4). Hierarchical: reduce-scatter on the 2-ring (a + S/2 / 200), all-reduce of S/2
+// on the 4 FC NPUs (2 a + 1.5 (S/2) / 60), all-gather on the 2-ring.
+TEST(GraphWorkload, MultiDimensionPartialGroupIsPricedPerDimensionWithItsOwnSizes) {
+  const nlohmann::json dims = {Dim("Ring", 4, 200, 20), Dim("FullyConnected", 8, 140, 50),
+                               Dim("Switch", 4, 50, 500)};
+  const double expected = 2 * (20 + kS / 2 / 200) + (2 * 50 + 1.5 * (kS / 2) / 60);
+  const double time = Time(GroupScenario(dims, {{0, 1, 4, 5, 8, 9, 12, 13}}, 128));
+  EXPECT_NEAR(time, expected, 1e-9 * expected);
+}
+
+// A group that is two whole dimensions costs exactly what the collective workload over them does.
+TEST(GraphWorkload, WholeDimensionGroupsMatchTheCollectiveWorkloadToTheBit) {
+  const nlohmann::json dims = {Dim("Ring", 4, 200, 20), Dim("FullyConnected", 8, 140, 50),
+                               Dim("Switch", 4, 50, 500)};
+  nlohmann::json groups = nlohmann::json::array();
+  for (uint32_t c2 = 0; c2 < 4; ++c2) {
+    nlohmann::json group = nlohmann::json::array();
+    for (uint32_t r = 0; r < 32; ++r) group.push_back(r + 32 * c2);
+    groups.push_back(group);
+  }
+  const nlohmann::json collective = {
+      {"topology", {{"dimensions", dims}}},
+      {"workload", {{"collective", {{"kind", "all_reduce"}, {"size_bytes", static_cast<uint64_t>(kS)},
+                                    {"dimensions", {0, 1}}}}}}};
+  EXPECT_EQ(Time(GroupScenario(dims, groups, 128)), Time(collective));
+}
+
+// Two ranks on a Switch (2 hops): rank 0 computes 1 us then sends 1 MB to rank 1, which receives
+// it and computes 2 us. The send: 2 hops x 300 ns + 1e6 B / 50 GB/s = 20.6 us, from t = 1 us.
+TEST(GraphWorkload, SendIsPricedByItsRoute) {
+  const nlohmann::json doc = {
+      {"topology", {{"dimensions", {Dim("Switch", 2, 50, 300)}}}},
+      {"workload", {{"graph", {{"programs", {
+          {{"ranks", {0}}, {"nodes", {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1000}},
+                                      {{"id", 2}, {"type", "send"}, {"peer", 1}, {"size_bytes", 1000000},
+                                       {"deps", {1}}}}}},
+          {{"ranks", {1}}, {"nodes", {{{"id", 1}, {"type", "recv"}, {"peer", 0}, {"size_bytes", 1000000}},
+                                      {{"id", 2}, {"type", "compute"}, {"duration_ns", 2000},
+                                       {"deps", {1}}}}}}}}}}}}};
+  const Report report = AnalyticalEngine().Run(ParseOrDie(doc));
+  EXPECT_NEAR(report.iteration.total_ns, 1000 + 600 + 20000 + 2000, 1e-6);
+  ASSERT_TRUE(report.graph.has_value());
+  EXPECT_EQ(report.graph->reported_rank, 1u);  // rank 1 ends last
+  EXPECT_NEAR(report.dimensions[0].traffic_bytes_per_npu, 0.0, 0.0);  // rank 1 sends nothing
+  EXPECT_NEAR(report.total_traffic_bytes, 1e6, 1e-6);
+}
+
+nlohmann::json TwoRankGraph(nlohmann::json rank0, nlohmann::json rank1) {
+  return {{"topology", {{"dimensions", {Dim("Ring", 2, 100, 10)}}}},
+          {"workload", {{"graph", {{"programs", {{{"ranks", {0}}, {"nodes", rank0}},
+                                                 {{"ranks", {1}}, {"nodes", rank1}}}}}}}}};
+}
+
+TEST(GraphWorkload, DependencyCycleIsRefusedNamingItsNodes) {
+  const nlohmann::json nodes = {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}, {"deps", {3}}},
+                                {{"id", 2}, {"type", "compute"}, {"duration_ns", 1}, {"deps", {1}}},
+                                {{"id", 3}, {"type", "compute"}, {"duration_ns", 1}, {"deps", {2}}}};
+  ExpectLoadError(TwoRankGraph(nodes, nodes), "workload.graph.programs[0].nodes[0].deps",
+                  "node 1 is in a dependency cycle (each depends on the next): 1 -> 3 -> 2 -> 1");
+}
+
+TEST(GraphWorkload, SendWithoutReceiveIsRefusedNamingTheSend) {
+  ExpectLoadError(TwoRankGraph({{{"id", 5}, {"type", "send"}, {"peer", 1}, {"size_bytes", 8}}},
+                               {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}}}),
+                  "workload.graph", "rank 0, node 5: send to rank 1 (tag 0) has no matching receive");
+}
+
+TEST(GraphWorkload, MissingRankOrDependencyIsRefused) {
+  nlohmann::json doc = TwoRankGraph({{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}}},
+                                    {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}}});
+  doc["workload"]["graph"]["communicators"] = {{{"name", "g"}, {"groups", {{0, 7}}}}};
+  ExpectLoadError(doc, "workload.graph.communicators[0].groups[0][1]",
+                  "rank 7 does not exist: the fabric has 2 NPUs");
+  ExpectLoadError(TwoRankGraph({{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}, {"deps", {9}}}},
+                               {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}}}),
+                  "workload.graph.programs[0].nodes[0].deps[0]",
+                  "node 1 depends on node 9, which this program does not have");
+  ExpectLoadError(TwoRankGraph({{{"id", 1}, {"type", "send"}, {"peer", 2}, {"size_bytes", 8}}},
+                               {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}}}),
+                  "workload.graph.programs[0].nodes[0].peer", "rank 2 does not exist");
+}
+
+TEST(GraphWorkload, ReceivesWaitingOnEachOtherAreRefused) {
+  const nlohmann::json wait_then_send = {
+      {{"id", 1}, {"type", "recv"}, {"peer", 1}, {"size_bytes", 8}},
+      {{"id", 2}, {"type", "send"}, {"peer", 1}, {"size_bytes", 8}, {"deps", {1}}}};
+  nlohmann::json other = wait_then_send;
+  other[0]["peer"] = 0;
+  other[1]["peer"] = 0;
+  ExpectLoadError(TwoRankGraph(wait_then_send, other), "workload.graph", "can never start");
+}
+
+TEST(GraphWorkload, GroupThatIsNotAProductOfCoordinatesIsRefused) {
+  const nlohmann::json dims = {Dim("Ring", 4, 200, 20), Dim("Switch", 4, 50, 500)};
+  ExpectLoadError(GroupScenario(dims, {{0, 1, 5}}, 16), "workload.graph",
+                  "are not every combination of their coordinates");
+}
+
+TEST(GraphWorkload, AlgorithmThatCannotRunOnThePartialGroupIsRefused) {
+  // Halving-doubling needs a power of two: fine on the whole Ring of 4, not on 3 of its NPUs.
+  nlohmann::json doc = GroupScenario({Dim("Ring", 4, 200, 20)}, {{0, 1, 2}}, 4);
+  doc["communication"] = {{"algorithms", {{"all_reduce", "halving_doubling"}}}};
+  auto result = ParseScenario(doc);
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.Error().message.find("halving_doubling"), std::string::npos)
+      << result.Error().ToString();
+}
+
+TEST(GraphWorkload, EchoReadsBackAsTheSameGraph) {
+  const nlohmann::json dims = {Dim("Ring", 4, 200, 20), Dim("FullyConnected", 8, 140, 50)};
+  const Scenario scenario = ParseOrDie(GroupScenario(dims, {{0, 1, 4, 5}}, 32));
+  const Scenario again = ParseOrDie(ScenarioToJson(scenario));
+  EXPECT_EQ(ScenarioToJson(again), ScenarioToJson(scenario));
+  EXPECT_EQ(AnalyticalEngine().Run(again).iteration.total_ns,
+            AnalyticalEngine().Run(scenario).iteration.total_ns);
+}
+
+// The timeline's spans of the reported rank add up to the report's breakdown: compute spans to
+// compute, communication spans (main and background streams) to the communication total.
+TEST(GraphWorkload, TimelineSpansAddUpToTheBreakdown) {
+  for (const char* config : {"configs/quickstart.json", "configs/gpt3-4d-4096.json",
+                             "configs/resnet50-data-parallel.json"}) {
+    SCOPED_TRACE(config);
+    auto loaded = LoadScenarioFile(std::string(HFSIM_SOURCE_DIR) + "/" + config);
+    ASSERT_TRUE(loaded) << loaded.Error().ToString();
+    std::optional<Timeline> timeline = Timeline{};
+    const Report report = AnalyticalEngine().Run(loaded.Value(), timeline);
+    ASSERT_TRUE(timeline.has_value());
+    double compute = 0.0, communication = 0.0, forward_comm = 0.0, end = 0.0;
+    for (const TimelineSpan& span : timeline->spans) {
+      if (span.rank_class != 0) continue;
+      end = std::max(end, span.start_ns + span.duration_ns);
+      if (span.track == "compute") compute += span.duration_ns;
+      if (span.track == "communication" || span.track.rfind("stream ", 0) == 0) {
+        communication += span.duration_ns;
+        if (span.phase == "forward") forward_comm += span.duration_ns;
+      }
+    }
+    const IterationTimeline& it = report.iteration;
+    EXPECT_NEAR(compute, it.ComputeNs(), 1e-9 * it.total_ns);
+    EXPECT_NEAR(communication, report.communication_ns, 1e-9 * it.total_ns);
+    EXPECT_NEAR(forward_comm, it.forward_comm_ns, 1e-9 * it.total_ns);
+    EXPECT_NEAR(end, it.total_ns, 1e-9 * it.total_ns);
+    EXPECT_EQ(timeline->total_ns, it.total_ns);
+  }
+}
+
+TEST(GraphWorkload, CliRefusesABadGraphWithExitTwoNamingTheNode) {
+  const std::string path = ::testing::TempDir() + "/bad-graph.json";
+  std::ofstream(path) << TwoRankGraph({{{"id", 5}, {"type", "send"}, {"peer", 1}, {"size_bytes", 8}}},
+                                      {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1}}})
+                             .dump();
+  const auto result = test::RunHfsim(HFSIM_BINARY, "run " + path);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("node 5"), std::string::npos) << result.output;
+}
+
+}  // namespace
+}  // namespace hfsim

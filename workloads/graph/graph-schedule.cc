@@ -1,0 +1,244 @@
+#include "workloads/graph/graph-schedule.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+namespace hfsim {
+
+namespace {
+
+struct UnionFind {
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
+  uint32_t Find(uint32_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  }
+  void Join(uint32_t a, uint32_t b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the earliest vertex leads
+  }
+  std::vector<uint32_t> parent;
+};
+
+// Joins matched nodes into units: the k-th call of each class on a communicator with the k-th
+// call of every class in its group, and the j-th send of each (source, destination, tag) with
+// the j-th receive. A single class without sends has nothing to join: every member of its
+// groups runs the very same node.
+void JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offset,
+                 UnionFind& units) {
+  const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
+  std::vector<uint32_t> class_of(graph.rank_count);
+  for (uint32_t c = 0; c < classes; ++c) {
+    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
+  }
+  std::vector<std::vector<std::vector<uint32_t>>> calls(
+      classes, std::vector<std::vector<uint32_t>>(graph.communicators.size()));
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::vector<uint32_t>> sends, recvs;
+  for (uint32_t c = 0; c < classes; ++c) {
+    const uint32_t rank = graph.classes[c].ranks.front();
+    const auto& program = graph.classes[c].program;
+    for (uint32_t i = 0; i < program.size(); ++i) {
+      const GraphNode& node = program[i];
+      if (node.kind == GraphNodeKind::kCollective) {
+        calls[c][node.communicator].push_back(i);
+      } else if (node.kind == GraphNodeKind::kSend) {
+        sends[{rank, node.peer, node.tag}].push_back(offset[c] + i);
+      } else if (node.kind == GraphNodeKind::kRecv) {
+        recvs[{node.peer, rank, node.tag}].push_back(offset[c] + i);
+      }
+    }
+  }
+  if (classes > 1) {
+    for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
+      const GroupIndex index(graph, k);
+      for (uint32_t c = 0; c < classes; ++c) {
+        if (calls[c][k].empty()) continue;
+        std::vector<uint32_t> members;
+        for (const uint32_t rank : index.Members(graph.classes[c].ranks.front())) {
+          members.push_back(class_of[rank]);
+        }
+        std::sort(members.begin(), members.end());
+        members.erase(std::unique(members.begin(), members.end()), members.end());
+        for (const uint32_t d : members) {
+          if (d == c) continue;
+          for (size_t s = 0; s < calls[c][k].size() && s < calls[d][k].size(); ++s) {
+            units.Join(offset[c] + calls[c][k][s], offset[d] + calls[d][k][s]);
+          }
+        }
+      }
+    }
+  }
+  for (const auto& [key, send_list] : sends) {
+    const auto it = recvs.find(key);
+    if (it == recvs.end()) continue;
+    for (size_t j = 0; j < send_list.size() && j < it->second.size(); ++j) {
+      units.Join(send_list[j], it->second[j]);
+    }
+  }
+}
+
+uint32_t ClassOfVertex(const std::vector<uint32_t>& offset, uint32_t v) {
+  return static_cast<uint32_t>(std::upper_bound(offset.begin(), offset.end(), v) - offset.begin() - 1);
+}
+
+}  // namespace
+
+std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, GraphSchedule& out) {
+  out = GraphSchedule();
+  const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
+  std::vector<uint32_t>& offset = out.m_class_offset;
+  offset.assign(classes + 1, 0);
+  for (uint32_t c = 0; c < classes; ++c) {
+    offset[c + 1] = offset[c] + static_cast<uint32_t>(graph.classes[c].program.size());
+  }
+  const uint32_t vertex_count = offset[classes];
+  UnionFind units(vertex_count);
+  JoinMatched(graph, offset, units);
+
+  // What each vertex waits for: the previous node on its stream, then its dependencies.
+  std::vector<uint32_t> wait_start(vertex_count + 1, 0);
+  std::vector<uint32_t> waits;
+  waits.reserve(vertex_count * 2);
+  std::vector<uint32_t> ends;
+  out.m_main_end.assign(classes, UINT32_MAX);
+  for (uint32_t c = 0; c < classes; ++c) {
+    const auto& program = graph.classes[c].program;
+    std::vector<std::pair<uint32_t, uint32_t>> last_on_stream;  // (stream, position): few streams
+    for (uint32_t i = 0; i < program.size(); ++i) {
+      const GraphNode& node = program[i];
+      const uint32_t v = offset[c] + i;
+      wait_start[v] = static_cast<uint32_t>(waits.size());
+      auto previous = std::find_if(last_on_stream.begin(), last_on_stream.end(),
+                                   [&](const auto& entry) { return entry.first == node.stream; });
+      if (previous != last_on_stream.end()) {
+        waits.push_back(offset[c] + previous->second);
+        previous->second = i;
+      } else {
+        last_on_stream.emplace_back(node.stream, i);
+      }
+      for (const uint32_t dep : node.deps) waits.push_back(offset[c] + dep);
+    }
+    std::sort(last_on_stream.begin(), last_on_stream.end());
+    for (const auto& [stream, last] : last_on_stream) {
+      ends.push_back(offset[c] + last);
+      if (stream == 0) out.m_main_end[c] = offset[c] + last;
+    }
+  }
+  wait_start[vertex_count] = static_cast<uint32_t>(waits.size());
+
+  std::vector<uint32_t> root(vertex_count);
+  for (uint32_t v = 0; v < vertex_count; ++v) root[v] = units.Find(v);
+  for (uint32_t v = 0; v < vertex_count; ++v) {
+    for (uint32_t w = wait_start[v]; w < wait_start[v + 1]; ++w) {
+      if (root[waits[w]] != root[v]) continue;
+      const uint32_t c = ClassOfVertex(offset, v);
+      return GraphError{graph.classes[c].ranks.front(), graph.classes[c].program[v - offset[c]].id,
+                        "waits for a node it must start together with (a collective or send "
+                        "matched with an earlier node of the same program)"};
+    }
+  }
+
+  // Units in order. When every unit waits only for units led by earlier vertices (always, for
+  // one class: dependencies point backwards), that order is the vertices' own; otherwise Kahn's
+  // algorithm, smallest leading vertex first, so the order is deterministic.
+  std::vector<uint32_t> order;
+  bool forward = true;
+  for (uint32_t v = 0; v < vertex_count && forward; ++v) {
+    for (uint32_t w = wait_start[v]; w < wait_start[v + 1] && forward; ++w) {
+      forward = root[waits[w]] < root[v];
+    }
+  }
+  // Members of each unit, by leading vertex (counting sort: no allocation per vertex).
+  std::vector<uint32_t> member_start(vertex_count + 1, 0);
+  for (uint32_t v = 0; v < vertex_count; ++v) ++member_start[root[v] + 1];
+  for (uint32_t v = 0; v < vertex_count; ++v) member_start[v + 1] += member_start[v];
+  std::vector<uint32_t> member_list(vertex_count);
+  {
+    std::vector<uint32_t> fill(member_start.begin(), member_start.end() - 1);
+    for (uint32_t v = 0; v < vertex_count; ++v) member_list[fill[root[v]]++] = v;
+  }
+  if (forward) {
+    for (uint32_t v = 0; v < vertex_count; ++v) {
+      if (root[v] == v) order.push_back(v);
+    }
+  } else {
+    std::vector<uint32_t> pending(vertex_count, 0);
+    std::vector<std::vector<uint32_t>> waiters(vertex_count);  // by root: roots waiting on it
+    for (uint32_t v = 0; v < vertex_count; ++v) {
+      for (uint32_t w = wait_start[v]; w < wait_start[v + 1]; ++w) {
+        ++pending[root[v]];
+        waiters[root[waits[w]]].push_back(root[v]);
+      }
+    }
+    std::vector<uint32_t> ready;
+    for (uint32_t v = 0; v < vertex_count; ++v) {
+      if (root[v] == v && pending[v] == 0) ready.push_back(v);
+    }
+    std::make_heap(ready.begin(), ready.end(), std::greater<>());
+    while (!ready.empty()) {
+      std::pop_heap(ready.begin(), ready.end(), std::greater<>());
+      const uint32_t r = ready.back();
+      ready.pop_back();
+      order.push_back(r);
+      for (const uint32_t waiter : waiters[r]) {
+        if (--pending[waiter] == 0) {
+          ready.push_back(waiter);
+          std::push_heap(ready.begin(), ready.end(), std::greater<>());
+        }
+      }
+    }
+    for (uint32_t v = 0; v < vertex_count; ++v) {
+      if (pending[root[v]] == 0) continue;
+      const uint32_t c = ClassOfVertex(offset, v);
+      return GraphError{graph.classes[c].ranks.front(), graph.classes[c].program[v - offset[c]].id,
+                        "can never start: ranks wait on each other in a circle (a receive "
+                        "before the send it needs, or collectives issued in different orders)"};
+    }
+  }
+
+  std::vector<uint32_t> unit_index(vertex_count, UINT32_MAX);
+  for (uint32_t u = 0; u < order.size(); ++u) unit_index[order[u]] = u;
+  out.m_unit_of.resize(vertex_count);
+  for (uint32_t v = 0; v < vertex_count; ++v) out.m_unit_of[v] = unit_index[root[v]];
+  out.m_units.reserve(order.size());
+  out.m_waits.reserve(waits.size());
+  for (const uint32_t r : order) {
+    Unit unit;
+    unit.rank_class = ClassOfVertex(offset, r);
+    unit.position = r - offset[unit.rank_class];
+    unit.first_member = static_cast<uint32_t>(out.m_members.size());
+    unit.first_wait = static_cast<uint32_t>(out.m_waits.size());
+    for (uint32_t m = member_start[r]; m < member_start[r + 1]; ++m) {
+      const uint32_t v = member_list[m];
+      const uint32_t vc = ClassOfVertex(offset, v);
+      out.m_members.push_back(Member{vc, v - offset[vc]});
+      for (uint32_t w = wait_start[v]; w < wait_start[v + 1]; ++w) {
+        const uint32_t wu = out.m_unit_of[waits[w]];
+        const auto begin = out.m_waits.begin() + unit.first_wait;
+        if (std::find(begin, out.m_waits.end(), wu) == out.m_waits.end()) out.m_waits.push_back(wu);
+      }
+    }
+    unit.member_count = member_start[r + 1] - member_start[r];
+    unit.wait_count = static_cast<uint32_t>(out.m_waits.size()) - unit.first_wait;
+    unit.continues_step = unit.member_count == 1 && unit.wait_count == 1 &&
+                          graph.classes[unit.rank_class].program[unit.position].continues_step;
+    out.m_units.push_back(unit);
+  }
+  for (const uint32_t v : ends) {
+    const uint32_t u = out.m_unit_of[v];
+    if (std::find(out.m_stream_ends.begin(), out.m_stream_ends.end(), u) ==
+        out.m_stream_ends.end()) {
+      out.m_stream_ends.push_back(u);
+    }
+  }
+  for (uint32_t& main_end : out.m_main_end) {
+    if (main_end != UINT32_MAX) main_end = out.m_unit_of[main_end];
+  }
+  return std::nullopt;
+}
+
+}  // namespace hfsim

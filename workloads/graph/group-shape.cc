@@ -1,0 +1,62 @@
+#include "workloads/graph/group-shape.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace hfsim {
+
+std::variant<GroupShape, std::string> ShapeOfGroup(const Topology& topology,
+                                                   const std::vector<uint32_t>& ranks,
+                                                   const std::vector<uint32_t>& order) {
+  const uint32_t dimension_count = topology.DimensionCount();
+  std::vector<std::vector<bool>> seen(dimension_count);
+  std::vector<uint32_t> distinct(dimension_count, 0);
+  for (uint32_t d = 0; d < dimension_count; ++d) seen[d].assign(topology.Dim(d).size, false);
+  for (const uint32_t rank : ranks) {
+    for (uint32_t d = 0; d < dimension_count; ++d) {
+      const uint32_t coordinate = topology.Coordinate(rank, d);
+      if (!seen[d][coordinate]) {
+        seen[d][coordinate] = true;
+        ++distinct[d];
+      }
+    }
+  }
+  uint64_t product = 1;
+  for (uint32_t d = 0; d < dimension_count; ++d) product *= distinct[d];
+  if (product != ranks.size()) {
+    return fmt::format("its {} ranks are not every combination of their coordinates on the "
+                       "fabric ({} combinations), so it cannot be priced dimension by dimension; "
+                       "accepted: whole or partial dimensions and their products",
+                       ranks.size(), product);
+  }
+  GroupShape shape;
+  if (order.empty()) {
+    for (uint32_t d = 0; d < dimension_count; ++d) {
+      if (distinct[d] > 1) shape.dimensions.push_back(d);
+    }
+  } else {
+    for (uint32_t d = 0; d < dimension_count; ++d) {
+      if (distinct[d] > 1 && std::find(order.begin(), order.end(), d) == order.end()) {
+        return fmt::format("it spans dimension {}, which its communicator's dimension order "
+                           "does not list", d);
+      }
+    }
+    for (const uint32_t d : order) {
+      if (d < dimension_count && distinct[d] > 1) shape.dimensions.push_back(d);
+    }
+  }
+  for (const uint32_t d : shape.dimensions) shape.sizes.push_back(distinct[d]);
+  return shape;
+}
+
+std::vector<Dimension> DimensionsSeenBy(const std::vector<Dimension>& dimensions,
+                                        const GroupShape& shape) {
+  std::vector<Dimension> seen = dimensions;
+  for (size_t i = 0; i < shape.dimensions.size(); ++i) {
+    seen[shape.dimensions[i]].size = shape.sizes[i];
+  }
+  return seen;
+}
+
+}  // namespace hfsim

@@ -1,0 +1,112 @@
+#include "workloads/graph/training-graph.h"
+
+#include <numeric>
+
+namespace hfsim {
+
+namespace {
+
+struct ProgramWriter {
+  std::vector<GraphNode>& program;
+  uint32_t last_main = UINT32_MAX;  // previous node on stream 0
+  uint32_t last_background = UINT32_MAX;
+
+  void Compute(GraphPhase phase, uint32_t layer, double duration_ns, bool continues = false) {
+    GraphNode node;
+    node.continues_step = continues;
+    node.kind = GraphNodeKind::kCompute;
+    node.phase = phase;
+    node.layer = layer;
+    node.duration_ns = duration_ns;
+    Add(std::move(node), 0);
+  }
+  void Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
+                  bool continues = false) {
+    GraphNode node;
+    node.continues_step = continues;
+    node.kind = GraphNodeKind::kCollective;
+    node.phase = phase;
+    node.layer = layer;
+    node.collective = request.kind;
+    node.size_bytes = request.size_bytes;
+    node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
+    node.count = request.count;
+    Add(std::move(node), stream);
+  }
+  // Each node waits for the main stream's previous node: the program is sequential except for
+  // what runs on the background stream, which waits for the compute that made its data (and,
+  // by its stream, for the background node before it).
+  void Add(GraphNode node, uint32_t stream) {
+    node.id = program.size();
+    node.stream = stream;
+    if (last_main != UINT32_MAX) node.deps.push_back(last_main);
+    const uint32_t position = static_cast<uint32_t>(program.size());
+    program.push_back(std::move(node));
+    (stream == 0 ? last_main : last_background) = position;
+  }
+};
+
+Communicator CommunicatorAlong(std::string name, const std::vector<uint32_t>& dimensions) {
+  Communicator comm;
+  comm.name = std::move(name);
+  comm.dimensions = dimensions;
+  return comm;
+}
+
+// Every rank runs the one program; the graph is read against the fabric's dimension sizes.
+ExecutionGraph SymmetricGraph(const Topology& topology) {
+  ExecutionGraph graph;
+  graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
+  for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
+  RankClass& all = graph.classes.emplace_back();
+  all.ranks.resize(topology.NpuCount());
+  std::iota(all.ranks.begin(), all.ranks.end(), 0u);
+  return graph;
+}
+
+}  // namespace
+
+ExecutionGraph TrainingGraph(const TrainingIteration& iteration, const Topology& topology,
+                             const std::vector<uint32_t>& data_dimensions,
+                             const std::vector<uint32_t>& tensor_dimensions) {
+  ExecutionGraph graph = SymmetricGraph(topology);
+  graph.communicators.push_back(CommunicatorAlong("data", data_dimensions));
+  graph.communicators.push_back(CommunicatorAlong("tensor", tensor_dimensions));
+  graph.classes[0].program.reserve(iteration.layers.size() * 6);
+  for (const LayerWork& layer : iteration.layers) graph.layers.push_back(layer.name);
+  ProgramWriter writer{graph.classes[0].program};
+  const uint32_t layers = static_cast<uint32_t>(iteration.layers.size());
+  for (uint32_t i = 0; i < layers; ++i) {
+    const LayerWork& layer = iteration.layers[i];
+    writer.Compute(GraphPhase::kForward, i, layer.forward_ns);
+    if (layer.forward_comm) writer.Collective(GraphPhase::kForward, i, *layer.forward_comm, 0, true);
+  }
+  const uint32_t gradient_stream = iteration.overlap == OverlapMode::kNone ? 0 : 1;
+  for (uint32_t i = layers; i-- > 0;) {
+    const LayerWork& layer = iteration.layers[i];
+    writer.Compute(GraphPhase::kInputGrad, i, layer.input_grad_ns);
+    if (layer.input_grad_comm) {
+      writer.Collective(GraphPhase::kInputGrad, i, *layer.input_grad_comm, 0, true);
+    }
+    writer.Compute(GraphPhase::kWeightGrad, i, layer.weight_grad_ns, true);
+    if (layer.weight_grad_comm) {
+      writer.Collective(GraphPhase::kWeightGrad, i, *layer.weight_grad_comm, gradient_stream);
+    }
+  }
+  return graph;
+}
+
+ExecutionGraph CollectiveGraph(CollectiveKind kind, uint64_t size_bytes, const Topology& topology,
+                               const std::vector<uint32_t>& dimensions) {
+  ExecutionGraph graph = SymmetricGraph(topology);
+  graph.communicators.push_back(CommunicatorAlong("all", dimensions));
+  GraphNode node;
+  node.kind = GraphNodeKind::kCollective;
+  node.phase = GraphPhase::kCollective;
+  node.collective = kind;
+  node.size_bytes = size_bytes;
+  graph.classes[0].program.push_back(std::move(node));
+  return graph;
+}
+
+}  // namespace hfsim

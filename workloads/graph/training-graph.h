@@ -1,0 +1,31 @@
+// Generators that turn today's workloads into execution graphs: a data x tensor training
+// iteration (workloads/training-loop.h) and a lone collective. All NPUs run the same program,
+// so each graph has one rank class holding every rank.
+#pragma once
+
+#include <vector>
+
+#include "workloads/graph/execution-graph.h"
+#include "workloads/training-loop.h"
+#include "topologies/topology.h"
+
+namespace hfsim {
+
+/// One training iteration per NPU: per layer, forward compute then its tensor-parallel
+/// collectives; backward in reverse, input-gradient compute, its collectives, weight-gradient
+/// compute, then the data-parallel gradient collective. Without overlap every node waits for
+/// the one before it (one stream). With OverlapMode::kBackward the gradient collectives run on
+/// stream 1, one at a time in the order their gradients are ready, beside backward compute.
+/// Communicators: 0 "data" over data_dimensions, 1 "tensor" over tensor_dimensions. A layer's
+/// forward compute and its collectives form one step, as do its input-gradient compute, their
+/// collectives and its weight-gradient compute (GraphNode::continues_step).
+ExecutionGraph TrainingGraph(const TrainingIteration& iteration, const Topology& topology,
+                             const std::vector<uint32_t>& data_dimensions,
+                             const std::vector<uint32_t>& tensor_dimensions);
+
+/// One collective over `dimensions` (in the order its stages visit them) on every NPU;
+/// communicator 0 "all".
+ExecutionGraph CollectiveGraph(CollectiveKind kind, uint64_t size_bytes, const Topology& topology,
+                               const std::vector<uint32_t>& dimensions);
+
+}  // namespace hfsim
