@@ -59,6 +59,14 @@ PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, uin
   return route;
 }
 
+struct CallKey {
+  CollectiveKind kind;
+  uint64_t size_bytes;
+  uint32_t communicator;
+  uint32_t group;
+  bool operator==(const CallKey&) const = default;
+};
+
 struct PlanKey {
   CollectiveKind kind;
   uint64_t size_bytes;
@@ -132,8 +140,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
 
   // What each unit costs: identical collectives share one plan.
   std::vector<PlanKey> keys;
+  std::vector<std::pair<CallKey, uint32_t>> calls;  // (call, plan)
   const auto& units = pricing.m_schedule.Units();
-  const auto& members = pricing.m_schedule.Members();
   pricing.m_unit_work.resize(units.size());
   for (uint32_t u = 0; u < units.size(); ++u) {
     const GraphSchedule::Unit& unit = units[u];
@@ -145,16 +153,27 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         work.value = node.duration_ns;
         break;
       case GraphNodeKind::kCollective: {
+        // Looked up by communicator and group first (integers), by shape only when new: a
+        // training job has hundreds of collectives and a handful of distinct ones.
         const uint32_t rank = graph.classes[unit.rank_class].ranks.front();
-        PlanKey key{node.collective, node.size_bytes, pricing.ShapeOf(node.communicator, rank)};
-        auto found = std::find(keys.begin(), keys.end(), key);
-        if (found == keys.end()) {
-          pricing.m_plans.push_back(pricing.m_pricer.Plan(key.kind, key.size_bytes, key.shape));
-          keys.push_back(std::move(key));
-          found = keys.end() - 1;
+        const Shapes& shapes = pricing.m_shapes[node.communicator];
+        const CallKey call{node.collective, node.size_bytes, node.communicator,
+                           shapes.group_of_rank.empty() ? 0 : shapes.group_of_rank[rank]};
+        auto seen = std::find_if(calls.begin(), calls.end(),
+                                 [&](const auto& entry) { return entry.first == call; });
+        if (seen == calls.end()) {
+          PlanKey key{node.collective, node.size_bytes, pricing.ShapeOf(node.communicator, rank)};
+          auto found = std::find(keys.begin(), keys.end(), key);
+          if (found == keys.end()) {
+            pricing.m_plans.push_back(pricing.m_pricer.Plan(key.kind, key.size_bytes, key.shape));
+            keys.push_back(std::move(key));
+            found = keys.end() - 1;
+          }
+          calls.emplace_back(call, static_cast<uint32_t>(found - keys.begin()));
+          seen = calls.end() - 1;
         }
         work.kind = WorkKind::kCollective;
-        work.plan = static_cast<uint32_t>(found - keys.begin());
+        work.plan = seen->second;
         work.value = node.count;
         break;
       }
@@ -163,7 +182,7 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         // Priced from the sender's side, whichever member came first.
         uint32_t src = 0, dst = 0;
         for (uint32_t m = 0; m < unit.member_count; ++m) {
-          const GraphSchedule::Member& member = members[unit.first_member + m];
+          const GraphSchedule::Member member = pricing.m_schedule.MemberOf(unit, m);
           const GraphNode& side = graph.classes[member.rank_class].program[member.position];
           if (side.kind != GraphNodeKind::kSend) continue;
           src = graph.classes[member.rank_class].ranks.front();
@@ -251,55 +270,65 @@ double GraphPricing::JobTrafficBytes() const {
 
 void GraphPricing::FillReport(Report& report) const {
   report.iteration = Play<double>(m_pricer.Bandwidths());
-  // Collectives in layer order, phases in the order forward, input_grad, weight_grad within a
-  // layer; nodes of no layer after them, in program order.
+  // One entry per distinct collective, found in program order. Entries are then ordered as
+  // layer by layer, phases forward, input_grad, weight_grad within a layer, would find them
+  // (nodes of no layer last): by their earliest (layer, phase), the first layer being that
+  // one and the last layer the latest.
   const RankClass& reported = m_graph.classes[m_reported_class];
-  std::vector<uint32_t> order;
-  for (uint32_t i = 0; i < reported.program.size(); ++i) {
-    if (reported.program[i].kind == GraphNodeKind::kCollective) order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const GraphNode& x = reported.program[a];
-    const GraphNode& y = reported.program[b];
-    return std::pair(x.layer, x.phase) < std::pair(y.layer, y.phase);
-  });
-  struct Known {
+  struct Entry {
     GraphPhase phase;
     uint32_t communicator;
     CollectiveKind kind;
     uint64_t size_bytes;
-    size_t entry;
+    uint32_t first_node;  // position of a node with the earliest (layer, phase)
+    uint32_t last_node;   // ... and of one with the latest
+    uint64_t occurrences;
   };
-  std::vector<Known> known;
-  const uint32_t rank = reported.ranks.front();
-  for (const uint32_t i : order) {
+  auto order_key = [&](uint32_t i) {
+    return std::pair(reported.program[i].layer, reported.program[i].phase);
+  };
+  std::vector<Entry> entries;
+  for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
-    const std::string layer = node.layer == kNoLayer ? "" : m_graph.layers[node.layer];
-    auto found = std::find_if(known.begin(), known.end(), [&](const Known& k) {
-      return k.phase == node.phase && k.communicator == node.communicator &&
-             k.kind == node.collective && k.size_bytes == node.size_bytes;
+    if (node.kind != GraphNodeKind::kCollective) continue;
+    auto found = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) {
+      return e.phase == node.phase && e.communicator == node.communicator &&
+             e.kind == node.collective && e.size_bytes == node.size_bytes;
     });
-    if (found == known.end()) {
-      const Work& work = m_unit_work[m_schedule.UnitOf(m_reported_class, i)];
-      const CollectivePrice price = m_pricer.Price(m_plans[work.plan]);
-      CollectiveReport entry;
-      entry.phase = ToString(node.phase);
-      entry.group = m_graph.communicators[node.communicator].name;
-      entry.kind = node.collective;
-      entry.dimensions = ShapeOf(node.communicator, rank).dimensions;
-      entry.size_bytes = node.size_bytes;
-      entry.first_layer = layer;
-      entry.time_ns = price.time_ns;
-      entry.dimension_busy_ns = price.dimension_busy_ns;
-      entry.dimension_traffic_bytes = price.dimension_traffic_bytes;
-      report.collectives.push_back(std::move(entry));
-      known.push_back(Known{node.phase, node.communicator, node.collective, node.size_bytes,
-                            report.collectives.size() - 1});
-      found = known.end() - 1;
+    if (found == entries.end()) {
+      entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
+      found = entries.end() - 1;
     }
-    CollectiveReport& entry = report.collectives[found->entry];
-    entry.occurrences += node.count;
-    entry.last_layer = layer;
+    found->occurrences += node.count;
+    // Ties (same layer and phase) keep the earlier node first and the later node last.
+    if (order_key(i) < order_key(found->first_node)) found->first_node = i;
+    if (!(order_key(i) < order_key(found->last_node))) found->last_node = i;
+  }
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    return order_key(a.first_node) < order_key(b.first_node);
+  });
+  const uint32_t rank = reported.ranks.front();
+  auto layer_name = [&](uint32_t i) -> const std::string& {
+    static const std::string kNone;
+    const uint32_t layer = reported.program[i].layer;
+    return layer == kNoLayer ? kNone : m_graph.layers[layer];
+  };
+  for (const Entry& e : entries) {
+    const Work& work = m_unit_work[m_schedule.UnitOf(m_reported_class, e.first_node)];
+    const CollectivePrice price = m_pricer.Price(m_plans[work.plan]);
+    CollectiveReport entry;
+    entry.phase = ToString(e.phase);
+    entry.group = m_graph.communicators[e.communicator].name;
+    entry.kind = e.kind;
+    entry.dimensions = ShapeOf(e.communicator, rank).dimensions;
+    entry.size_bytes = e.size_bytes;
+    entry.occurrences = e.occurrences;
+    entry.first_layer = layer_name(e.first_node);
+    entry.last_layer = layer_name(e.last_node);
+    entry.time_ns = price.time_ns;
+    entry.dimension_busy_ns = price.dimension_busy_ns;
+    entry.dimension_traffic_bytes = price.dimension_traffic_bytes;
+    report.collectives.push_back(std::move(entry));
   }
   // Point-to-point traffic and link time of the reported rank's sends, per dimension.
   for (uint32_t i = 0; i < reported.program.size(); ++i) {

@@ -51,6 +51,11 @@ class GraphPricing {
                                     std::vector<Time>* start = nullptr,
                                     std::vector<Time>* end = nullptr) const;
 
+  /// Only the job's time, the same number as Play(...).total_ns, for callers that play the
+  /// graph many times (the optimiser, sweeps): no breakdown, buffers kept per thread.
+  template <typename Time>
+  Time TotalNs(const std::vector<double>& bandwidth_Bpns) const;
+
   /// At the scenario's bandwidths: the iteration breakdown and one entry per distinct
   /// collective (same phase, communicator, kind and size), in layer order.
   void FillReport(Report& report) const;
@@ -139,6 +144,24 @@ std::vector<Time> GraphPricing::UnitDurations(const std::vector<double>& bandwid
     }
   }
   return durations;
+}
+
+template <typename Time>
+Time GraphPricing::TotalNs(const std::vector<double>& bandwidth_Bpns) const {
+  thread_local std::vector<Time> prices, routes;
+  prices.clear();
+  routes.clear();
+  for (const CollectivePlan& plan : m_plans) prices.push_back(m_pricer.TimeNs<Time>(plan, bandwidth_Bpns));
+  for (const PointToPointPlan& route : m_routes) routes.push_back(RouteNs<Time>(route, bandwidth_Bpns));
+  return m_schedule.PlayTotal<Time>([&](uint32_t unit) -> Time {
+    const Work& work = m_unit_work[unit];
+    switch (work.kind) {
+      case WorkKind::kCompute: return Time(work.value);
+      case WorkKind::kCollective: return prices[work.plan] * work.value;
+      case WorkKind::kPointToPoint: return routes[work.plan];
+    }
+    return Time(0.0);
+  });
 }
 
 template <typename Time>

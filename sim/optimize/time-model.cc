@@ -56,11 +56,11 @@ TimeModel::TimeModel(const Scenario& scenario)
       m_traffic_bytes(m_graph.TrafficBytes()) {}
 
 double TimeModel::TimeNs(const std::vector<double>& bandwidth_Bpns) const {
-  return m_graph.Play<double>(bandwidth_Bpns).total_ns;
+  return m_graph.TotalNs<double>(bandwidth_Bpns);
 }
 
 TimeGradient TimeModel::Evaluate(const std::vector<double>& bandwidth_Bpns) const {
-  return m_graph.Play<TimeGradient>(bandwidth_Bpns).total_ns;
+  return m_graph.TotalNs<TimeGradient>(bandwidth_Bpns);
 }
 
 }  // namespace hfsim

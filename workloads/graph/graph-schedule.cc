@@ -28,9 +28,11 @@ struct UnionFind {
 // call of every class in its group, and the j-th send of each (source, destination, tag) with
 // the j-th receive. A single class without sends has nothing to join: every member of its
 // groups runs the very same node.
-void JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offset,
+// Returns whether anything was joined.
+bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offset,
                  UnionFind& units) {
   const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
+  bool joined = false;
   std::vector<uint32_t> class_of(graph.rank_count);
   for (uint32_t c = 0; c < classes; ++c) {
     for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
@@ -67,6 +69,7 @@ void JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
           if (d == c) continue;
           for (size_t s = 0; s < calls[c][k].size() && s < calls[d][k].size(); ++s) {
             units.Join(offset[c] + calls[c][k][s], offset[d] + calls[d][k][s]);
+            joined = true;
           }
         }
       }
@@ -77,8 +80,10 @@ void JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
     if (it == recvs.end()) continue;
     for (size_t j = 0; j < send_list.size() && j < it->second.size(); ++j) {
       units.Join(send_list[j], it->second[j]);
+      joined = true;
     }
   }
+  return joined;
 }
 
 uint32_t ClassOfVertex(const std::vector<uint32_t>& offset, uint32_t v) {
@@ -86,6 +91,50 @@ uint32_t ClassOfVertex(const std::vector<uint32_t>& offset, uint32_t v) {
 }
 
 }  // namespace
+
+std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGraph& graph,
+                                                             GraphSchedule& out) {
+  const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
+  const uint32_t vertex_count = out.m_class_offset[classes];
+  out.m_in_program_order = true;
+  out.m_units.resize(vertex_count);
+  out.m_waits.reserve(vertex_count * 2);
+  out.m_main_end.assign(classes, UINT32_MAX);
+  for (uint32_t c = 0; c < classes; ++c) {
+    const auto& program = graph.classes[c].program;
+    const uint32_t offset = out.m_class_offset[c];
+    std::vector<std::pair<uint32_t, uint32_t>> last_on_stream;  // (stream, vertex): few streams
+    for (uint32_t i = 0; i < program.size(); ++i) {
+      const GraphNode& node = program[i];
+      const uint32_t v = offset + i;
+      Unit& unit = out.m_units[v];
+      unit.rank_class = c;
+      unit.position = i;
+      unit.first_wait = static_cast<uint32_t>(out.m_waits.size());
+      auto add_wait = [&](uint32_t w) {
+        const auto begin = out.m_waits.begin() + unit.first_wait;
+        if (std::find(begin, out.m_waits.end(), w) == out.m_waits.end()) out.m_waits.push_back(w);
+      };
+      auto previous = std::find_if(last_on_stream.begin(), last_on_stream.end(),
+                                   [&](const auto& entry) { return entry.first == node.stream; });
+      if (previous != last_on_stream.end()) {
+        add_wait(previous->second);
+        previous->second = v;
+      } else {
+        last_on_stream.emplace_back(node.stream, v);
+      }
+      for (const uint32_t dep : node.deps) add_wait(offset + dep);
+      unit.wait_count = static_cast<uint32_t>(out.m_waits.size()) - unit.first_wait;
+      unit.continues_step = unit.wait_count == 1 && node.continues_step;
+    }
+    std::sort(last_on_stream.begin(), last_on_stream.end());
+    for (const auto& [stream, last] : last_on_stream) {
+      out.m_stream_ends.push_back(last);
+      if (stream == 0) out.m_main_end[c] = last;
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, GraphSchedule& out) {
   out = GraphSchedule();
@@ -96,8 +145,17 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
     offset[c + 1] = offset[c] + static_cast<uint32_t>(graph.classes[c].program.size());
   }
   const uint32_t vertex_count = offset[classes];
+  const bool point_to_point = std::any_of(
+      graph.classes.begin(), graph.classes.end(), [](const RankClass& rank_class) {
+        return std::any_of(rank_class.program.begin(), rank_class.program.end(),
+                           [](const GraphNode& node) {
+                             return node.kind == GraphNodeKind::kSend ||
+                                    node.kind == GraphNodeKind::kRecv;
+                           });
+      });
+  if (classes == 1 && !point_to_point) return BuildInProgramOrder(graph, out);
   UnionFind units(vertex_count);
-  JoinMatched(graph, offset, units);
+  if (!JoinMatched(graph, offset, units)) return BuildInProgramOrder(graph, out);
 
   // What each vertex waits for: the previous node on its stream, then its dependencies.
   std::vector<uint32_t> wait_start(vertex_count + 1, 0);
@@ -211,6 +269,7 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
     unit.rank_class = ClassOfVertex(offset, r);
     unit.position = r - offset[unit.rank_class];
     unit.first_member = static_cast<uint32_t>(out.m_members.size());
+    const uint32_t members_before = static_cast<uint32_t>(out.m_members.size());
     unit.first_wait = static_cast<uint32_t>(out.m_waits.size());
     for (uint32_t m = member_start[r]; m < member_start[r + 1]; ++m) {
       const uint32_t v = member_list[m];
@@ -223,6 +282,7 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
       }
     }
     unit.member_count = member_start[r + 1] - member_start[r];
+    if (unit.member_count == 1) out.m_members.resize(members_before);  // MemberOf needs none
     unit.wait_count = static_cast<uint32_t>(out.m_waits.size()) - unit.first_wait;
     unit.continues_step = unit.member_count == 1 && unit.wait_count == 1 &&
                           graph.classes[unit.rank_class].program[unit.position].continues_step;

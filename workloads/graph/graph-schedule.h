@@ -26,7 +26,7 @@ class GraphSchedule {
     uint32_t rank_class = 0;  ///< the first member's class and program position
     uint32_t position = 0;
     uint32_t first_wait = 0, wait_count = 0;      ///< into Waits(): units this one waits for
-    uint32_t first_member = 0, member_count = 0;  ///< into Members(): (class, position) pairs
+    uint32_t first_member = 0, member_count = 1;  ///< see MemberOf
     /// Continues the step of the unit it waits for (GraphNode::continues_step, on a unit of
     /// one node waiting for one unit).
     bool continues_step = false;
@@ -43,10 +43,15 @@ class GraphSchedule {
   /// Units in an order that respects every wait.
   const std::vector<Unit>& Units() const { return m_units; }
   const std::vector<uint32_t>& Waits() const { return m_waits; }
-  const std::vector<Member>& Members() const { return m_members; }
+  /// Member m (< member_count) of a unit; member 0 is (rank_class, position).
+  Member MemberOf(const Unit& unit, uint32_t m) const {
+    return unit.member_count == 1 ? Member{unit.rank_class, unit.position}
+                                  : m_members[unit.first_member + m];
+  }
   /// The unit of node `position` of class `rank_class`.
   uint32_t UnitOf(uint32_t rank_class, uint32_t position) const {
-    return m_unit_of[m_class_offset[rank_class] + position];
+    const uint32_t vertex = m_class_offset[rank_class] + position;
+    return m_in_program_order ? vertex : m_unit_of[vertex];
   }
   /// Units ending a stream of some class: the job ends when the last of them ends.
   const std::vector<uint32_t>& StreamEnds() const { return m_stream_ends; }
@@ -84,6 +89,37 @@ class GraphSchedule {
       end[u] = start[u] + step_sum[u];
     }
   }
+  /// Only when the job ends: the same arithmetic as Play, without start times and into buffers
+  /// kept per thread, for callers that play one graph many times (the optimiser).
+  template <typename Time, typename Duration>
+  Time PlayTotal(Duration&& duration_of_unit) const {
+    thread_local std::vector<Time> end, step_start, step_sum;
+    end.resize(m_units.size());
+    step_start.resize(m_units.size());
+    step_sum.resize(m_units.size());
+    for (uint32_t u = 0; u < m_units.size(); ++u) {
+      const Unit& unit = m_units[u];
+      if (unit.continues_step) {
+        const uint32_t p = m_waits[unit.first_wait];
+        step_start[u] = step_start[p];
+        step_sum[u] = step_sum[p] + duration_of_unit(u);
+        end[u] = step_start[u] + step_sum[u];
+        continue;
+      }
+      Time at(0.0);
+      if (unit.wait_count > 0) {
+        at = end[m_waits[unit.first_wait]];
+        for (uint32_t w = 1; w < unit.wait_count; ++w) {
+          at = TimeMax(at, end[m_waits[unit.first_wait + w]]);
+        }
+      }
+      step_start[u] = at;
+      step_sum[u] = duration_of_unit(u);
+      end[u] = at + step_sum[u];
+    }
+    return Total(end);
+  }
+
   /// When the last stream of any class ends.
   template <typename Time>
   Time Total(const std::vector<Time>& end) const {
@@ -95,9 +131,15 @@ class GraphSchedule {
   }
 
  private:
+  /// Nothing matched across programs (one class, no sends): every node is its own unit, in
+  /// program order, and one pass builds everything.
+  static std::optional<GraphError> BuildInProgramOrder(const ExecutionGraph& graph,
+                                                       GraphSchedule& out);
+
   std::vector<Unit> m_units;
   std::vector<uint32_t> m_waits;
-  std::vector<Member> m_members;
+  std::vector<Member> m_members;  ///< of units with several members only
+  bool m_in_program_order = false;  ///< unit = vertex (m_unit_of unused)
   std::vector<uint32_t> m_class_offset;
   std::vector<uint32_t> m_unit_of;
   std::vector<uint32_t> m_stream_ends;

@@ -12,37 +12,34 @@ struct ProgramWriter {
   uint32_t last_background = UINT32_MAX;
 
   void Compute(GraphPhase phase, uint32_t layer, double duration_ns, bool continues = false) {
-    GraphNode node;
-    node.continues_step = continues;
+    GraphNode& node = Add(phase, layer, 0, continues);
     node.kind = GraphNodeKind::kCompute;
-    node.phase = phase;
-    node.layer = layer;
     node.duration_ns = duration_ns;
-    Add(std::move(node), 0);
   }
   void Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
                   bool continues = false) {
-    GraphNode node;
-    node.continues_step = continues;
+    GraphNode& node = Add(phase, layer, stream, continues);
     node.kind = GraphNodeKind::kCollective;
-    node.phase = phase;
-    node.layer = layer;
     node.collective = request.kind;
     node.size_bytes = request.size_bytes;
     node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
     node.count = request.count;
-    Add(std::move(node), stream);
   }
   // Each node waits for the main stream's previous node: the program is sequential except for
   // what runs on the background stream, which waits for the compute that made its data (and,
-  // by its stream, for the background node before it).
-  void Add(GraphNode node, uint32_t stream) {
-    node.id = program.size();
-    node.stream = stream;
-    if (last_main != UINT32_MAX) node.deps.push_back(last_main);
+  // by its stream, for the background node before it). Built in place: a training graph has
+  // thousands of nodes and the optimiser's sweeps build it often.
+  GraphNode& Add(GraphPhase phase, uint32_t layer, uint32_t stream, bool continues) {
     const uint32_t position = static_cast<uint32_t>(program.size());
-    program.push_back(std::move(node));
+    GraphNode& node = program.emplace_back();
+    node.id = position;
+    node.phase = phase;
+    node.layer = layer;
+    node.stream = stream;
+    node.continues_step = continues;
+    if (last_main != UINT32_MAX) node.deps.push_back(last_main);
     (stream == 0 ? last_main : last_background) = position;
+    return node;
   }
 };
 
