@@ -28,6 +28,9 @@ struct TimelineClass {
   std::vector<uint32_t> ranks;
 };
 
+/// "rank 3", "ranks 0-4095" for consecutive ranks, else the first few and the count.
+std::string RanksLabel(const std::vector<uint32_t>& ranks);
+
 struct Timeline {
   std::vector<TimelineClass> classes;
   std::vector<TimelineSpan> spans;

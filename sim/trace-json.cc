@@ -8,18 +8,6 @@ namespace hfsim {
 
 namespace {
 
-// "ranks 0-4095" for a run of consecutive ranks, else the first few and a count.
-std::string RanksLabel(const std::vector<uint32_t>& ranks) {
-  if (ranks.size() == 1) return fmt::format("rank {}", ranks.front());
-  bool consecutive = true;
-  for (size_t i = 1; i < ranks.size() && consecutive; ++i) consecutive = ranks[i] == ranks[i - 1] + 1;
-  if (consecutive) return fmt::format("ranks {}-{}", ranks.front(), ranks.back());
-  std::string label = "ranks ";
-  for (size_t i = 0; i < ranks.size() && i < 4; ++i) label += fmt::format("{}{}", i ? "," : "", ranks[i]);
-  if (ranks.size() > 4) label += fmt::format(",... ({} ranks)", ranks.size());
-  return label;
-}
-
 // Compute first, then the communication stream, background streams and dimensions.
 int TrackOrder(const std::string& track) {
   if (track == "compute") return 0;

@@ -23,6 +23,7 @@
 #include "sim/scenario-graph.h"
 #include "sim/scenario-parser.h"
 #include "sim/summary-table.h"
+#include "sim/timeline-plot.h"
 #include "sim/trace-json.h"
 
 namespace hfsim {
@@ -121,8 +122,13 @@ int RunCommand::Execute() const {
       return 2;
     }
   }
+  // The timeline: for --trace, and for the Gantt picture of a run that draws.
+  const bool draws = !out_dir.empty() && !no_plot;
   std::optional<Timeline> timeline;
-  if (!trace_path.empty()) timeline.emplace();
+  if (!trace_path.empty() || (draws && scenario.engine == EngineKind::kAnalytical &&
+                              RunsAsGraph(scenario))) {
+    timeline.emplace();
+  }
   Report report;
   try {
     if (scenario.engine == EngineKind::kPacket) {
@@ -147,7 +153,7 @@ int RunCommand::Execute() const {
     return 1;
   }
   if (!quiet) std::cout << SummaryTable(report, scenario);
-  if (timeline) {
+  if (timeline && !trace_path.empty()) {
     if (auto error = ReplaceFile(trace_path, JsonFileText(TraceJson(*timeline)))) {
       std::cerr << "hfsim: error: " << *error << "\n";
       return 1;
@@ -170,6 +176,19 @@ int RunCommand::Execute() const {
   if (!no_plot) {
     files.Add("breakdown.gp", BreakdownPlotScript(report, scenario, "breakdown.png"));
     files.AddPicture("breakdown.gp", "breakdown.png");
+    if (timeline) {
+      const auto gantt = GanttPlotScript(
+          *timeline, fmt::format("{}: one iteration ({} engine)", scenario.name, report.engine),
+          "gantt.png");
+      if (gantt) {
+        files.Add("gantt.gp", *gantt);
+        files.AddPicture("gantt.gp", "gantt.png");
+      } else if (!quiet) {
+        std::cout << fmt::format("\nno gantt.png: the iteration has more than {} tracks or {} "
+                                 "spans to draw; --trace FILE shows it in Perfetto\n",
+                                 kMaxGanttRows, kMaxGanttSpans);
+      }
+    }
   }
   if (auto error = files.Commit()) {
     std::cerr << "hfsim: error: " << *error << "\n";

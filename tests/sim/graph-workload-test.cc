@@ -3,12 +3,15 @@
 // bad graphs refused naming the node, the echo read back, and the timeline adding up to the
 // report's breakdown.
 #include <numeric>
+#include <set>
 
 #include <gtest/gtest.h>
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/graph-pricing.h"
 #include "sim/scenario-graph.h"
+#include "sim/timeline-plot.h"
+#include "sim/trace-json.h"
 #include "tests/hfsim-cli.h"
 #include "tests/sim/scenario-test-util.h"
 
@@ -206,6 +209,50 @@ TEST(GraphWorkload, TimelineSpansAddUpToTheBreakdown) {
     EXPECT_NEAR(end, it.total_ns, 1e-9 * it.total_ns);
     EXPECT_EQ(timeline->total_ns, it.total_ns);
   }
+}
+
+Timeline TimelineOf(const std::string& config) {
+  auto loaded = LoadScenarioFile(std::string(HFSIM_SOURCE_DIR) + "/" + config);
+  EXPECT_TRUE(loaded) << loaded.Error().ToString();
+  std::optional<Timeline> timeline = Timeline{};
+  AnalyticalEngine().Run(loaded.Value(), timeline);
+  return *timeline;
+}
+
+// Chrome trace-event JSON: one named process per rank class, one named thread per track, and
+// the spans as complete events in microseconds.
+TEST(GraphWorkload, TraceHasAProcessPerClassAndAThreadPerTrack) {
+  const Timeline timeline = TimelineOf("configs/graph-pipeline-tensor-data.json");
+  const nlohmann::json trace = TraceJson(timeline);
+  std::set<std::string> processes;
+  size_t threads = 0, spans = 0;
+  double last_end_us = 0.0;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "M" && event["name"] == "process_name") processes.insert(event["args"]["name"]);
+    if (event["ph"] == "M" && event["name"] == "thread_name") ++threads;
+    if (event["ph"] != "X") continue;
+    ++spans;
+    last_end_us = std::max(last_end_us, event["ts"].get<double>() + event["dur"].get<double>());
+  }
+  EXPECT_EQ(processes.size(), 8u);
+  EXPECT_TRUE(processes.count("rank 0") && processes.count("rank 7"));
+  EXPECT_EQ(threads, 4u * 3 + 4u * 4);  // stage 0: compute, communication, dimension 0; stage 1
+                                        // also stream 1
+  EXPECT_EQ(spans, timeline.spans.size());
+  EXPECT_NEAR(last_end_us, timeline.total_ns / 1000.0, 1e-6);
+}
+
+TEST(GraphWorkload, GanttDrawsSmallJobsAndDeclinesLargeOnes) {
+  const Timeline timeline = TimelineOf("configs/graph-pipeline-tensor-data.json");
+  const auto script = GanttPlotScript(timeline, "t", "gantt.png");
+  ASSERT_TRUE(script.has_value());
+  EXPECT_NE(script->find("'rank 7: stream 1'"), std::string::npos) << *script;
+  Timeline wide;
+  for (uint32_t c = 0; c <= kMaxGanttRows; ++c) {
+    wide.classes.push_back(TimelineClass{{c}});
+    wide.spans.push_back(TimelineSpan{c, "compute", "x", "compute", "step", 0.0, 1.0, 0, ""});
+  }
+  EXPECT_FALSE(GanttPlotScript(wide, "t", "gantt.png").has_value());
 }
 
 TEST(GraphWorkload, CliRefusesABadGraphWithExitTwoNamingTheNode) {

@@ -38,25 +38,29 @@ std::string_view ToString(GraphPhase phase);
 
 inline constexpr uint32_t kNoLayer = UINT32_MAX;
 
+// Fields are ordered widest first so the node packs without padding: a training graph has
+// thousands and the optimiser's sweeps build it often.
 struct GraphNode {
-  GraphNodeKind kind = GraphNodeKind::kCompute;
-  GraphPhase phase = GraphPhase::kCollective;
   /// The id users see (in error messages, traces); unique within a rank's program.
   uint64_t id = 0;
+  /// Compute: its duration.
+  double duration_ns = 0.0;
+  /// Collective: its buffer (collective.h's size convention); send / receive: the message.
+  uint64_t size_bytes = 0;
+  /// Send / receive: a tag that pairs them.
+  uint64_t tag = 0;
   /// Index into ExecutionGraph::layers (kNoLayer when the node belongs to none).
   uint32_t layer = kNoLayer;
   uint32_t stream = 0;
-  /// Compute: its duration.
-  double duration_ns = 0.0;
-  /// Collective: kind, buffer (collective.h's size convention), communicator, and how many
-  /// identical collectives run back to back as this one node.
-  CollectiveKind collective = CollectiveKind::kAllReduce;
-  uint64_t size_bytes = 0;
+  /// Collective: its communicator, and how many identical collectives run back to back as
+  /// this one node.
   uint32_t communicator = 0;
   uint32_t count = 1;
-  /// Send / receive: the other rank, and a tag that pairs them (size_bytes is the message).
+  /// Send / receive: the other rank.
   uint32_t peer = 0;
-  uint64_t tag = 0;
+  GraphNodeKind kind = GraphNodeKind::kCompute;
+  GraphPhase phase = GraphPhase::kCollective;
+  CollectiveKind collective = CollectiveKind::kAllReduce;
   /// This node follows the previous one of its stream as part of one step of a generator's
   /// timeline (a layer's compute and its blocking collective): it waits for that node only,
   /// and the step's durations are summed before they are added to the clock. In exact
