@@ -19,7 +19,7 @@ ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
       const TrainingWorkload& training = scenario.training;
       return TrainingGraph(BuildTrainingIteration(training.model, training.config),
                            Topology(scenario.dimensions), training.data_dimensions,
-                           training.tensor_dimensions);
+                           training.tensor_dimensions, training.tensor_per_dimension);
     }
     case WorkloadKind::kCollective: {
       const CollectiveWorkload& collective = scenario.collective;

@@ -277,6 +277,25 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
     return;
   }
   const TrainingWorkload& training = scenario.training;
+  if (!training.tensor_per_dimension.empty()) {
+    // Each group sees the dimensions it spans with its own share of their NPUs.
+    GroupShape data, tensor;
+    for (uint32_t d = 0; d < scenario.dimensions.size(); ++d) {
+      const uint32_t t = training.tensor_per_dimension[d];
+      const uint32_t n = scenario.dimensions[d].size;
+      if (t > 1) tensor.dimensions.push_back(d), tensor.sizes.push_back(t);
+      if (n / t > 1) data.dimensions.push_back(d), data.sizes.push_back(n / t);
+    }
+    if (training.config.data_parallel > 1) {
+      CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, data.dimensions,
+                         "data-parallel gradient all-reduce", &data);
+    }
+    if (training.config.tensor_parallel > 1) {
+      CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, tensor.dimensions,
+                         "tensor-parallel activation all-reduce", &tensor);
+    }
+    return;
+  }
   if (training.config.data_parallel > 1) {
     CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, training.data_dimensions,
                        "data-parallel gradient all-reduce");

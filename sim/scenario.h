@@ -47,9 +47,14 @@ struct TrainingWorkload {
   Model model;
   /// Tokens per sample for transformers (0 for CNNs).
   uint32_t sequence_length_tokens = 0;
-  /// Dimensions carrying each kind of parallelism (each dimension used by exactly one).
+  /// Dimensions carrying each kind of parallelism. Each dimension is used by exactly one, unless
+  /// tensor_per_dimension splits it.
   std::vector<uint32_t> data_dimensions;
   std::vector<uint32_t> tensor_dimensions;
+  /// parallelism.tensor_per_dimension, when it splits some dimension between the two kinds: the
+  /// tensor group's NPUs along each dimension (the data group gets size / that). Empty when
+  /// every dimension belongs to one kind (the lists above say it all).
+  std::vector<uint32_t> tensor_per_dimension;
   /// Batch, degrees, precisions, compute rate and overlap.
   TrainingConfig config;
   /// The device's peak in TFLOP/s as the user wrote it (config holds it in FLOP/ns, and the

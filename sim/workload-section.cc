@@ -148,6 +148,43 @@ void ReadModel(const JsonCursor& training, TrainingWorkload& workload) {
   }
 }
 
+// parallelism.tensor_per_dimension: per dimension, how many of its NPUs the tensor group holds;
+// the data group gets the rest (size / that). A dimension may be split between the two (LIBRA's
+// GPT-3 4-D mapping puts 4 of a FullyConnected dimension's 8 NPUs in the tensor group and 2 in
+// the data group); ranks are assigned Megatron's way, tensor varying fastest within it.
+void ReadTensorSplit(const JsonCursor& split, const std::optional<JsonCursor>& data,
+                     const std::optional<JsonCursor>& tensor, const std::vector<Dimension>& dims,
+                     TrainingWorkload& workload) {
+  uint64_t tensor_degree = 1, data_degree = 1;
+  bool splits = false;
+  std::vector<uint32_t> per_dimension;
+  const auto entries = split.Elements(dims.size(), dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const auto t = static_cast<uint32_t>(entries[d].Integer(1, dims[d].size));
+    if (dims[d].size % t != 0) {
+      entries[d].Fail(fmt::format("got {}, which does not divide dimension {}'s {} NPUs; accepted: "
+                                  "a divisor of {}", t, d, dims[d].size, dims[d].size));
+    }
+    per_dimension.push_back(t);
+    tensor_degree *= t;
+    data_degree *= dims[d].size / t;
+    splits |= t != 1 && t != dims[d].size;
+    if (t > 1) workload.tensor_dimensions.push_back(static_cast<uint32_t>(d));
+    if (dims[d].size / t > 1) workload.data_dimensions.push_back(static_cast<uint32_t>(d));
+  }
+  if (data && data->Integer(1, UINT32_MAX) != data_degree) {
+    data->Fail(fmt::format("got {}, but tensor_per_dimension leaves {} for data parallelism",
+                           data->Integer(1, UINT32_MAX), data_degree));
+  }
+  if (tensor && tensor->Integer(1, UINT32_MAX) != tensor_degree) {
+    tensor->Fail(fmt::format("got {}, but tensor_per_dimension makes {}",
+                             tensor->Integer(1, UINT32_MAX), tensor_degree));
+  }
+  if (splits) workload.tensor_per_dimension = per_dimension;
+  workload.config.data_parallel = static_cast<uint32_t>(data_degree);
+  workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
+}
+
 // Fills degrees and dimension lists, defaulting what is missing, and checks they describe the
 // whole fabric: data x tensor = NPUs, every dimension used by exactly one kind of parallelism.
 void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& dims,
@@ -155,12 +192,23 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   uint64_t npus = 1;
   for (const Dimension& dim : dims) npus *= dim.size;
   const auto section = training.Find("parallelism");
-  if (section) section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions"});
+  if (section) {
+    section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
+                           "tensor_per_dimension"});
+  }
   auto find = [&](std::string_view key) {
     return section ? section->Find(key) : std::optional<JsonCursor>{};
   };
   const auto data = find("data");
   const auto tensor = find("tensor");
+  if (const auto split = find("tensor_per_dimension")) {
+    if (find("data_dimensions") || find("tensor_dimensions")) {
+      split->Fail("give either tensor_per_dimension (NPUs of each dimension in the tensor group) "
+                  "or data_dimensions / tensor_dimensions (whole dimensions), not both");
+    }
+    ReadTensorSplit(*split, data, tensor, dims, workload);
+    return;
+  }
   const auto data_dims = find("data_dimensions");
   const auto tensor_dims = find("tensor_dimensions");
   if (tensor_dims) workload.tensor_dimensions = ReadDimensionList(*tensor_dims, dims.size(), 0);
@@ -386,10 +434,13 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
     if (t.sequence_length_tokens > 0) training["sequence_length_tokens"] = t.sequence_length_tokens;
   }
   training["global_batch_samples"] = t.config.global_batch_samples;
-  training["parallelism"] = {{"data", t.config.data_parallel},
-                             {"tensor", t.config.tensor_parallel},
-                             {"data_dimensions", t.data_dimensions},
-                             {"tensor_dimensions", t.tensor_dimensions}};
+  training["parallelism"] = {{"data", t.config.data_parallel}, {"tensor", t.config.tensor_parallel}};
+  if (t.tensor_per_dimension.empty()) {
+    training["parallelism"]["data_dimensions"] = t.data_dimensions;
+    training["parallelism"]["tensor_dimensions"] = t.tensor_dimensions;
+  } else {
+    training["parallelism"]["tensor_per_dimension"] = t.tensor_per_dimension;
+  }
   training["gradient_bytes_per_param"] = t.config.gradient_bytes_per_param;
   training["activation_bytes_per_element"] = t.config.activation_bytes_per_element;
   training["overlap"] = ToString(t.config.overlap);

@@ -24,10 +24,15 @@ struct LibraNetwork {
 };
 
 /// Dimensions each phase's collectives span (LIBRA's communicator, -1 entries dropped).
+/// Per phase, how many of each dimension's NPUs its group holds (1 for LIBRA's -1, not used),
+/// and the dimensions where that is more than one.
 struct LibraCommunicator {
   std::vector<uint32_t> forward;
   std::vector<uint32_t> input_grad;
   std::vector<uint32_t> weight_grad;
+  std::vector<uint32_t> forward_npus;
+  std::vector<uint32_t> input_grad_npus;
+  std::vector<uint32_t> weight_grad_npus;
 };
 
 /// Unit prices of one cost dimension, $ per GB/s (absent elements: not given).

@@ -26,52 +26,68 @@ std::string FileName(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
 
-uint64_t GroupNpus(const LibraNetwork& network, const std::vector<uint32_t>& dims) {
+uint64_t GroupNpus(const std::vector<uint32_t>& npus_per_dimension) {
   uint64_t npus = 1;
-  for (uint32_t d : dims) npus *= network.sizes[d];
+  for (uint32_t n : npus_per_dimension) npus *= n;
   return npus;
 }
 
 // The parallel groups: forward and input-gradient collectives on the tensor group, weight-
 // gradient ones on the data group (how hfsim's training loop assigns them).
-Expected<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> Groups(
-    const LibraFiles& files, const LibraNetwork& network, const LibraCommunicator& comm,
-    const LibraWorkload& workload) {
+struct LibraGroups {
+  std::vector<uint32_t> tensor, data;  ///< dimensions each spans
+  std::vector<uint32_t> tensor_npus, data_npus;  ///< NPUs of each along every dimension
+  bool splits = false;  ///< some dimension is shared by the two groups
+};
+
+Expected<LibraGroups> Groups(const LibraFiles& files, const LibraNetwork& network,
+                             const LibraCommunicator& comm, const LibraWorkload& workload) {
   const std::string& path = files.communicator;
-  if (!comm.forward.empty() && !comm.input_grad.empty() && comm.forward != comm.input_grad) {
+  if (!comm.forward.empty() && !comm.input_grad.empty() &&
+      comm.forward_npus != comm.input_grad_npus) {
     return UserError{path + ": InputGrad", fmt::format(
-        "spans dimensions {} but Forward spans {}; accepted: the same dimensions as Forward, or "
+        "spans {} NPUs of dimensions {} but Forward spans {}; accepted: the same as Forward, or "
         "-1 everywhere (hfsim runs both phases on the one tensor-parallel group)",
-        comm.input_grad, comm.forward)};
+        comm.input_grad_npus, comm.input_grad, comm.forward_npus)};
   }
-  std::vector<uint32_t> tensor = comm.forward.empty() ? comm.input_grad : comm.forward;
-  const std::vector<uint32_t>& data = comm.weight_grad;
-  for (uint32_t d : data) {
-    if (std::find(tensor.begin(), tensor.end(), d) != tensor.end()) {
-      return UserError{path + ": WeightGrad", fmt::format(
-          "dimension {} is also used by Forward/InputGrad; accepted: disjoint dimensions (hfsim's "
-          "data-parallel and tensor-parallel groups each own whole dimensions)", d)};
-    }
-  }
+  LibraGroups groups;
+  const bool forward = !comm.forward.empty();
+  groups.tensor = forward ? comm.forward : comm.input_grad;
+  groups.tensor_npus = forward ? comm.forward_npus : comm.input_grad_npus;
+  groups.data = comm.weight_grad;
+  groups.data_npus = comm.weight_grad_npus;
   for (uint32_t d = 0; d < network.sizes.size(); ++d) {
-    if (std::find(tensor.begin(), tensor.end(), d) == tensor.end() &&
-        std::find(data.begin(), data.end(), d) == data.end()) {
+    const uint32_t n = network.sizes[d], t = groups.tensor_npus[d], p = groups.data_npus[d];
+    if (t == n && p == n && n > 1) {
+      return UserError{path + ": WeightGrad", fmt::format(
+          "dimension {} is also used by Forward/InputGrad; accepted: each NPU of a dimension in "
+          "one tensor-parallel and one data-parallel group (tensor x data NPUs = the dimension's "
+          "{})", d, n)};
+    }
+    if (t == 1 && p == 1 && n > 1) {
       return UserError{path, fmt::format(
           "dimension {} ({} of {} NPUs) is used by no phase; accepted: every dimension in "
-          "Forward/InputGrad or in WeightGrad (hfsim maps every dimension to one parallel group)",
+          "Forward/InputGrad or in WeightGrad (hfsim maps every dimension to the parallel groups)",
           d, network.kinds[d], network.sizes[d])};
     }
+    if (static_cast<uint64_t>(t) * p != n) {
+      return UserError{path, fmt::format(
+          "dimension {} ({} of {} NPUs): Forward/InputGrad hold {} of them and WeightGrad {}; "
+          "accepted: tensor x data = {}, so that every NPU is in one group of each",
+          d, network.kinds[d], n, t, p, n)};
+    }
+    groups.splits |= t > 1 && p > 1;
   }
   const bool any_tensor_comm = std::any_of(
       workload.layers.begin(), workload.layers.end(),
       [](const LibraLayer& l) { return l.forward.kind.has_value() || l.input_grad.kind.has_value(); });
-  if (GroupNpus(network, tensor) > 1 && !any_tensor_comm) {
+  if (GroupNpus(groups.tensor_npus) > 1 && !any_tensor_comm) {
     return UserError{path + ": Forward", fmt::format(
         "spans dimensions {}, but no layer of {} has a forward or input-gradient collective; "
         "accepted: -1 everywhere in Forward and InputGrad for this workload",
-        tensor, files.workload)};
+        groups.tensor, files.workload)};
   }
-  return std::make_pair(tensor, data);
+  return groups;
 }
 
 Expected<nlohmann::json> PhaseComm(const LibraPhase& phase, uint64_t group_npus,
@@ -154,9 +170,13 @@ Expected<nlohmann::json> ImportLibra(const LibraFiles& files, const LibraProblem
   if (!communicator) return communicator.Error();
   auto groups = Groups(files, network.Value(), communicator.Value(), workload.Value());
   if (!groups) return groups.Error();
-  const auto& [tensor, data] = groups.Value();
-  const uint64_t tensor_npus = GroupNpus(network.Value(), tensor);
-  const uint64_t data_npus = GroupNpus(network.Value(), data);
+  const LibraGroups& g = groups.Value();
+  const uint64_t tensor_npus = GroupNpus(g.tensor_npus);
+  const uint64_t data_npus = GroupNpus(g.data_npus);
+  // A dimension shared by the two groups: hfsim's tensor_per_dimension (docs/graph.md).
+  const nlohmann::json parallelism =
+      g.splits ? nlohmann::json{{"tensor_per_dimension", g.tensor_npus}}
+               : nlohmann::json{{"data_dimensions", g.data}, {"tensor_dimensions", g.tensor}};
 
   const size_t k = network.Value().sizes.size();
   // The equal split when a total is given (capped at what a dimension can hold).
@@ -208,7 +228,7 @@ Expected<nlohmann::json> ImportLibra(const LibraFiles& files, const LibraProblem
        {{"training",
          {{"model", {{"name", name}, {"layers", layers}}},
           {"global_batch_samples", data_npus},
-          {"parallelism", {{"data_dimensions", data}, {"tensor_dimensions", tensor}}},
+          {"parallelism", parallelism},
           {"overlap", "none"}}}}},
       {"communication", {{"scheme", "hierarchical"}, {"chunks", kLibraChunks}, {"endpoint_delay_ns", 0}}}};
   if (!files.cost.empty()) {

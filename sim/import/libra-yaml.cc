@@ -237,29 +237,30 @@ Expected<LibraCommunicator> ParseLibraCommunicatorText(const std::string& text, 
     const YAML::Node root = LoadYaml(text, path, "Forward, InputGrad and WeightGrad lists");
     ExpectKeys(path, root, {"Forward", "InputGrad", "WeightGrad"});
     const size_t k = network.sizes.size();
-    auto read = [&](const std::string& key) {
+    // Per dimension, the NPUs of the group along it: all of them, or part (a divisor of its
+    // size: LIBRA's GPT-3 4-D puts 4 of a FullyConnected dimension's 8 in the tensor group).
+    auto read = [&](const std::string& key, std::vector<uint32_t>& dims, std::vector<uint32_t>& npus) {
       const YAML::Node list = List(path, root, key, k, k,
                                    fmt::format("a list of {} entries, one per network dimension", k));
-      std::vector<uint32_t> dims;
       for (size_t d = 0; d < k; ++d) {
         const auto n = static_cast<int64_t>(network.sizes[d]);
         const int64_t value = Integer(
             path, list[d], fmt::format("{}[{}]", key, d), -1, n,
-            fmt::format("-1 (dimension not used) or {} (all of its NPUs; hfsim's groups span whole "
-                        "dimensions)", n));
-        if (value != -1 && value != 1 && value != n) {
+            fmt::format("-1 (dimension not used) or a divisor of {} (the group's NPUs along it)", n));
+        if (value == 0 || (value > 0 && n % value != 0)) {
           Fail(path, list[d], fmt::format("{}[{}]", key, d),
-               fmt::format("got {}, part of the dimension's {} NPUs; accepted: -1 (not used) or {} "
-                           "(hfsim's parallel groups span whole dimensions)", value, n, n));
+               fmt::format("got {}, which does not divide the dimension's {} NPUs; accepted: -1 "
+                           "(not used) or a divisor of {}", value, n, n));
         }
-        if (value == n) dims.push_back(static_cast<uint32_t>(d));
+        const auto count = static_cast<uint32_t>(value == -1 ? 1 : value);
+        npus.push_back(count);
+        if (count > 1) dims.push_back(static_cast<uint32_t>(d));
       }
-      return dims;
     };
     LibraCommunicator communicator;
-    communicator.forward = read("Forward");
-    communicator.input_grad = read("InputGrad");
-    communicator.weight_grad = read("WeightGrad");
+    read("Forward", communicator.forward, communicator.forward_npus);
+    read("InputGrad", communicator.input_grad, communicator.input_grad_npus);
+    read("WeightGrad", communicator.weight_grad, communicator.weight_grad_npus);
     return communicator;
   });
 }

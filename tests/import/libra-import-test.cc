@@ -128,11 +128,21 @@ TEST(LibraImport, TextThatIsNotUtf8IsRefusedNamingTheLineOrTheFileName) {
 
 TEST(LibraImport, BadInputsNameFileLineValueAndWhatIsAccepted) {
   LibraFiles files = ShippedFiles();
-  files.communicator = Write("partial.yml", "Forward: [4, 4, -1, -1]\nInputGrad: [4, 4, -1, -1]\n"
+  files.communicator = Write("partial.yml", "Forward: [4, 3, -1, -1]\nInputGrad: [4, 3, -1, -1]\n"
                                             "WeightGrad: [-1, 2, 4, 32]\n");
   {
     const std::string error = ErrorOf(files);
-    EXPECT_NE(error.find("partial.yml:1: Forward[1]: got 4, part of the dimension's 8 NPUs"), std::string::npos) << error;
+    EXPECT_NE(error.find("partial.yml:1: Forward[1]: got 3, which does not divide the dimension's "
+                         "8 NPUs; accepted: -1 (not used) or a divisor of 8"), std::string::npos)
+        << error;
+  }
+  files.communicator = Write("overlap.yml", "Forward: [4, 4, -1, -1]\nInputGrad: [4, 4, -1, -1]\n"
+                                            "WeightGrad: [-1, 4, 4, 32]\n");
+  {
+    const std::string error = ErrorOf(files);
+    EXPECT_NE(error.find("dimension 1 (FullyConnected of 8 NPUs): Forward/InputGrad hold 4 of them "
+                         "and WeightGrad 4; accepted: tensor x data = 8"), std::string::npos)
+        << error;
   }
   files = ShippedFiles();
   files.workload = Write("bad-type.txt", "a -1 10 NONE 0 10 ALL_REDUCE 64 10 NONE 0 0\n");
@@ -198,6 +208,26 @@ TEST(LibraImport, DataParallelWorkloadUsesEveryDimension) {
   // One all-reduce: bandwidth in proportion to each dimension's traffic (libra-results.md §4.1).
   const auto& b = outcome.Value().best.bandwidth_GBps;
   EXPECT_NEAR(b[0] / b[1], 1.5 / 0.4375, 1e-3);
+}
+
+// LIBRA's GPT-3 4-D mapping: tensor 4 x 4 on [Ring 4, 4 of the FullyConnected 8], data on the
+// other 2 of the FullyConnected dimension x Ring 4 x Switch 32. It shares dimension 1 between the
+// groups, which comes over as tensor_per_dimension, and optimises.
+TEST(LibraImport, GroupsSharingADimensionComeOverAsATensorSplit) {
+  LibraFiles files = ShippedFiles();
+  files.communicator = Write("split.yml", "Forward: [4, 4, -1, -1]\nInputGrad: [4, 4, -1, -1]\n"
+                                          "WeightGrad: [-1, 2, 4, 32]\n");
+  auto document = ImportLibra(files, {"time", 500.0, "equal"});
+  ASSERT_TRUE(document) << document.Error().ToString();
+  EXPECT_EQ(document.Value()["workload"]["training"]["parallelism"],
+            (nlohmann::json{{"tensor_per_dimension", {4, 4, 1, 1}}}));
+  auto scenario = ParseScenario(document.Value());
+  ASSERT_TRUE(scenario) << scenario.Error().ToString();
+  EXPECT_EQ(scenario.Value().training.config.tensor_parallel, 16u);
+  EXPECT_EQ(scenario.Value().training.config.data_parallel, 256u);
+  auto outcome = Optimize(scenario.Value());
+  ASSERT_TRUE(outcome) << outcome.Error().ToString();
+  EXPECT_EQ(outcome.Value().status, SolveStatus::kConverged);
 }
 
 }  // namespace

@@ -111,6 +111,57 @@ TEST(GraphWorkload, SendIsPricedByItsRoute) {
   EXPECT_NEAR(report.total_traffic_bytes, 1e6, 1e-6);
 }
 
+// parallelism.tensor_per_dimension [4, 4, 1] on [Ring 4 @ 200, FullyConnected 8 @ 140, Switch 4
+// @ 50]: the tensor group is the whole ring x 4 of the FC's 8 NPUs (60 GB/s of their links), the
+// data group the other 2 of the FC's (20 GB/s) x the Switch. One layer, compute 1 us per pass,
+// a 16 MiB forward all-reduce (tensor) and weight-gradient all-reduce (data), hierarchical:
+//   tensor: 2 x (3 x 20 + 3/4 S / 200) + (2 x 50 + 2 x 3/4 (S/4) / 60)
+//   data:   2 x (50 + 1/2 S / 20) + (6 x 2 x 500 + 2 x 3/4 (S/2) / 50)
+TEST(GraphWorkload, TrainingSplitPricesEachGroupOnItsShareOfTheDimension) {
+  const nlohmann::json layer = {
+      {"name", "l"}, {"params", 0}, {"forward_flops_per_sample", 0},
+      {"output_elements_per_sample", 0}, {"tensor_parallel_all_reduces", 0},
+      {"forward_ns", 1000}, {"input_grad_ns", 1000}, {"weight_grad_ns", 1000},
+      {"forward_comm", {{"kind", "all_reduce"}, {"size_bytes", static_cast<uint64_t>(kS)}}},
+      {"weight_grad_comm", {{"kind", "all_reduce"}, {"size_bytes", static_cast<uint64_t>(kS)}}}};
+  const nlohmann::json doc = {
+      {"topology", {{"dimensions", {Dim("Ring", 4, 200, 20), Dim("FullyConnected", 8, 140, 50),
+                                    Dim("Switch", 4, 50, 500)}}}},
+      {"workload", {{"training", {{"model", {{"name", "one"}, {"layers", {layer}}}},
+                                  {"global_batch_samples", 8},
+                                  {"parallelism", {{"tensor_per_dimension", {4, 4, 1}}}}}}}}};
+  const double tensor = 2 * (3 * 20 + 0.75 * kS / 200) + (2 * 50 + 1.5 * (kS / 4) / 60);
+  const double data = 2 * (50 + 0.5 * kS / 20) + (6 * 2 * 500 + 1.5 * (kS / 2) / 50);
+  const Report report = AnalyticalEngine().Run(ParseOrDie(doc));
+  EXPECT_NEAR(report.iteration.forward_comm_ns, tensor, 1e-9 * tensor);
+  EXPECT_NEAR(report.iteration.weight_grad_comm_ns, data, 1e-9 * data);
+  EXPECT_NEAR(report.iteration.total_ns, 3000 + tensor + data, 1e-9 * (tensor + data));
+  // Megatron's order: tensor varies fastest within the split dimension.
+  const ExecutionGraph graph = BuildExecutionGraph(ParseOrDie(doc));
+  EXPECT_EQ(GroupIndex(graph, 1).Members(0),
+            (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}));
+  // A data group: the same tensor index (coordinate 0 on the ring, 0 mod 4 on the FC), any
+  // switch port: c1 in {0, 4}, c2 in 0..3, rank = c0 + 4 c1 + 32 c2.
+  EXPECT_EQ(GroupIndex(graph, 0).Members(0),
+            (std::vector<uint32_t>{0, 16, 32, 48, 64, 80, 96, 112}));
+}
+
+TEST(GraphWorkload, TrainingSplitThatDoesNotDivideOrContradictsTheDegreesIsRefused) {
+  nlohmann::json doc = test::BaseTrainingScenario();  // [Ring 4, Switch 8], data 8 x tensor 4
+  doc["workload"]["training"]["parallelism"] = {{"tensor_per_dimension", {3, 1}}};
+  ExpectLoadError(doc, "workload.training.parallelism.tensor_per_dimension[0]",
+                  "got 3, which does not divide dimension 0's 4 NPUs");
+  doc["workload"]["training"]["parallelism"] = {{"tensor_per_dimension", {2, 2}}, {"tensor", 8}};
+  ExpectLoadError(doc, "workload.training.parallelism.tensor", "got 8, but tensor_per_dimension makes 4");
+  doc["workload"]["training"]["parallelism"] = {{"tensor_per_dimension", {2, 2}},
+                                                {"data_dimensions", {1}}};
+  ExpectLoadError(doc, "workload.training.parallelism.tensor_per_dimension", "not both");
+  doc["workload"]["training"]["parallelism"] = {{"tensor_per_dimension", {2, 2}}};
+  doc["engine"] = "packet";
+  ExpectLoadError(doc, "workload.training.parallelism.tensor_per_dimension",
+                  "the packet engine runs parallel groups of whole dimensions only");
+}
+
 nlohmann::json TwoRankGraph(nlohmann::json rank0, nlohmann::json rank1) {
   return {{"topology", {{"dimensions", {Dim("Ring", 2, 100, 10)}}}},
           {"workload", {{"graph", {{"programs", {{{"ranks", {0}}, {"nodes", rank0}},

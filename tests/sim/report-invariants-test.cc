@@ -30,8 +30,13 @@ TEST(ReportInvariants, HoldForEveryShippedConfigAndWorkloadKind) {
     EXPECT_GT(it.total_ns, 0.0) << name;
     EXPECT_NEAR(it.ComputeNs() + it.ExposedCommNs(), it.total_ns, tolerance) << name;
     EXPECT_GE(it.ExposedCommNs(), -tolerance) << name;
-    EXPECT_LE(it.ExposedCommNs(), report.communication_ns + tolerance)
-        << name << ": exposed " << it.ExposedCommNs() << " ns of " << report.communication_ns;
+    // When ranks run different programs, a rank also waits for others (a pipeline's bubble), and
+    // that time is not compute either (docs/graph.md section 3).
+    const bool ranks_differ = report.graph && report.graph->programs > 1;
+    if (!ranks_differ) {
+      EXPECT_LE(it.ExposedCommNs(), report.communication_ns + tolerance)
+          << name << ": exposed " << it.ExposedCommNs() << " ns of " << report.communication_ns;
+    }
     for (const DimensionReport& d : report.dimensions) {
       EXPECT_GE(d.utilisation, 0.0) << name;
       EXPECT_LE(d.utilisation, 1.0 + 1e-12) << name << " dimension " << d.index;

@@ -50,6 +50,33 @@ Communicator CommunicatorAlong(std::string name, const std::vector<uint32_t>& di
   return comm;
 }
 
+// The groups of one side of a split: along each dimension a coordinate is tensor index + t x data
+// index; a tensor group shares every data index, a data group every tensor index. Groups are
+// numbered by the shared indices (a mixed-radix number), ranks ascending within each.
+Communicator SplitCommunicator(std::string name, const Topology& topology,
+                               const std::vector<uint32_t>& tensor_per_dimension, bool tensor) {
+  Communicator comm;
+  comm.name = std::move(name);
+  uint64_t group_count = 1;
+  for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
+    const uint32_t t = tensor_per_dimension[d];
+    group_count *= tensor ? topology.Dim(d).size / t : t;
+  }
+  comm.groups.resize(group_count);
+  for (uint64_t rank = 0; rank < topology.NpuCount(); ++rank) {
+    uint64_t group = 0, radix = 1;
+    for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
+      const uint32_t t = tensor_per_dimension[d];
+      const uint32_t c = topology.Coordinate(rank, d);
+      const uint32_t shared = tensor ? c / t : c % t;  // the index the group's members share
+      group += shared * radix;
+      radix *= tensor ? topology.Dim(d).size / t : t;
+    }
+    comm.groups[group].push_back(static_cast<uint32_t>(rank));
+  }
+  return comm;
+}
+
 // Every rank runs the one program; the graph is read against the fabric's dimension sizes.
 ExecutionGraph SymmetricGraph(const Topology& topology) {
   ExecutionGraph graph;
@@ -65,10 +92,16 @@ ExecutionGraph SymmetricGraph(const Topology& topology) {
 
 ExecutionGraph TrainingGraph(const TrainingIteration& iteration, const Topology& topology,
                              const std::vector<uint32_t>& data_dimensions,
-                             const std::vector<uint32_t>& tensor_dimensions) {
+                             const std::vector<uint32_t>& tensor_dimensions,
+                             const std::vector<uint32_t>& tensor_per_dimension) {
   ExecutionGraph graph = SymmetricGraph(topology);
-  graph.communicators.push_back(CommunicatorAlong("data", data_dimensions));
-  graph.communicators.push_back(CommunicatorAlong("tensor", tensor_dimensions));
+  if (tensor_per_dimension.empty()) {
+    graph.communicators.push_back(CommunicatorAlong("data", data_dimensions));
+    graph.communicators.push_back(CommunicatorAlong("tensor", tensor_dimensions));
+  } else {
+    graph.communicators.push_back(SplitCommunicator("data", topology, tensor_per_dimension, false));
+    graph.communicators.push_back(SplitCommunicator("tensor", topology, tensor_per_dimension, true));
+  }
   graph.classes[0].program.reserve(iteration.layers.size() * 6);
   for (const LayerWork& layer : iteration.layers) graph.layers.push_back(layer.name);
   ProgramWriter writer{graph.classes[0].program};

@@ -19,9 +19,16 @@ namespace hfsim {
 /// Communicators: 0 "data" over data_dimensions, 1 "tensor" over tensor_dimensions. A layer's
 /// forward compute and its collectives form one step, as do its input-gradient compute, their
 /// collectives and its weight-gradient compute (GraphNode::continues_step).
+///
+/// `tensor_per_dimension` (empty, or one entry per dimension dividing its size): the tensor
+/// group's NPUs along each dimension, the data group getting the rest; then groups are listed
+/// explicitly, the tensor index varying fastest within each dimension (Megatron's order):
+/// coordinate c = tensor index + t x data index, so tensor groups are contiguous blocks and data
+/// groups are strided.
 ExecutionGraph TrainingGraph(const TrainingIteration& iteration, const Topology& topology,
                              const std::vector<uint32_t>& data_dimensions,
-                             const std::vector<uint32_t>& tensor_dimensions);
+                             const std::vector<uint32_t>& tensor_dimensions,
+                             const std::vector<uint32_t>& tensor_per_dimension = {});
 
 /// One collective over `dimensions` (in the order its stages visit them) on every NPU;
 /// communicator 0 "all".
