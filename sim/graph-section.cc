@@ -12,6 +12,7 @@ namespace hfsim {
 namespace {
 
 constexpr uint64_t kMaxGraphNodes = uint64_t{1} << 22;  // per program, and in all
+constexpr double kMaxNodeDurationNs = 1e15;
 const std::vector<std::string_view> kKindNames = {"all_reduce", "reduce_scatter", "all_gather",
                                                    "all_to_all"};
 const std::vector<std::string_view> kTypeNames = {"compute", "collective", "send", "recv"};
@@ -90,11 +91,17 @@ ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& c
                    "section's peak_TFLOPS x compute_efficiency)");
       }
       if (has_duration) {
-        node.duration_ns = entry.Child("duration_ns").Number(0.0, 1e15, false);
+        node.duration_ns = entry.Child("duration_ns").Number(0.0, kMaxNodeDurationNs, false);
       } else {
         const double flops = entry.Child("flops").Number(0.0, 1e24, false);
         node.duration_ns = flops / (scenario.training.config.peak_flops_per_ns *
                                     scenario.training.config.compute_efficiency);
+        // The same bound as duration_ns: the echo writes the duration back.
+        if (node.duration_ns > kMaxNodeDurationNs) {
+          entry.Child("flops").Fail(fmt::format(
+              "{:g} FLOPs take {:g} ns at the npu section's rate; accepted: at most {:g} ns "
+              "(11.6 days) per node", flops, node.duration_ns, kMaxNodeDurationNs));
+        }
       }
       break;
     }
