@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include "sim/scenario-parser.h"
+#include "topologies/topology.h"
+#include "workloads/graph/graph-check.h"
+#include "workloads/graph/rank-classes.h"
 
 namespace hfsim {
 
@@ -80,8 +83,21 @@ ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& c
       }
     }
   };
-  node.phase = node.kind == GraphNodeKind::kCompute ? GraphPhase::kStep : GraphPhase::kCollective;
-  if (auto phase = entry.Find("phase")) node.phase = static_cast<GraphPhase>(phase->Choice(kPhaseNames));
+  // Compute counts in a pass or in "step"; communication in a pass or, by default, only in the
+  // communication totals.
+  const bool compute = node.kind == GraphNodeKind::kCompute;
+  node.phase = compute ? GraphPhase::kStep : GraphPhase::kCollective;
+  if (auto phase = entry.Find("phase")) {
+    node.phase = static_cast<GraphPhase>(
+        phase->Choice(compute ? kPhaseNames : std::vector<std::string_view>(kPhaseNames.begin(),
+                                                                            kPhaseNames.end() - 1)));
+  }
+  // Compute is the rank's one compute stream; background streams carry communication.
+  if (compute && node.stream != 0) {
+    entry.Child("stream").Fail(fmt::format("got {} for a compute node; accepted: 0 (a rank "
+                                           "computes on one stream; streams 1 and up carry "
+                                           "communication)", node.stream));
+  }
   switch (node.kind) {
     case GraphNodeKind::kCompute: {
       refuse({"kind", "size_bytes", "communicator", "count", "peer", "tag"});
@@ -287,8 +303,10 @@ ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scena
                                 "one (a program's \"ranks\" lists who runs it)", r, ranks));
     }
   }
+  // A program written for ranks whose groups differ becomes one class per kind of rank.
+  if (!CheckGraph(graph)) RefineRankClasses(graph, Topology(scenario.dimensions));
   // Matching collectives, sends and receives, deadlocks and groups the analytical engine can
-  // price are checked once the whole scenario is read (CheckScenarioGraph).
+  // price are checked once the whole scenario is read (CheckGraphWorkload).
   return graph;
 }
 

@@ -3,6 +3,7 @@
 #include "sim/scenario-parser.h"
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -233,11 +234,10 @@ void CheckGraphWorkload(const JsonCursor& root, const Scenario& scenario) {
         if (node.kind == GraphNodeKind::kCollective && node.communicator == k) calls.push_back(&node);
       }
       if (calls.empty()) continue;
-      std::vector<uint32_t> groups_seen;  // each group's shape once
+      std::set<uint32_t> groups_seen;  // each group's shape once
       for (const uint32_t rank : rank_class.ranks) {
         const uint32_t group = index.GroupOf(rank);
-        if (std::find(groups_seen.begin(), groups_seen.end(), group) != groups_seen.end()) continue;
-        groups_seen.push_back(group);
+        if (!groups_seen.insert(group).second) continue;
         auto shape = ShapeOfGroup(topology, index.Members(rank));
         if (auto* reason = std::get_if<std::string>(&shape)) {
           throw JsonPathError(where, fmt::format("rank {}, node {}: the group of communicator "

@@ -20,7 +20,7 @@ struct TimelineSpan {
   std::string phase;     ///< forward, input_grad, weight_grad, step, collective
   double start_ns = 0.0;
   double duration_ns = 0.0;
-  uint64_t bytes = 0;
+  double bytes = 0.0;  ///< a double: size x count can pass 2^64
   std::string group;     ///< communicator name, or the peer rank for a send or receive
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -38,7 +39,6 @@ PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, uin
   route.bytes = static_cast<double>(bytes);
   route.traffic_bytes.assign(topology.DimensionCount(), 0.0);
   route.local = true;
-  double slowest = 0.0;
   for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
     const uint32_t a = topology.Coordinate(src, d);
     const uint32_t b = topology.Coordinate(dst, d);
@@ -47,32 +47,16 @@ PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, uin
     const Hop hop = HopAlong(dim, a, b);
     route.latency_ns += hop.hops * dim.latency_ns;
     route.traffic_bytes[d] = route.bytes;
-    const double link = dim.bandwidth_Bpns * hop.share;
-    if (route.local || link < slowest) {
-      slowest = link;
-      route.bottleneck = d;
-      route.link_share = hop.share;
-    }
+    route.links.emplace_back(d, hop.share);
     route.local = false;
   }
   if (!route.local) route.latency_ns += endpoint_delay_ns;
   return route;
 }
 
-struct CallKey {
-  CollectiveKind kind;
-  uint64_t size_bytes;
-  uint32_t communicator;
-  uint32_t group;
-  bool operator==(const CallKey&) const = default;
-};
-
-struct PlanKey {
-  CollectiveKind kind;
-  uint64_t size_bytes;
-  GroupShape shape;
-  bool operator==(const PlanKey&) const = default;
-};
+// (kind, size, communicator, group): a call; (kind, size, dimensions, sizes): a plan.
+using CallKey = std::tuple<CollectiveKind, uint64_t, uint32_t, uint32_t>;
+using PlanKey = std::tuple<CollectiveKind, uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>;
 
 }  // namespace
 
@@ -139,8 +123,9 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   }
 
   // What each unit costs: identical collectives share one plan.
-  std::vector<PlanKey> keys;
-  std::vector<std::pair<CallKey, uint32_t>> calls;  // (call, plan)
+  // Maps, not lists: a hand-written graph may hold very many distinct collectives.
+  std::map<PlanKey, uint32_t> plans;
+  std::map<CallKey, uint32_t> calls;  // call -> plan
   const auto& units = pricing.m_schedule.Units();
   pricing.m_unit_work.resize(units.size());
   for (uint32_t u = 0; u < units.size(); ++u) {
@@ -159,18 +144,16 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         const Shapes& shapes = pricing.m_shapes[node.communicator];
         const CallKey call{node.collective, node.size_bytes, node.communicator,
                            shapes.group_of_rank.empty() ? 0 : shapes.group_of_rank[rank]};
-        auto seen = std::find_if(calls.begin(), calls.end(),
-                                 [&](const auto& entry) { return entry.first == call; });
+        auto seen = calls.find(call);
         if (seen == calls.end()) {
-          PlanKey key{node.collective, node.size_bytes, pricing.ShapeOf(node.communicator, rank)};
-          auto found = std::find(keys.begin(), keys.end(), key);
-          if (found == keys.end()) {
-            pricing.m_plans.push_back(pricing.m_pricer.Plan(key.kind, key.size_bytes, key.shape));
-            keys.push_back(std::move(key));
-            found = keys.end() - 1;
+          const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
+          const PlanKey key{node.collective, node.size_bytes, shape.dimensions, shape.sizes};
+          auto found = plans.find(key);
+          if (found == plans.end()) {
+            pricing.m_plans.push_back(pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
+            found = plans.emplace(key, static_cast<uint32_t>(pricing.m_plans.size() - 1)).first;
           }
-          calls.emplace_back(call, static_cast<uint32_t>(found - keys.begin()));
-          seen = calls.end() - 1;
+          seen = calls.emplace(call, found->second).first;
         }
         work.kind = WorkKind::kCollective;
         work.plan = seen->second;
@@ -288,17 +271,16 @@ void GraphPricing::FillReport(Report& report) const {
     return std::pair(reported.program[i].layer, reported.program[i].phase);
   };
   std::vector<Entry> entries;
+  std::map<std::tuple<GraphPhase, uint32_t, CollectiveKind, uint64_t>, size_t> entry_of;
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     if (node.kind != GraphNodeKind::kCollective) continue;
-    auto found = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) {
-      return e.phase == node.phase && e.communicator == node.communicator &&
-             e.kind == node.collective && e.size_bytes == node.size_bytes;
-    });
-    if (found == entries.end()) {
+    const auto [slot, added] = entry_of.emplace(
+        std::tuple(node.phase, node.communicator, node.collective, node.size_bytes), entries.size());
+    if (added) {
       entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
-      found = entries.end() - 1;
     }
+    Entry* found = &entries[slot->second];
     found->occurrences += node.count;
     // Ties (same layer and phase) keep the earlier node first and the later node last.
     if (order_key(i) < order_key(found->first_node)) found->first_node = i;
@@ -330,21 +312,23 @@ void GraphPricing::FillReport(Report& report) const {
     entry.dimension_traffic_bytes = price.dimension_traffic_bytes;
     report.collectives.push_back(std::move(entry));
   }
-  // Point-to-point traffic and link time of the reported rank's sends, per dimension.
+  // The reported rank's sends and receives: their time is communication; its sends' bytes and
+  // link time go to the dimensions they cross.
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
-    if (node.kind != GraphNodeKind::kSend) continue;
+    if (node.kind != GraphNodeKind::kSend && node.kind != GraphNodeKind::kRecv) continue;
     const PointToPointPlan& route = m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
+    const double took = RouteNs<double>(route, m_pricer.Bandwidths());
+    report.communication_ns += took;
+    if (node.kind != GraphNodeKind::kSend) continue;
     if (report.point_to_point_traffic_bytes.empty()) {
       report.point_to_point_traffic_bytes.assign(m_dimensions.size(), 0.0);
       report.point_to_point_busy_ns.assign(m_dimensions.size(), 0.0);
     }
-    const double took = RouteNs<double>(route, m_pricer.Bandwidths());
     for (size_t d = 0; d < m_dimensions.size(); ++d) {
       report.point_to_point_traffic_bytes[d] += route.traffic_bytes[d];
       if (route.traffic_bytes[d] > 0.0) report.point_to_point_busy_ns[d] += took;
     }
-    report.communication_ns += took;
   }
 }
 
@@ -386,7 +370,7 @@ Timeline GraphPricing::BuildTimeline() const {
           span.category = "collective";
           span.name = layer + std::string(ToString(node.collective)) +
                       (node.count > 1 ? fmt::format(" x{}", node.count) : "");
-          span.bytes = node.size_bytes * node.count;
+          span.bytes = static_cast<double>(node.size_bytes) * node.count;
           span.group = m_graph.communicators[node.communicator].name;
           break;
         case GraphNodeKind::kSend:
@@ -395,7 +379,7 @@ Timeline GraphPricing::BuildTimeline() const {
           span.name = layer + fmt::format("{} {} rank {}", ToString(node.kind),
                                           node.kind == GraphNodeKind::kSend ? "to" : "from",
                                           node.peer);
-          span.bytes = node.size_bytes;
+          span.bytes = static_cast<double>(node.size_bytes);
           span.group = fmt::format("rank {}", node.peer);
           break;
       }

@@ -30,8 +30,9 @@ namespace hfsim {
 struct PointToPointPlan {
   double latency_ns = 0.0;      ///< hop latencies plus the endpoint delay
   double bytes = 0.0;
-  uint32_t bottleneck = 0;      ///< dimension of the slowest link
-  double link_share = 1.0;      ///< that link's bandwidth as a fraction of the dimension's
+  /// The dimensions crossed and, for each, its link's bandwidth as a fraction of the
+  /// dimension's: the slowest is found at the bandwidths played (the optimiser's may differ).
+  std::vector<std::pair<uint32_t, double>> links;
   std::vector<double> traffic_bytes;  ///< per dimension, bytes the sender puts into it
   bool local = false;           ///< peer on the same NPU: free
 };
@@ -116,11 +117,15 @@ template <typename Time>
 Time GraphPricing::RouteNs(const PointToPointPlan& route,
                            const std::vector<double>& bandwidth_Bpns) const {
   if (route.local) return Time(0.0);
-  const double bandwidth = bandwidth_Bpns[route.bottleneck] * route.link_share;
+  // The slowest link paces the transfer (the first of equals).
+  auto [bottleneck, share] = route.links.front();
+  for (const auto& [d, s] : route.links) {
+    if (bandwidth_Bpns[d] * s < bandwidth_Bpns[bottleneck] * share) bottleneck = d, share = s;
+  }
+  const double bandwidth = bandwidth_Bpns[bottleneck] * share;
   Time time(route.latency_ns + route.bytes / bandwidth);
-  SetBandwidthDerivative(time, route.bottleneck,
-                         -route.bytes / (route.link_share * bandwidth_Bpns[route.bottleneck] *
-                                         bandwidth_Bpns[route.bottleneck]));
+  SetBandwidthDerivative(time, bottleneck,
+                         -route.bytes / (share * bandwidth_Bpns[bottleneck] * bandwidth_Bpns[bottleneck]));
   return time;
 }
 

@@ -162,6 +162,102 @@ TEST(GraphWorkload, TrainingSplitThatDoesNotDivideOrContradictsTheDegreesIsRefus
                   "the packet engine runs parallel groups of whole dimensions only");
 }
 
+// A graph of programs over explicit communicators (`comms`: name -> groups) on `dims`.
+nlohmann::json ProgramsScenario(nlohmann::json dims, nlohmann::json comms, nlohmann::json programs) {
+  nlohmann::json communicators = nlohmann::json::array();
+  for (auto& [name, groups] : comms.items()) communicators.push_back({{"name", name}, {"groups", groups}});
+  return {{"topology", {{"dimensions", dims}}},
+          {"workload", {{"graph", {{"communicators", communicators}, {"programs", programs}}}}}};
+}
+
+nlohmann::json AllReduceOn(int id, const std::string& comm, std::vector<int> deps = {}) {
+  return {{"id", id}, {"type", "collective"}, {"kind", "all_reduce"},
+          {"size_bytes", static_cast<uint64_t>(kS)}, {"communicator", comm}, {"deps", deps}};
+}
+
+nlohmann::json ComputeFor(int id, double ns, std::vector<int> deps = {}) {
+  return {{"id", id}, {"type", "compute"}, {"duration_ns", ns}, {"deps", deps}};
+}
+
+// One program written for ranks in groups of different shapes is timed per kind of rank. The
+// group of 4 is a whole FullyConnected 4 (2 a + 1.5 S / 90); a pair uses 1 of an NPU's 3 links
+// (30 GB/s: 2 a + S / 30) and ends last.
+TEST(GraphWorkload, OneProgramInGroupsOfDifferentShapesIsTimedPerShape) {
+  const nlohmann::json doc = ProgramsScenario(
+      {Dim("FullyConnected", 4, 90, 50), Dim("Switch", 2, 50, 500)},
+      {{"g", {{0, 1}, {2, 3}, {4, 5, 6, 7}}}},
+      {{{"ranks", {0, 1, 2, 3, 4, 5, 6, 7}}, {"nodes", {AllReduceOn(1, "g")}}}});
+  const Report report = AnalyticalEngine().Run(ParseOrDie(doc));
+  const double pair = 2 * 50 + kS / 30;
+  EXPECT_NEAR(report.iteration.total_ns, pair, 1e-9 * pair);
+  ASSERT_TRUE(report.graph.has_value());
+  EXPECT_EQ(report.graph->programs, 2u);  // ranks 0-3 and 4-7
+  EXPECT_EQ(report.graph->reported_rank, 0u);
+  EXPECT_EQ(report.graph->reported_class_ranks, 4u);
+  ASSERT_EQ(report.collectives.size(), 1u);
+  EXPECT_NEAR(report.collectives[0].time_ns, pair, 1e-9 * pair);
+}
+
+// Ranks 0 and 3 share a program but wait on different ranks: 3's all-reduce starts only when
+// rank 4 has computed for 1 us, so 3 ends at 1 us + a + 5 us.
+TEST(GraphWorkload, RanksOfOneProgramWaitingOnDifferentRanksAreTimedApart) {
+  const nlohmann::json dims = {Dim("FullyConnected", 6, 100, 50)};
+  const nlohmann::json comms = {{"A", {{0, 2}, {1, 5}, {3, 4}}}};
+  const double a = Time(ProgramsScenario(dims, comms,
+                                         {{{"ranks", {0, 1, 2, 3, 4, 5}}, {"nodes", {AllReduceOn(1, "A")}}}}));
+  const double time = Time(ProgramsScenario(dims, comms, {
+      {{"ranks", {0, 3}}, {"nodes", {AllReduceOn(1, "A"), ComputeFor(2, 5000, {1})}}},
+      {{"ranks", {1, 4}}, {"nodes", {ComputeFor(1, 1000), AllReduceOn(2, "A", {1})}}},
+      {{"ranks", {2}}, {"nodes", {AllReduceOn(1, "A")}}},
+      {{"ranks", {5}}, {"nodes", {AllReduceOn(1, "A")}}}}));
+  EXPECT_NEAR(time, 6000 + a, 1e-9 * time);
+}
+
+// Communicators A = {0,1},{2,3} and B = {0,2},{1,3}; ranks 0, 1, 3 run A then B, rank 2 runs B
+// then A. It runs (no rank waits on itself): A(0,1), then B(0,2), A(2,3), B(1,3) one after
+// another, 4 all-reduces of the same price in all.
+TEST(GraphWorkload, CollectivesInDifferentOrdersOnDifferentGroupsRun) {
+  const nlohmann::json dims = {Dim("FullyConnected", 4, 100, 50)};
+  const nlohmann::json comms = {{"A", {{0, 1}, {2, 3}}}, {"B", {{0, 2}, {1, 3}}}};
+  const double a = Time(ProgramsScenario(dims, comms,
+                                         {{{"ranks", {0, 1, 2, 3}}, {"nodes", {AllReduceOn(1, "A")}}}}));
+  const double time = Time(ProgramsScenario(dims, comms, {
+      {{"ranks", {0, 3}}, {"nodes", {AllReduceOn(1, "A"), AllReduceOn(2, "B", {1})}}},
+      {{"ranks", {1}}, {"nodes", {AllReduceOn(1, "A"), AllReduceOn(2, "B", {1})}}},
+      {{"ranks", {2}}, {"nodes", {AllReduceOn(1, "B"), AllReduceOn(2, "A", {1})}}}}));
+  EXPECT_NEAR(time, 4 * a, 1e-9 * time);
+}
+
+// The slowest link of a send is found at the bandwidths played: the optimiser's time model at
+// another allocation gives what the engine gives for a scenario with that allocation.
+TEST(GraphWorkload, SendBottleneckFollowsTheBandwidthsPlayed) {
+  auto doc = [](double ring, double sw) {
+    return nlohmann::json{
+        {"topology", {{"dimensions", {Dim("Ring", 4, ring, 10), Dim("Switch", 2, sw, 100)}}}},
+        {"workload", {{"graph", {{"programs", {
+            {{"ranks", {0}}, {"nodes", {{{"id", 1}, {"type", "send"}, {"peer", 5}, {"size_bytes", 1000000}}}}},
+            {{"ranks", {5}}, {"nodes", {{{"id", 1}, {"type", "recv"}, {"peer", 0}, {"size_bytes", 1000000}}}}},
+            {{"ranks", {1, 2, 3, 4, 6, 7}}, {"nodes", {ComputeFor(1, 1)}}}}}}}}}};
+  };
+  const Scenario at_first = ParseOrDie(doc(200, 50));
+  auto compiled = GraphPricing::Compile(at_first, BuildExecutionGraph(at_first), "workload");
+  ASSERT_TRUE(compiled) << compiled.Error().ToString();
+  // Rank 0 to 5: one ring hop (link 100 GB/s at B = 200) and the switch (2 hops, 50 GB/s).
+  EXPECT_NEAR(compiled.Value().TotalNs<double>({200, 50}), 10 + 200 + 1e6 / 50, 1e-9);
+  // At (40, 400) the ring's link (20 GB/s) is the slower one.
+  EXPECT_EQ(compiled.Value().TotalNs<double>({40, 400}),
+            AnalyticalEngine().Run(ParseOrDie(doc(40, 400))).iteration.total_ns);
+  EXPECT_NEAR(compiled.Value().TotalNs<double>({40, 400}), 10 + 200 + 1e6 / 20, 1e-9);
+}
+
+TEST(GraphWorkload, ComputeOnABackgroundStreamIsRefused) {
+  nlohmann::json compute = ComputeFor(1, 100);
+  compute["stream"] = 1;
+  ExpectLoadError(ProgramsScenario({Dim("Ring", 2, 100, 10)}, nlohmann::json::object(),
+                                   {{{"ranks", {0, 1}}, {"nodes", {compute}}}}),
+                  "workload.graph.programs[0].nodes[0].stream", "got 1 for a compute node");
+}
+
 nlohmann::json TwoRankGraph(nlohmann::json rank0, nlohmann::json rank1) {
   return {{"topology", {{"dimensions", {Dim("Ring", 2, 100, 10)}}}},
           {"workload", {{"graph", {{"programs", {{{"ranks", {0}}, {"nodes", rank0}},
@@ -301,7 +397,7 @@ TEST(GraphWorkload, GanttDrawsSmallJobsAndDeclinesLargeOnes) {
   Timeline wide;
   for (uint32_t c = 0; c <= kMaxGanttRows; ++c) {
     wide.classes.push_back(TimelineClass{{c}});
-    wide.spans.push_back(TimelineSpan{c, "compute", "x", "compute", "step", 0.0, 1.0, 0, ""});
+    wide.spans.push_back(TimelineSpan{c, "compute", "x", "compute", "step", 0.0, 1.0, 0.0, ""});
   }
   EXPECT_FALSE(GanttPlotScript(wide, "t", "gantt.png").has_value());
 }

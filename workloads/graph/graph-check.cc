@@ -133,24 +133,38 @@ std::optional<GraphError> CheckPrograms(const ExecutionGraph& graph) {
 // Ranks of one class run one program, so a single-class graph only needs its membership checked.
 std::optional<GraphError> CheckCollectives(const ExecutionGraph& graph,
                                            const std::vector<uint32_t>& class_of) {
+  // Per class, its calls on each communicator it uses, in program order (sparse: one pass).
+  struct Calls {
+    std::vector<CollectiveCall> calls;
+    std::vector<uint64_t> ids;
+  };
+  std::vector<std::map<uint32_t, Calls>> by_class(graph.classes.size());
+  std::vector<std::vector<uint32_t>> users(graph.communicators.size());  // classes calling on k
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    for (const GraphNode& node : graph.classes[c].program) {
+      if (node.kind != GraphNodeKind::kCollective) continue;
+      Calls& calls = by_class[c][node.communicator];
+      if (calls.calls.empty()) users[node.communicator].push_back(c);
+      calls.calls.push_back(CollectiveCall{node.collective, node.size_bytes, node.count});
+      calls.ids.push_back(node.id);
+    }
+  }
+  const Calls none;
+  auto calls_of = [&](uint32_t c, uint32_t k) -> const Calls& {
+    const auto found = by_class[c].find(k);
+    return found == by_class[c].end() ? none : found->second;
+  };
   for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
+    if (users[k].empty()) continue;
     const Communicator& comm = graph.communicators[k];
     const GroupIndex index(graph, k);
-    std::vector<std::vector<CollectiveCall>> calls(graph.classes.size());
-    std::vector<std::vector<uint64_t>> ids(graph.classes.size());
-    for (uint32_t c = 0; c < graph.classes.size(); ++c) {
-      for (const GraphNode& node : graph.classes[c].program) {
-        if (node.kind != GraphNodeKind::kCollective || node.communicator != k) continue;
-        calls[c].push_back(CollectiveCall{node.collective, node.size_bytes, node.count});
-        ids[c].push_back(node.id);
-      }
-      if (calls[c].empty() || comm.DimensionAligned()) continue;
-      for (const uint32_t rank : graph.classes[c].ranks) {
-        if (index.GroupOf(rank) == GroupIndex::kNoGroup) {
-          return GraphError{rank, ids[c].front(), fmt::format("issues a collective on "
-                                                              "communicator \"{}\", which has no "
-                                                              "group holding this rank",
-                                                              comm.name)};
+    if (!comm.DimensionAligned()) {
+      for (const uint32_t c : users[k]) {
+        for (const uint32_t rank : graph.classes[c].ranks) {
+          if (index.GroupOf(rank) != GroupIndex::kNoGroup) continue;
+          return GraphError{rank, calls_of(c, k).ids.front(), fmt::format(
+              "issues a collective on communicator \"{}\", which has no group holding this rank",
+              comm.name)};
         }
       }
     }
@@ -159,16 +173,14 @@ std::optional<GraphError> CheckCollectives(const ExecutionGraph& graph,
       if (index.GroupOf(rank) == GroupIndex::kNoGroup) continue;
       const uint32_t first_rank =
           comm.DimensionAligned() ? index.GroupOf(rank) : comm.groups[index.GroupOf(rank)].front();
-      const uint32_t first = class_of[first_rank];
-      const uint32_t c = class_of[rank];
-      if (calls[c] == calls[first]) continue;
-      const auto& a = calls[first];
-      const auto& b = calls[c];
+      const Calls& a = calls_of(class_of[first_rank], k);
+      const Calls& b = calls_of(class_of[rank], k);
+      if (a.calls == b.calls) continue;
       size_t i = 0;
-      while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
-      const bool rank_short = i == b.size();
+      while (i < a.calls.size() && i < b.calls.size() && a.calls[i] == b.calls[i]) ++i;
+      const bool rank_short = i == b.calls.size();
       const uint32_t at_rank = rank_short ? first_rank : rank;
-      const uint64_t node = rank_short ? ids[first][i] : ids[c][i];
+      const uint64_t node = rank_short ? a.ids[i] : b.ids[i];
       return GraphError{at_rank, node, fmt::format(
           "collective {} on communicator \"{}\" has no matching call on rank {}: every member "
           "of a group must issue the same collectives (kind, size, count) in the same order",

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
+#include <unordered_map>
 #include <numeric>
 #include <tuple>
 
@@ -37,8 +39,9 @@ bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
   for (uint32_t c = 0; c < classes; ++c) {
     for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
   }
-  std::vector<std::vector<std::vector<uint32_t>>> calls(
-      classes, std::vector<std::vector<uint32_t>>(graph.communicators.size()));
+  // Per class, the positions of its calls on each communicator it uses (sparse: a class uses few).
+  std::vector<std::map<uint32_t, std::vector<uint32_t>>> calls(classes);
+  std::vector<bool> used(graph.communicators.size(), false);
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::vector<uint32_t>> sends, recvs;
   for (uint32_t c = 0; c < classes; ++c) {
     const uint32_t rank = graph.classes[c].ranks.front();
@@ -47,6 +50,7 @@ bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
       const GraphNode& node = program[i];
       if (node.kind == GraphNodeKind::kCollective) {
         calls[c][node.communicator].push_back(i);
+        used[node.communicator] = true;
       } else if (node.kind == GraphNodeKind::kSend) {
         sends[{rank, node.peer, node.tag}].push_back(offset[c] + i);
       } else if (node.kind == GraphNodeKind::kRecv) {
@@ -55,22 +59,25 @@ bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
     }
   }
   if (classes > 1) {
+    // Every group joins its members' classes to the class of its first member seen, each pair
+    // once: one pass over the ranks per communicator in use.
     for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
+      if (!used[k]) continue;
       const GroupIndex index(graph, k);
-      for (uint32_t c = 0; c < classes; ++c) {
-        if (calls[c][k].empty()) continue;
-        std::vector<uint32_t> members;
-        for (const uint32_t rank : index.Members(graph.classes[c].ranks.front())) {
-          members.push_back(class_of[rank]);
-        }
-        std::sort(members.begin(), members.end());
-        members.erase(std::unique(members.begin(), members.end()), members.end());
-        for (const uint32_t d : members) {
-          if (d == c) continue;
-          for (size_t s = 0; s < calls[c][k].size() && s < calls[d][k].size(); ++s) {
-            units.Join(offset[c] + calls[c][k][s], offset[d] + calls[d][k][s]);
-            joined = true;
-          }
+      std::unordered_map<uint32_t, uint32_t> leader_of_group;
+      std::set<std::pair<uint32_t, uint32_t>> joined_pairs;
+      for (uint32_t rank = 0; rank < graph.rank_count; ++rank) {
+        const uint32_t group = index.GroupOf(rank);
+        if (group == GroupIndex::kNoGroup) continue;
+        const uint32_t c = class_of[rank];
+        const uint32_t leader = leader_of_group.emplace(group, c).first->second;
+        if (leader == c || !joined_pairs.emplace(leader, c).second) continue;
+        const auto mine = calls[c].find(k);
+        const auto theirs = calls[leader].find(k);
+        if (mine == calls[c].end() || theirs == calls[leader].end()) continue;
+        for (size_t n = 0; n < mine->second.size() && n < theirs->second.size(); ++n) {
+          units.Join(offset[c] + mine->second[n], offset[leader] + theirs->second[n]);
+          joined = true;
         }
       }
     }
@@ -98,6 +105,7 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
   const uint32_t vertex_count = out.m_class_offset[classes];
   out.m_in_program_order = true;
   out.m_units.resize(vertex_count);
+  std::vector<uint32_t> last_added(vertex_count, 0);  // vertex + 1 of the last unit waiting on it
   out.m_waits.reserve(vertex_count * 2);
   out.m_main_end.assign(classes, UINT32_MAX);
   for (uint32_t c = 0; c < classes; ++c) {
@@ -112,8 +120,9 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
       unit.position = i;
       unit.first_wait = static_cast<uint32_t>(out.m_waits.size());
       auto add_wait = [&](uint32_t w) {
-        const auto begin = out.m_waits.begin() + unit.first_wait;
-        if (std::find(begin, out.m_waits.end(), w) == out.m_waits.end()) out.m_waits.push_back(w);
+        if (last_added[w] == v + 1) return;  // already waited for: a node may list one twice
+        last_added[w] = v + 1;
+        out.m_waits.push_back(w);
       };
       auto previous = std::find_if(last_on_stream.begin(), last_on_stream.end(),
                                    [&](const auto& entry) { return entry.first == node.stream; });
@@ -262,6 +271,7 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
   for (uint32_t u = 0; u < order.size(); ++u) unit_index[order[u]] = u;
   out.m_unit_of.resize(vertex_count);
   for (uint32_t v = 0; v < vertex_count; ++v) out.m_unit_of[v] = unit_index[root[v]];
+  std::vector<uint32_t> last_added(vertex_count, 0);  // leading vertex + 1 of the last unit
   out.m_units.reserve(order.size());
   out.m_waits.reserve(waits.size());
   for (const uint32_t r : order) {
@@ -277,8 +287,9 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
       out.m_members.push_back(Member{vc, v - offset[vc]});
       for (uint32_t w = wait_start[v]; w < wait_start[v + 1]; ++w) {
         const uint32_t wu = out.m_unit_of[waits[w]];
-        const auto begin = out.m_waits.begin() + unit.first_wait;
-        if (std::find(begin, out.m_waits.end(), wu) == out.m_waits.end()) out.m_waits.push_back(wu);
+        if (last_added[wu] == r + 1) continue;  // each unit waited for once
+        last_added[wu] = r + 1;
+        out.m_waits.push_back(wu);
       }
     }
     unit.member_count = member_start[r + 1] - member_start[r];
