@@ -69,6 +69,11 @@ void RunCommand::Register(CLI::App& app) {
                   "Override the scenario's engine: analytical (closed form, microseconds) or packet (ns-3, "
                   "packet by packet: queues, congestion, loss)")
       ->check(CLI::IsMember({"analytical", "packet"}));
+  run->add_option("--graph", graph_path,
+                  "An execution graph file ({\"communicators\": [...], \"programs\": [...]}, "
+                  "docs/graph.md) to run in place of the scenario's workload, on the scenario's "
+                  "fabric")
+      ->check(ReadableFile());
   run->add_option("--trace", trace_path,
                   "Write the iteration's timeline to this file as Chrome trace-event JSON, which "
                   "ui.perfetto.dev and chrome://tracing open: per rank class, a track for compute, "

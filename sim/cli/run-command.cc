@@ -12,6 +12,7 @@
 #include "sim/failure-message.h"
 #include "sim/cli/option-checks.h"
 #include "sim/analytical/analytical-engine.h"
+#include "sim/json-text.h"
 #include "sim/number-text.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/output-files.h"
@@ -47,6 +48,13 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   }
   if (!document) return document.Error();
   nlohmann::json& json = document.Value();
+  if (!command.graph_path.empty()) {
+    // The graph file holds what workload.graph would; the scenario gives the fabric and the rest.
+    auto graph = LoadJsonFile(command.graph_path, "the graph file");
+    if (!graph) return graph.Error();
+    if (json.is_object()) json["workload"] = {{"graph", std::move(graph).Value()}};
+    source += " with " + command.graph_path;
+  }
   if (!command.pricing.empty() && json.is_object() &&
       (!json.contains("communication") || json["communication"].is_object())) {
     json["communication"]["pricing"] = command.pricing;

@@ -21,6 +21,8 @@ struct RunCommand {
   std::string trace_path;
   /// Override the scenario's communication.pricing: hfsim or astra_sim.
   std::string pricing;
+  /// --graph FILE: an execution graph (docs/graph.md §4) that replaces the scenario's workload.
+  std::string graph_path;
   /// ASTRA-sim inputs (docs/astra-sim.md): network YAML and system JSON, with the scenario file
   /// giving only the workload, or a single collective.
   AstraOptions astra;

@@ -2,6 +2,7 @@
 // multi-dimension groups priced by hand on 2-D and 3-D fabrics, sends priced by their route,
 // bad graphs refused naming the node, the echo read back, and the timeline adding up to the
 // report's breakdown.
+#include <fstream>
 #include <numeric>
 #include <set>
 
@@ -9,6 +10,7 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/graph-pricing.h"
+#include "sim/json-text.h"
 #include "sim/scenario-graph.h"
 #include "sim/timeline-plot.h"
 #include "sim/trace-json.h"
@@ -410,6 +412,29 @@ TEST(GraphWorkload, CliRefusesABadGraphWithExitTwoNamingTheNode) {
   const auto result = test::RunHfsim(HFSIM_BINARY, "run " + path);
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("node 5"), std::string::npos) << result.output;
+}
+
+// hfsim run --graph FILE SCENARIO: the graph file in place of the scenario's workload gives what
+// the scenario with that graph as workload.graph gives.
+TEST(GraphWorkload, CliRunsAGraphFileOnAScenariosFabric) {
+  auto example = LoadJsonFile(std::string(HFSIM_SOURCE_DIR) + "/configs/graph-pipeline-tensor-data.json",
+                              "the example");
+  ASSERT_TRUE(example) << example.Error().ToString();
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/graph-only.json") << example.Value()["workload"]["graph"].dump();
+  nlohmann::json fabric = example.Value();
+  fabric["workload"] = {{"collective", {{"kind", "all_reduce"}, {"size_bytes", 1024}}}};
+  std::ofstream(dir + "/fabric.json") << fabric.dump();
+  const auto result = test::RunHfsim(HFSIM_BINARY, "run --graph " + dir + "/graph-only.json " +
+                                                       dir + "/fabric.json");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("2.881 ms"), std::string::npos) << result.output;
+  std::ofstream(dir + "/bad-graph.json") << R"({"programs": [{"ranks": [0], "nodes": []}]})";
+  const auto bad = test::RunHfsim(HFSIM_BINARY, "run --graph " + dir + "/bad-graph.json " + dir +
+                                                    "/fabric.json");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("workload.graph.programs: rank 1 runs no program"), std::string::npos)
+      << bad.output;
 }
 
 }  // namespace
