@@ -7,7 +7,7 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/collective-pricing.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

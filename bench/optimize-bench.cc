@@ -4,7 +4,7 @@
 
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/time-model.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // build/bench/sweep_bench
 #include <benchmark/benchmark.h>
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "sim/sweep/point-evaluator.h"
 #include "sim/sweep/sweep-table.h"
 

@@ -2,8 +2,8 @@
 // runs that could leak from one scenario into the next, so runs can share a process (sweeps).
 #pragma once
 
-#include "sim/report.h"
-#include "sim/scenario.h"
+#include "sim/report/report.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -6,10 +6,10 @@
 #include "sim/analytical/graph-pricing.h"
 #include "sim/analytical/ina-ps-pricing.h"
 #include "sim/analytical/ps-pricing.h"
-#include "sim/convergence-run.h"
-#include "sim/dimension-reports.h"
-#include "sim/in-network-plan.h"
-#include "sim/scenario-graph.h"
+#include "sim/runs/convergence-run.h"
+#include "sim/report/dimension-reports.h"
+#include "sim/runs/in-network-plan.h"
+#include "sim/scenario/scenario-graph.h"
 #include "sim/version.h"
 
 namespace hfsim {

@@ -1,4 +1,4 @@
-// The analytical engine: builds the scenario's execution graph (sim/scenario-graph.h), prices
+// The analytical engine: builds the scenario's execution graph (sim/scenario/scenario-graph.h), prices
 // every collective in closed form (collective-pricing.h) and plays the graph forward
 // (graph-pricing.h). Parameter-server and gossip workloads keep their own drivers.
 // Pure: no state, no side effects, safe to call from many threads at once.
@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "sim/engine.h"
-#include "sim/timeline.h"
+#include "sim/report/timeline.h"
 
 namespace hfsim {
 

@@ -16,7 +16,7 @@
 
 #include "models/multi-dim-collective.h"
 #include "sim/analytical/collective-pricing.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "topologies/topology.h"
 
 namespace hfsim {

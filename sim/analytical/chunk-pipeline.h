@@ -12,7 +12,7 @@
 #include <array>
 #include <cstdint>
 
-#include "sim/scenario-parser.h"  // ScenarioLimits::kMaxDimensions
+#include "sim/scenario/scenario-parser.h"  // ScenarioLimits::kMaxDimensions
 #include "workloads/time-number.h"  // TimeMax for double
 
 namespace hfsim {

@@ -29,7 +29,7 @@
 #include "models/multi-dim-collective.h"
 #include "models/schedule-profile.h"
 #include "sim/analytical/chunk-pipeline.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "topologies/topology.h"
 #include "workloads/graph/group-shape.h"
 

@@ -1,7 +1,7 @@
 #include "sim/analytical/gossip-pricing.h"
 
 #include "sim/analytical/transfer-phase.h"
-#include "sim/gossip-run.h"
+#include "sim/runs/gossip-run.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {

@@ -275,9 +275,10 @@ void GraphPricing::FillReport(Report& report) const {
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     if (node.kind != GraphNodeKind::kCollective) continue;
-    const auto [slot, added] = entry_of.emplace(
-        std::tuple(node.phase, node.communicator, node.collective, node.size_bytes), entries.size());
-    if (added) {
+    const auto key = std::tuple(node.phase, node.communicator, node.collective, node.size_bytes);
+    auto slot = entry_of.find(key);  // find first: emplace would allocate a node every time
+    if (slot == entry_of.end()) {
+      slot = entry_of.emplace(key, entries.size()).first;
       entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
     }
     Entry* found = &entries[slot->second];

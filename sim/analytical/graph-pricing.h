@@ -17,9 +17,9 @@
 
 #include "sim/analytical/collective-pricing.h"
 #include "sim/expected.h"
-#include "sim/report.h"
-#include "sim/scenario.h"
-#include "sim/timeline.h"
+#include "sim/report/report.h"
+#include "sim/scenario/scenario.h"
+#include "sim/report/timeline.h"
 #include "workloads/graph/execution-graph.h"
 #include "workloads/graph/graph-schedule.h"
 

@@ -4,7 +4,7 @@
 
 #include "models/in-network-allreduce.h"
 #include "sim/analytical/ps-pricing.h"
-#include "sim/ps-planned-report.h"
+#include "sim/report/ps-planned-report.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {

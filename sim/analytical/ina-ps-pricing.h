@@ -23,8 +23,8 @@
 #include <cstdint>
 
 #include "models/aggregation/aggregation-spec.h"
-#include "sim/report.h"
-#include "sim/scenario.h"
+#include "sim/report/report.h"
+#include "sim/scenario/scenario.h"
 #include "workloads/parameter-server.h"
 
 namespace hfsim {

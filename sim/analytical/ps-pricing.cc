@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "sim/analytical/transfer-phase.h"
-#include "sim/ps-planned-report.h"
+#include "sim/report/ps-planned-report.h"
 
 namespace hfsim {
 

@@ -18,8 +18,8 @@
 // nothing on the fabric.
 #pragma once
 
-#include "sim/report.h"
-#include "sim/scenario.h"
+#include "sim/report/report.h"
+#include "sim/scenario/scenario.h"
 #include "topologies/fabric-graph.h"
 #include "workloads/parameter-server.h"
 

@@ -9,7 +9,7 @@
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "sim/cli/output-files.h"
-#include "sim/gnuplot-script.h"
+#include "sim/report/gnuplot-script.h"
 
 namespace hfsim {
 

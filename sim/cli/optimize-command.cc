@@ -16,16 +16,16 @@
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/number-text.h"
+#include "sim/report/number-text.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/optimum-plots.h"
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/time-model.h"
 #include "sim/optimize/verify.h"
-#include "sim/packet-refusal.h"
+#include "sim/scenario/packet-refusal.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/progress-bar.h"
-#include "sim/scenario-parser.h"
+#include "sim/runs/progress-bar.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

@@ -12,7 +12,7 @@
 #include "p4/test-vectors.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "sim/version.h"
 
 namespace hfsim {

@@ -6,9 +6,9 @@
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/number-text.h"
-#include "sim/scenario-parser.h"
-#include "sim/summary-table.h"
+#include "sim/report/number-text.h"
+#include "sim/scenario/scenario-parser.h"
+#include "sim/report/summary-table.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {

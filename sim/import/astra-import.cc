@@ -7,7 +7,7 @@
 
 #include "sim/import/astra-network.h"
 #include "sim/import/astra-system.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

@@ -12,7 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/import/yaml-duplicates.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

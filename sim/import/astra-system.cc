@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "sim/import/astra-network.h"
-#include "sim/json-cursor.h"
-#include "sim/json-text.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/json-cursor.h"
+#include "sim/scenario/json-text.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

@@ -10,7 +10,7 @@
 
 #include "models/collective.h"
 #include "sim/import/libra-formats.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/import/libra-formats.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

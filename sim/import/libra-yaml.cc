@@ -14,8 +14,8 @@
 
 #include "sim/import/libra-formats.h"
 #include "sim/import/yaml-duplicates.h"
-#include "sim/scenario-parser.h"
-#include "sim/utf8.h"
+#include "sim/scenario/scenario-parser.h"
+#include "sim/scenario/utf8.h"
 
 namespace hfsim {
 

@@ -1,5 +1,5 @@
 // `hfsim optimize`'s engine: the per-dimension bandwidth allocation that minimises the
-// iteration time, the time under a cost budget, or time x cost (sim/optimize-spec.h), with the
+// iteration time, the time under a cost budget, or time x cost (sim/scenario/optimize-spec.h), with the
 // analytical engine's model (time-model.h) solved to a certified optimum (cutting-plane.h).
 //
 // time_x_cost: for a budget b let T*(b) be the least time at cost <= b, a convex problem. Any
@@ -17,7 +17,7 @@
 
 #include "sim/expected.h"
 #include "sim/optimize/cutting-plane.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

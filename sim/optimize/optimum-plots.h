@@ -12,10 +12,10 @@
 
 #include <vector>
 
-#include "sim/gnuplot-script.h"
+#include "sim/report/gnuplot-script.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/verify.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "sim/number-text.h"
+#include "sim/report/number-text.h"
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

@@ -8,14 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/optimize/optimizer.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 
 /// Per dimension the optimal and equal-split GB/s, then time, cost, bound, gap and speedup.
 std::string OptimumTable(const OptimizeOutcome& outcome, const Scenario& scenario);
 /// Allocation, time, cost, bound, gap, objective, equal-split comparison, frontier and the
-/// scenario echo (sim/scenario-parser.h, ScenarioToJson).
+/// scenario echo (sim/scenario/scenario-parser.h, ScenarioToJson).
 nlohmann::json OptimumToJson(const OptimizeOutcome& outcome, const Scenario& scenario);
 /// Header cost_usd,time_ns,time_x_cost_ns_usd,B0_GBps,...; one row per frontier point (for objectives
 /// other than time_x_cost, the single optimum).

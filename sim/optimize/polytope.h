@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/expected.h"
-#include "sim/optimize-spec.h"
+#include "sim/scenario/optimize-spec.h"
 
 namespace hfsim {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/scenario-graph.h"
+#include "sim/scenario/scenario-graph.h"
 
 namespace hfsim {
 

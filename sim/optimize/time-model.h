@@ -17,7 +17,7 @@
 #include "sim/analytical/graph-pricing.h"
 #include "sim/expected.h"
 #include "sim/optimize/time-gradient.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "sim/number-text.h"
+#include "sim/report/number-text.h"
 
 #include <algorithm>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 

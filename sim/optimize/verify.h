@@ -17,7 +17,7 @@
 #include "sim/engine.h"
 #include "sim/expected.h"
 #include "sim/optimize/optimizer.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -40,7 +40,7 @@
 #include "models/collective.h"
 #include "sim/packet/event-clock.h"
 #include "sim/packet/executor-stats.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "topologies/topology.h"
 
 namespace hfsim {

@@ -1,4 +1,4 @@
-// Runs a gossip workload's steps (sim/gossip-run.h) message by message over a MessageTransport:
+// Runs a gossip workload's steps (sim/runs/gossip-run.h) message by message over a MessageTransport:
 // every step, all workers compute step_compute_ns, then that step's exchange messages (from the
 // learning's trace, models/learning/gossip.h) are handed to the transport at once, and the next
 // step starts when the last of them has been delivered. Holds no ns-3 type (tests run it on

@@ -25,8 +25,8 @@
 #include "models/compression/thc.h"
 #include "models/deterministic-rng.h"
 #include "models/in-network-allreduce.h"
-#include "sim/dimension-reports.h"
-#include "sim/in-network-plan.h"
+#include "sim/report/dimension-reports.h"
+#include "sim/runs/in-network-plan.h"
 #include "sim/packet/link-faults.h"
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"  // LinkCounters

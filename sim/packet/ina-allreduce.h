@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "models/aggregation/aggregation-worker.h"
-#include "sim/report.h"
-#include "sim/scenario.h"
+#include "sim/report/report.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -17,7 +17,7 @@
 #include "sim/packet/packet-fabric.h"
 #include "sim/packet/ps-driver.h"
 #include "sim/packet/rdma-transport.h"
-#include "sim/ps-planned-report.h"
+#include "sim/report/ps-planned-report.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {

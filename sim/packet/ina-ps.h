@@ -27,8 +27,8 @@
 // integer sums; the cold part's own checks (keys aggregated once at their shard) as in PS-lite.
 #pragma once
 
-#include "sim/report.h"
-#include "sim/scenario.h"
+#include "sim/report/report.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -27,7 +27,7 @@
 #include "sim/packet/ip-address-plan.h"
 #include "sim/packet/link-faults.h"
 #include "sim/packet/packet-fabric.h"  // LinkCounters
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {

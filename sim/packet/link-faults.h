@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {

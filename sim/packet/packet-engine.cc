@@ -16,10 +16,10 @@
 
 #include "sim/analytical/collective-pricing.h"
 #include "sim/analytical/ina-ps-pricing.h"
-#include "sim/convergence-run.h"
-#include "sim/dimension-reports.h"
-#include "sim/gossip-run.h"
-#include "sim/in-network-check.h"
+#include "sim/runs/convergence-run.h"
+#include "sim/report/dimension-reports.h"
+#include "sim/runs/gossip-run.h"
+#include "sim/scenario/in-network-check.h"
 #include "sim/packet/collective-executor.h"
 #include "sim/packet/event-scheduler.h"
 #include "sim/packet/gossip-driver.h"
@@ -29,7 +29,7 @@
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"
 #include "sim/packet/ps-driver.h"
-#include "sim/ps-planned-report.h"
+#include "sim/report/ps-planned-report.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/packet/tcp-transport.h"
 #include "sim/packet/training-driver.h"
@@ -223,7 +223,7 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
   AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);
 }
 
-// A gossip workload (sim/gossip-run.h): the learning runs first, then its exchange messages run
+// A gossip workload (sim/runs/gossip-run.h): the learning runs first, then its exchange messages run
 // step by step on the fabric and transport (sim/packet/gossip-driver.h); the report is built from
 // the measured step end times exactly as the analytical engine builds it from its priced ones.
 void RunGossipPacket(const Scenario& scenario, Report& report) {

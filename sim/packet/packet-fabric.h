@@ -15,7 +15,7 @@
 
 #include "sim/packet/link-faults.h"
 #include "sim/packet/packet-header.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {

@@ -22,7 +22,7 @@
 #include "sim/packet/error-log.h"
 #include "sim/packet/event-clock.h"
 #include "sim/packet/executor-stats.h"
-#include "sim/ps-report.h"
+#include "sim/report/ps-report.h"
 #include "workloads/parameter-server.h"
 
 namespace hfsim {
@@ -43,7 +43,7 @@ class PsDriver {
   /// When iteration i ended (its last pull arrived at its last worker), ns.
   const std::vector<double>& IterationEndNs() const { return m_iteration_end_ns; }
 
-  /// Adds what was delivered to `report` (already holding the plan, sim/ps-planned-report.h):
+  /// Adds what was delivered to `report` (already holding the plan, sim/report/ps-planned-report.h):
   /// delivered bytes, keys aggregated, per-server aggregation, key errors, iteration times.
   void FillReport(ParameterServerReport& report) const;
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "sim/packet/event-clock.h"
-#include "sim/packet-report.h"  // TransportCounters
+#include "sim/report/packet-report.h"  // TransportCounters
 #include "sim/packet/packet-fabric.h"
 
 namespace hfsim {

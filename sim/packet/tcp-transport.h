@@ -49,8 +49,8 @@
 
 #include "sim/packet/event-clock.h"
 #include "sim/packet/ip-fabric.h"
-#include "sim/packet-report.h"  // TransportCounters
-#include "sim/scenario.h"
+#include "sim/report/packet-report.h"  // TransportCounters
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "sim/sweep-section.h"
+#include "sim/scenario/sweep-section.h"
 
 namespace hfsim {
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/gnuplot-script.h"
+#include "sim/report/gnuplot-script.h"
 
 namespace hfsim {
 

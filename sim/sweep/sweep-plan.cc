@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/scenario-parser.h"
-#include "sim/sweep-section.h"
+#include "sim/scenario/scenario-parser.h"
+#include "sim/scenario/sweep-section.h"
 
 namespace hfsim {
 

@@ -11,7 +11,7 @@
 
 #include "models/cost-model.h"
 #include "sim/expected.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "sim/sweep/allocation-space.h"
 
 namespace hfsim {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/gnuplot-script.h"
+#include "sim/report/gnuplot-script.h"
 #include "sim/sweep/sweep-summary.h"
 
 namespace hfsim {

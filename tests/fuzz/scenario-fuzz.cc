@@ -1,13 +1,13 @@
 // libFuzzer target: a scenario's JSON text through the loader (parse and validate only; no
 // engine runs). A scenario that loads must also survive the echo: ScenarioToJson then
-// ParseScenario gives the same scenario back (the promise in sim/scenario-parser.h).
+// ParseScenario gives the same scenario back (the promise in sim/scenario/scenario-parser.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 #include <string_view>
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -10,7 +10,7 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/import/astra-import.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim::testing {
 

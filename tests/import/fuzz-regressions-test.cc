@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/import/astra-system.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

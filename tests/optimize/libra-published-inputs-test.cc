@@ -13,7 +13,7 @@
 
 #include "sim/import/libra-inputs.h"
 #include "sim/optimize/optimizer.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/gnuplot-test-util.h"
 #include "tests/sim/scenario-test-util.h"
 

@@ -14,7 +14,7 @@
 #include "models/aggregation/tofino-resources.h"
 #include "p4/backend-rules.h"
 #include "p4/p4-program.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

@@ -21,7 +21,7 @@
 #include "p4/control-plane.h"
 #include "p4/p4-program.h"
 #include "p4/resource-report.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

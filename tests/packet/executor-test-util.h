@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/packet/collective-executor.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "tests/packet/fake-network.h"
 
 namespace hfsim::test {

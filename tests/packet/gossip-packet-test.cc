@@ -8,7 +8,7 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/packet/gossip-driver.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/packet/fake-network.h"
 #include "tests/packet/packet-test-util.h"
 

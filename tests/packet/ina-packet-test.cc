@@ -12,8 +12,8 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/report-json.h"
-#include "sim/scenario-parser.h"
+#include "sim/report/report-json.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

@@ -10,8 +10,8 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/ina-ps-pricing.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/report-json.h"
-#include "sim/scenario-parser.h"
+#include "sim/report/report-json.h"
+#include "sim/scenario/scenario-parser.h"
 #include "workloads/parameter-server.h"
 
 namespace hfsim {

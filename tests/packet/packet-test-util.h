@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "sim/report.h"
-#include "sim/scenario-parser.h"
+#include "sim/report/report.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim::test {
 

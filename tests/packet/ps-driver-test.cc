@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/ps-planned-report.h"
+#include "sim/report/ps-planned-report.h"
 #include "tests/packet/fake-network.h"
 
 namespace hfsim {

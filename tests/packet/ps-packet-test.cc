@@ -8,8 +8,8 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/report-json.h"
-#include "sim/scenario-parser.h"
+#include "sim/report/report-json.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/packet/packet-test-util.h"
 
 namespace hfsim {

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/packet/packet-engine.h"
-#include "sim/report-json.h"
-#include "sim/scenario-parser.h"
+#include "sim/report/report-json.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/packet/packet-test-util.h"
 
 namespace hfsim {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/report-json.h"
+#include "sim/report/report-json.h"
 #include "tests/sim/scenario-test-util.h"
 
 namespace hfsim {

@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/cli/command-line.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

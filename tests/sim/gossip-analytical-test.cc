@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/sim/scenario-test-util.h"
 
 namespace hfsim {

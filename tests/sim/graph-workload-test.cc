@@ -10,10 +10,10 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/graph-pricing.h"
-#include "sim/json-text.h"
-#include "sim/scenario-graph.h"
-#include "sim/timeline-plot.h"
-#include "sim/trace-json.h"
+#include "sim/scenario/json-text.h"
+#include "sim/scenario/scenario-graph.h"
+#include "sim/report/timeline-plot.h"
+#include "sim/report/trace-json.h"
 #include "tests/hfsim-cli.h"
 #include "tests/sim/scenario-test-util.h"
 

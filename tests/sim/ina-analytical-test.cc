@@ -1,12 +1,12 @@
 // The analytical engine's in-network all-reduce (models/in-network-allreduce.h) against
-// hand-computed closed forms, and the loader's checks of "in_network" (sim/in-network-check.h).
+// hand-computed closed forms, and the loader's checks of "in_network" (sim/scenario/in-network-check.h).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "models/in-network-allreduce.h"
 #include "sim/analytical/analytical-engine.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

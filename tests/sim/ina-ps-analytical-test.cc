@@ -10,7 +10,7 @@
 #include "models/in-network-allreduce.h"
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/ina-ps-pricing.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "workloads/parameter-server.h"
 
 namespace hfsim {

@@ -1,7 +1,7 @@
-// The strict JSON reader (sim/json-text.h): what nlohmann's parser accepts silently or crashes
+// The strict JSON reader (sim/scenario/json-text.h): what nlohmann's parser accepts silently or crashes
 // on later — duplicate keys, deep nesting, NUL bytes, huge files — is refused with the source,
 // the JSON path and what is accepted.
-#include "sim/json-text.h"
+#include "sim/scenario/json-text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/utf8.h"
+#include "sim/scenario/utf8.h"
 
 namespace hfsim {
 namespace {

@@ -1,11 +1,11 @@
-// The packet engine's memory estimate (sim/packet-memory.h) and the refusal it drives: a run
+// The packet engine's memory estimate (sim/scenario/packet-memory.h) and the refusal it drives: a run
 // that cannot fit is refused when the scenario loads, naming the limit, instead of ending in
 // bad_alloc after minutes. The estimate's constants are calibrated in bench/RESULTS.md.
-#include "sim/packet-memory.h"
+#include "sim/scenario/packet-memory.h"
 
 #include <gtest/gtest.h>
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/sim/scenario-test-util.h"
 
 namespace hfsim {

@@ -1,5 +1,5 @@
 // ProgressBar::Render on hand-computed cases: bar, percentage, counts, rate and time left.
-#include "sim/progress-bar.h"
+#include "sim/runs/progress-bar.h"
 
 #include <gtest/gtest.h>
 

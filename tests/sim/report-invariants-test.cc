@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 namespace {

@@ -1,15 +1,15 @@
-// The gnuplot scripts' shared parts (sim/gnuplot-script.h) and run's breakdown.gp
-// (sim/report-plot.h): identifiers stay literal text, axes get readable ticks, and every
+// The gnuplot scripts' shared parts (sim/report/gnuplot-script.h) and run's breakdown.gp
+// (sim/report/report-plot.h): identifiers stay literal text, axes get readable ticks, and every
 // workload kind's breakdown shows the report fields its time is made of, drawn without a
 // gnuplot warning.
-#include "sim/report-plot.h"
+#include "sim/report/report-plot.h"
 
 #include <numeric>
 
 #include <gtest/gtest.h>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/gnuplot-test-util.h"
 
 namespace hfsim {

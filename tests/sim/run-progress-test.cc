@@ -1,6 +1,6 @@
 // RunProgress::Render on hand-computed cases: simulated time against the analytical estimate,
 // events and their rate, and the time left at that pace.
-#include "sim/run-progress.h"
+#include "sim/runs/run-progress.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/sim/scenario-test-util.h"
 
 namespace hfsim {

@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/json-text.h"
+#include "sim/scenario/json-text.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/time-model.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "sim/sweep/point-evaluator.h"
 #include "sim/sweep/sweep-plan.h"
 

@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "sim/packet/packet-engine.h"
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "tests/sweep/sweep-test-util.h"
 
 namespace hfsim {

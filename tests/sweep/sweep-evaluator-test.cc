@@ -10,8 +10,8 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/scenario-parser.h"
-#include "sim/sweep-section.h"
+#include "sim/scenario/scenario-parser.h"
+#include "sim/scenario/sweep-section.h"
 #include "sim/sweep/point-evaluator.h"
 #include "sim/sweep/sweep-table.h"
 #include "tests/sweep/sweep-test-util.h"

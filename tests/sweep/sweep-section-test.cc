@@ -1,14 +1,14 @@
 // The "sweep" section: every way to get it wrong names the JSON path, the value and what is
 // accepted; a parameter value that makes a bad scenario is blamed on that value; the section is
 // echoed back so that the echo reloads to the same sweep.
-#include "sim/sweep-section.h"
+#include "sim/scenario/sweep-section.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "sim/sweep/sweep-plan.h"
 #include "tests/sweep/sweep-test-util.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario-parser.h"
+#include "sim/scenario/scenario-parser.h"
 #include "sim/sweep/sweep-plan.h"
 #include "tests/packet/packet-test-util.h"
 

@@ -1,0 +1,22 @@
+// The report as CSV tables, for spreadsheets and for appending runs of a sweep together:
+//   summary.csv      one row: the scenario's name and the iteration's totals
+//   dimensions.csv   one row per topology dimension
+//   collectives.csv  one row per distinct collective
+//   links.csv        (packet engine) one row per directed fabric link
+// Columns are documented in docs/report.md; numbers are written in full precision.
+#pragma once
+
+#include <string>
+
+#include "sim/report/report.h"
+#include "sim/scenario/scenario.h"
+
+namespace hfsim {
+
+std::string SummaryCsv(const Report& report, const Scenario& scenario);
+std::string DimensionsCsv(const Report& report);
+std::string CollectivesCsv(const Report& report);
+/// Packet engine only: one row per directed fabric link (links.csv).
+std::string LinksCsv(const PacketReport& packet);
+
+}  // namespace hfsim

@@ -1,0 +1,174 @@
+#include "sim/report/report-json.h"
+
+#include <algorithm>
+
+#include "sim/report/convergence-report-json.h"
+#include "sim/report/gossip-report-json.h"
+#include "sim/report/in-network-report-json.h"
+#include "sim/report/ps-report-json.h"
+#include "sim/scenario/scenario-parser.h"
+
+namespace hfsim {
+
+namespace {
+
+constexpr size_t kBusiestLinksShown = 16;
+
+nlohmann::json LinkToJson(const LinkReport& l) {
+  return {{"link", l.link},
+          {"source", l.source},
+          {"target", l.target},
+          {"dimension", l.dimension},
+          {"packets", l.packets},
+          {"bytes", l.bytes},
+          {"utilisation_fraction", l.utilisation},
+          {"queue_peak_bytes", l.queue_peak_bytes},
+          {"drops_queue_full", l.drops_queue_full},
+          {"drops_injected", l.drops_injected},
+          {"ecn_marks", l.ecn_marks}};
+}
+
+// Packet-only results. Wall-clock time is left out on purpose: files must be byte-identical
+// for the same scenario and seed. Every link is in links.csv; here the busiest ones and
+// per-dimension aggregates keep the JSON readable at thousands of links.
+nlohmann::json PacketToJson(const PacketReport& p, size_t dimension_count) {
+  nlohmann::json per_dimension = nlohmann::json::array();
+  for (uint32_t d = 0; d < dimension_count; ++d) {
+    uint64_t bytes = 0, drops = 0, marks = 0, peak = 0, count = 0;
+    double max_utilisation = 0.0;
+    for (const LinkReport& l : p.links) {
+      if (l.dimension != d) continue;
+      ++count;
+      bytes += l.bytes;
+      drops += l.drops_queue_full + l.drops_injected;
+      marks += l.ecn_marks;
+      peak = std::max(peak, l.queue_peak_bytes);
+      max_utilisation = std::max(max_utilisation, l.utilisation);
+    }
+    per_dimension.push_back({{"dimension", d},
+                             {"links", count},
+                             {"bytes", bytes},
+                             {"max_link_utilisation_fraction", max_utilisation},
+                             {"queue_peak_bytes", peak},
+                             {"drops", drops},
+                             {"ecn_marks", marks}});
+  }
+  std::vector<const LinkReport*> busiest;
+  for (const LinkReport& l : p.links) busiest.push_back(&l);
+  const size_t shown = std::min(kBusiestLinksShown, busiest.size());
+  std::partial_sort(busiest.begin(), busiest.begin() + static_cast<ptrdiff_t>(shown), busiest.end(),
+                    [](const LinkReport* a, const LinkReport* b) {
+                      return a->bytes != b->bytes ? a->bytes > b->bytes : a->link < b->link;
+                    });
+  nlohmann::json top = nlohmann::json::array();
+  for (size_t i = 0; i < shown; ++i) top.push_back(LinkToJson(*busiest[i]));
+  const TimeSummary& m = p.message_delivery;
+  return {
+      {"events", p.events},
+      {"simulated_ns", p.simulated_ns},
+      {"transport",
+       {{"messages", p.transport.messages},
+        {"data_packets_sent", p.transport.data_packets_sent},
+        {"retransmitted_packets", p.transport.retransmitted_packets},
+        {"acks_sent", p.transport.acks_sent},
+        {"nacks_sent", p.transport.nacks_sent},
+        {"timeouts", p.transport.timeouts},
+        {"cnps_sent", p.transport.cnps_sent},
+        {"rate_cuts", p.transport.rate_cuts},
+        {"out_of_order_dropped", p.transport.out_of_order_dropped},
+        {"duplicates_received", p.transport.duplicates_received}}},
+      {"conservation",
+       {{"bytes_scheduled", p.bytes_scheduled},
+        {"bytes_delivered", p.bytes_delivered},
+        {"reductions_scheduled", p.reductions_scheduled},
+        {"reductions_performed", p.reductions_performed},
+        {"duplicate_deliveries", p.duplicate_deliveries},
+        {"protocol_errors", p.protocol_errors}}},
+      {"message_delivery",
+       {{"count", m.count}, {"mean_ns", m.mean_ns}, {"p50_ns", m.p50_ns}, {"p99_ns", m.p99_ns},
+        {"max_ns", m.max_ns}}},
+      {"fabric",
+       {{"links", p.links.size()},
+        {"drops_queue_full", p.drops_queue_full},
+        {"drops_injected", p.drops_injected},
+        {"ecn_marks", p.ecn_marks},
+        {"queue_peak_bytes", p.queue_peak_bytes},
+        {"per_dimension", per_dimension},
+        {"busiest_links", top}}}};
+}
+
+}  // namespace
+
+nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
+  const IterationTimeline& it = report.iteration;
+  nlohmann::json out;
+  out["hfsim_version"] = report.hfsim_version;
+  out["engine"] = report.engine;
+  out["scenario"] = ScenarioToJson(scenario);
+  out["npus"] = report.npus;
+  out["iteration"] = {
+      {"time_ns", it.total_ns},
+      {"compute_ns", it.ComputeNs()},
+      {"exposed_communication_ns", it.ExposedCommNs()},
+      {"communication_ns", report.communication_ns},
+      {"forward_compute_ns", it.forward_compute_ns},
+      {"input_grad_compute_ns", it.input_grad_compute_ns},
+      {"weight_grad_compute_ns", it.weight_grad_compute_ns},
+      {"forward_communication_ns", it.forward_comm_ns},
+      {"input_grad_communication_ns", it.input_grad_comm_ns},
+      {"weight_grad_communication_ns", it.weight_grad_comm_ns},
+      {"weight_grad_communication_exposed_ns", it.weight_grad_comm_exposed_ns},
+      {"step_compute_ns", it.step_compute_ns},
+  };
+  nlohmann::json dimensions = nlohmann::json::array();
+  for (const DimensionReport& dim : report.dimensions) {
+    dimensions.push_back({{"index", dim.index},
+                          {"kind", dim.kind},
+                          {"size", dim.size},
+                          {"bandwidth_GBps", dim.bandwidth_GBps},
+                          {"latency_ns", dim.latency_ns},
+                          {"traffic_bytes_per_npu", dim.traffic_bytes_per_npu},
+                          {"busy_ns", dim.busy_ns},
+                          {"utilisation_fraction", dim.utilisation}});
+  }
+  out["dimensions"] = dimensions;
+  nlohmann::json collectives = nlohmann::json::array();
+  for (const CollectiveReport& c : report.collectives) {
+    nlohmann::json per_dimension = nlohmann::json::array();
+    for (uint32_t d : c.dimensions) {
+      per_dimension.push_back({{"dimension", d},
+                               {"busy_ns", c.dimension_busy_ns[d]},
+                               {"traffic_bytes_per_npu", c.dimension_traffic_bytes[d]}});
+    }
+    collectives.push_back({{"phase", c.phase},
+                           {"group", c.group},
+                           {"kind", ToString(c.kind)},
+                           {"dimensions", c.dimensions},
+                           {"size_bytes", c.size_bytes},
+                           {"occurrences", c.occurrences},
+                           {"first_layer", c.first_layer},
+                           {"last_layer", c.last_layer},
+                           {"time_ns", c.time_ns},
+                           {"total_time_ns", c.time_ns * static_cast<double>(c.occurrences)},
+                           {"per_dimension", per_dimension}});
+  }
+  out["collectives"] = collectives;
+  out["traffic"] = {{"total_bytes", report.total_traffic_bytes},
+                    {"per_npu_bytes", report.npus ? report.total_traffic_bytes / report.npus : 0.0}};
+  if (report.packet) out["packet"] = PacketToJson(*report.packet, report.dimensions.size());
+  if (report.parameter_server) out["parameter_server"] = PsReportToJson(*report.parameter_server);
+  if (report.gossip) out["gossip"] = GossipReportToJson(*report.gossip);
+  if (report.convergence) out["convergence"] = ConvergenceReportToJson(*report.convergence);
+  if (report.in_network) out["in_network"] = InNetworkReportToJson(*report.in_network);
+  if (report.graph) {
+    const GraphReport& g = *report.graph;
+    out["graph"] = {{"programs", g.programs},
+                    {"nodes", g.nodes},
+                    {"communicators", g.communicators},
+                    {"reported_rank", g.reported_rank},
+                    {"reported_class_ranks", g.reported_class_ranks}};
+  }
+  return out;
+}
+
+}  // namespace hfsim

@@ -1,0 +1,144 @@
+#include "sim/report/summary-table.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sim/report/convergence-report-json.h"
+#include "sim/report/gossip-report-json.h"
+#include "sim/report/in-network-report-json.h"
+#include "sim/report/ps-summary.h"
+
+namespace hfsim {
+
+std::string FormatDuration(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.4g} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.4g} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.4g} us", ns / 1e3);
+  return fmt::format("{:.4g} ns", ns);
+}
+
+std::string FormatBytes(double bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int unit = 0;
+  while (bytes >= 1024.0 && unit < 5) {
+    bytes /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.4g} {}", bytes, kUnits[unit]);
+}
+
+namespace {
+
+std::string Share(double part, double whole) {
+  return whole > 0.0 ? fmt::format("{:5.1f}%", 100.0 * part / whole) : std::string("     -");
+}
+
+}  // namespace
+
+std::string SummaryTable(const Report& report, const Scenario& scenario) {
+  const IterationTimeline& it = report.iteration;
+  const double total = it.total_ns;
+  std::string out;
+  out += fmt::format("hfsim {} | {} engine | scenario \"{}\" | {} NPUs\n", report.hfsim_version,
+                     report.engine, scenario.name, report.npus);
+  if (scenario.workload_kind == WorkloadKind::kTraining) {
+    const TrainingWorkload& t = scenario.training;
+    out += fmt::format("workload: {} ({} layers), batch {}, data {} on dims [{}], tensor {} on dims "
+                       "[{}], overlap {}\n",
+                       t.model_name, t.model.layers.size(), t.config.global_batch_samples,
+                       t.config.data_parallel, fmt::join(t.data_dimensions, ","),
+                       t.config.tensor_parallel, fmt::join(t.tensor_dimensions, ","),
+                       ToString(t.config.overlap));
+  } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    out += PsWorkloadLine(scenario.parameter_server);
+    if (report.convergence) out += ConvergenceSummary(*report.convergence);
+  } else if (report.gossip) {
+    out += GossipSummary(*report.gossip);
+  } else if (report.graph) {
+    const GraphReport& g = *report.graph;
+    out += fmt::format("workload: execution graph, {} program{}, {} node{}, {} communicator{}; "
+                       "breakdown of rank {} (its program runs on {} rank{})\n",
+                       g.programs, g.programs == 1 ? "" : "s", g.nodes, g.nodes == 1 ? "" : "s",
+                       g.communicators, g.communicators == 1 ? "" : "s", g.reported_rank,
+                       g.reported_class_ranks, g.reported_class_ranks == 1 ? "" : "s");
+  } else {
+    out += fmt::format("workload: {} of {} over dims [{}]\n", ToString(scenario.collective.kind),
+                       FormatBytes(static_cast<double>(scenario.collective.size_bytes)),
+                       fmt::join(scenario.collective.dimensions, ","));
+  }
+  out += "\n";
+  out += fmt::format("{:<34}{:>14}{:>9}\n", "iteration", "time", "share");
+  auto row = [&](std::string_view name, double ns) {
+    out += fmt::format("  {:<32}{:>14}{:>9}\n", name, FormatDuration(ns), Share(ns, total));
+  };
+  row("total", total);
+  if (scenario.workload_kind == WorkloadKind::kTraining) {
+    row("compute", it.ComputeNs());
+    row("  forward", it.forward_compute_ns);
+    row("  input gradients", it.input_grad_compute_ns);
+    row("  weight gradients", it.weight_grad_compute_ns);
+    row("exposed communication", it.ExposedCommNs());
+    row("  forward (tensor)", it.forward_comm_ns);
+    row("  input gradients (tensor)", it.input_grad_comm_ns);
+    row("  weight gradients (data)", it.weight_grad_comm_exposed_ns);
+    row("communication, incl. hidden", report.communication_ns);
+  } else if (report.graph) {
+    row("compute", it.ComputeNs());
+    row("exposed communication", it.ExposedCommNs());
+    row("communication, incl. hidden", report.communication_ns);
+  }
+  out += "\n";
+  out += fmt::format("{:<5}{:<16}{:>6}{:>12}{:>12}{:>14}{:>12}{:>8}\n", "dim", "kind", "size",
+                     "GB/s", "latency", "traffic/NPU", "busy", "util");
+  for (const DimensionReport& d : report.dimensions) {
+    out += fmt::format("{:<5}{:<16}{:>6}{:>12.4g}{:>12}{:>14}{:>12}{:>7.1f}%\n", d.index, d.kind,
+                       d.size, d.bandwidth_GBps, FormatDuration(d.latency_ns),
+                       FormatBytes(d.traffic_bytes_per_npu), FormatDuration(d.busy_ns),
+                       100.0 * d.utilisation);
+  }
+  // A parameter-server run has no collectives: its own lines (below) replace the table.
+  if (!report.collectives.empty()) {
+    out += "\n";
+    out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", "collective", "group", "kind",
+                       "size", "count", "each", "total");
+    for (const CollectiveReport& c : report.collectives) {
+      out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", c.phase, c.group,
+                         ToString(c.kind), FormatBytes(static_cast<double>(c.size_bytes)),
+                         c.occurrences, FormatDuration(c.time_ns),
+                         FormatDuration(c.time_ns * static_cast<double>(c.occurrences)));
+    }
+  }
+  out += fmt::format("\ntraffic: {} per NPU, {} in total per iteration\n",
+                     FormatBytes(report.npus ? report.total_traffic_bytes / report.npus : 0.0),
+                     FormatBytes(report.total_traffic_bytes));
+  if (report.parameter_server) out += PsSummary(*report.parameter_server);
+  if (report.in_network) out += InNetworkSummary(*report.in_network);
+  if (report.packet) {
+    const PacketReport& p = *report.packet;
+    out += fmt::format(
+        "\npacket level: {} events in {:.3g} s of wall time ({:.3g} M events/s), simulated {} "
+        "({:.3g} simulated s per wall s), peak memory {}\n",
+        p.events, p.wall_seconds, p.wall_seconds > 0 ? p.events / p.wall_seconds / 1e6 : 0.0,
+        FormatDuration(p.simulated_ns),
+        p.wall_seconds > 0 ? p.simulated_ns * 1e-9 / p.wall_seconds : 0.0,
+        FormatBytes(static_cast<double>(p.peak_memory_bytes)));
+    out += fmt::format("  transport: {} messages, {} data packets, {} retransmitted, {} timeouts, "
+                       "{} NACKs, {} CNPs\n",
+                       p.transport.messages, p.transport.data_packets_sent, p.transport.retransmitted_packets, p.transport.timeouts,
+                       p.transport.nacks_sent, p.transport.cnps_sent);
+    out += fmt::format("  fabric: peak queue {}, {} ECN marks, {} tail drops, {} injected losses\n",
+                       FormatBytes(static_cast<double>(p.queue_peak_bytes)), p.ecn_marks,
+                       p.drops_queue_full, p.drops_injected);
+    out += fmt::format("  messages: {} delivered, mean {}, p99 {}, max {}\n", p.message_delivery.count,
+                       FormatDuration(p.message_delivery.mean_ns),
+                       FormatDuration(p.message_delivery.p99_ns),
+                       FormatDuration(p.message_delivery.max_ns));
+    out += fmt::format("  conservation: {} of {} bytes delivered, {} of {} reductions, {} protocol "
+                       "errors\n",
+                       p.bytes_delivered, p.bytes_scheduled, p.reductions_performed,
+                       p.reductions_scheduled, p.protocol_errors);
+  }
+  return out;
+}
+
+}  // namespace hfsim

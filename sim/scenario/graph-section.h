@@ -1,0 +1,22 @@
+// "workload": {"graph": {...}}: an execution graph written by hand (docs/graph.md), for small
+// jobs that no generator makes and for checking an engine by hand. Internal to the loader:
+// throws JsonPathError naming the node at fault.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/json-cursor.h"
+#include "sim/scenario/scenario.h"
+
+namespace hfsim {
+
+/// Reads the graph (scenario.dimensions and the npu section must already be read): ids,
+/// dependencies (no cycle), ranks, groups. The rest (matching collectives, sends and
+/// receives, groups the engines can price) needs the whole scenario: the loader checks it
+/// through sim/analytical/graph-pricing.h once every section is read.
+ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scenario);
+
+/// {"graph": {...}} for the report's echo of the scenario: reads back as the same graph.
+nlohmann::json GraphSectionToJson(const ExecutionGraph& graph);
+
+}  // namespace hfsim

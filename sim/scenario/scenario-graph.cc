@@ -1,0 +1,38 @@
+#include "sim/scenario/scenario-graph.h"
+
+#include <stdexcept>
+
+#include "topologies/topology.h"
+#include "workloads/graph/training-graph.h"
+
+namespace hfsim {
+
+bool RunsAsGraph(const Scenario& scenario) {
+  return scenario.workload_kind == WorkloadKind::kTraining ||
+         scenario.workload_kind == WorkloadKind::kCollective ||
+         scenario.workload_kind == WorkloadKind::kGraph;
+}
+
+ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
+  switch (scenario.workload_kind) {
+    case WorkloadKind::kTraining: {
+      const TrainingWorkload& training = scenario.training;
+      return TrainingGraph(BuildTrainingIteration(training.model, training.config),
+                           Topology(scenario.dimensions), training.data_dimensions,
+                           training.tensor_dimensions, training.tensor_per_dimension);
+    }
+    case WorkloadKind::kCollective: {
+      const CollectiveWorkload& collective = scenario.collective;
+      return CollectiveGraph(collective.kind, collective.size_bytes, Topology(scenario.dimensions),
+                             collective.dimensions);
+    }
+    case WorkloadKind::kGraph:
+      return scenario.graph;
+    case WorkloadKind::kParameterServer:
+    case WorkloadKind::kGossip:
+      break;
+  }
+  throw std::invalid_argument("BuildExecutionGraph: this workload has its own driver");
+}
+
+}  // namespace hfsim

@@ -1,0 +1,200 @@
+// A scenario: everything one simulation needs, as plain validated data with units normalised
+// (ns, bytes, bytes/ns). Built once from JSON by scenario-parser.h and never re-read from JSON.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/aggregation/aggregation-spec.h"
+#include "models/compression/wire-size.h"
+#include "models/learning/gossip.h"
+#include "models/learning/learning-task.h"
+#include "models/collective.h"
+#include "models/host-stack.h"
+#include "models/multi-dim-collective.h"
+#include "sim/scenario/optimize-spec.h"
+#include "sim/scenario/sweep-spec.h"
+#include "topologies/dimension.h"
+#include "workloads/layer.h"
+#include "workloads/parameter-server.h"
+#include "workloads/graph/execution-graph.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+enum class EngineKind { kAnalytical, kPacket };
+/// kParameterServer: PS-lite style pushes and pulls between workers and server shards
+/// (workloads/parameter-server.h, docs/parameter-server.md).
+/// kGraph: an execution graph given in the scenario (workload.graph, docs/graph.md).
+enum class WorkloadKind { kTraining, kCollective, kParameterServer, kGossip, kGraph };
+
+/// A single collective as the whole workload (for studying one operation).
+struct CollectiveWorkload {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  uint64_t size_bytes = 0;
+  /// Dimensions the collective spans, in the order its stages visit them.
+  std::vector<uint32_t> dimensions;
+};
+
+struct TrainingWorkload {
+  /// Zoo name, or the user's own name for a model given layer by layer.
+  std::string model_name;
+  /// True when the layers came from the scenario rather than the zoo (echoed back in full).
+  bool custom_model = false;
+  Model model;
+  /// Tokens per sample for transformers (0 for CNNs).
+  uint32_t sequence_length_tokens = 0;
+  /// Dimensions carrying each kind of parallelism. Each dimension is used by exactly one, unless
+  /// tensor_per_dimension splits it.
+  std::vector<uint32_t> data_dimensions;
+  std::vector<uint32_t> tensor_dimensions;
+  /// parallelism.tensor_per_dimension, when it splits some dimension between the two kinds: the
+  /// tensor group's NPUs along each dimension (the data group gets size / that). Empty when
+  /// every dimension belongs to one kind (the lists above say it all).
+  std::vector<uint32_t> tensor_per_dimension;
+  /// Batch, degrees, precisions, compute rate and overlap.
+  TrainingConfig config;
+  /// The device's peak in TFLOP/s as the user wrote it (config holds it in FLOP/ns, and the
+  /// achieved fraction).
+  double peak_TFLOPS = 0.0;
+};
+
+/// How the analytical engine prices a collective: hfsim's own model (docs/scenario.md §10) or
+/// ASTRA-sim's congestion-unaware analytical semantics (docs/astra-sim.md).
+enum class PricingModel { kHfsim, kAstraSim };
+
+struct CommunicationSpec {
+  MultiDimScheme scheme = MultiDimScheme::kHierarchical;
+  PricingModel pricing = PricingModel::kHfsim;
+  /// astra_sim pricing only: chunks one dimension works on at once (ASTRA-sim's
+  /// active-chunks-per-dimension); later chunks queue for the dimension, first come first served.
+  uint32_t active_chunks_per_dimension = 1;
+  /// algorithms[kind][d]: the algorithm for collective kind on topology dimension d.
+  std::array<std::vector<CollectiveAlgorithm>, 4> algorithms;
+  /// Pipeline chunks each collective is split into (>= 1).
+  uint32_t chunks = 1;
+  /// Fixed cost per schedule step at the endpoints, ns.
+  double endpoint_delay_ns = 0.0;
+  /// Memory bandwidth for reductions, bytes/ns; 0 = reductions are free.
+  double reduction_Bpns = 0.0;
+  /// The host side of each message: posting, copies, serialisation, polling
+  /// (models/host-stack.h). Kind none with only send_per_message_ns set is the older
+  /// `host_overhead_ns_per_message`.
+  HostStack host;
+  /// How gradients travel (S5, "compression"): parameter_server dense workloads only.
+  CompressionChoice compression;
+
+  const std::vector<CollectiveAlgorithm>& AlgorithmsFor(CollectiveKind kind) const {
+    return algorithms[static_cast<size_t>(kind)];
+  }
+};
+
+/// Packet-level options (engine "packet"); the analytical engine ignores them.
+enum class CongestionControl { kNone, kDcqcn };
+/// How messages travel: hfsim's RDMA-style transport on the lean L2 fabric, or ns-3's own TCP
+/// over an IPv4 fabric (host-stack baselines).
+enum class TransportKind { kRdma, kTcp };
+/// ns-3's TCP congestion control (transport "tcp" only).
+enum class TcpVariant { kNewReno, kCubic };
+
+/// Packets lost at random on links: on `link` (a fabric link id, see `hfsim topology -o`), on
+/// every link of `dimension`, or on every link when neither is given.
+struct LinkLoss {
+  std::optional<uint32_t> dimension;
+  std::optional<uint64_t> link;
+  double rate = 0.0;  ///< probability that one packet is lost, in [0, 1)
+};
+
+/// A link that drops everything sent on it during [from_ns, until_ns).
+struct LinkDown {
+  uint64_t link = 0;
+  double from_ns = 0.0;
+  double until_ns = 0.0;
+};
+
+/// The largest queue ns-3 can hold: its QueueSize counts bytes in 32 bits (2^32 would wrap to 0).
+inline constexpr uint64_t kMaxPacketQueueBytes = (uint64_t{1} << 32) - 1;
+
+struct PacketSpec {
+  uint32_t mtu_bytes = 4096;        ///< payload bytes per data packet
+  uint32_t header_bytes = 62;       ///< wire bytes per packet besides payload (RoCEv2 framing)
+  uint64_t queue_bytes = 2 << 20;   ///< capacity of each egress port's queue
+  uint64_t ecn_threshold_bytes = 256 << 10;  ///< queue depth above which packets are ECN-marked
+  CongestionControl congestion_control = CongestionControl::kDcqcn;
+  uint32_t ack_every_packets = 8;   ///< the receiver acknowledges every this many packets
+  double retransmit_timeout_ns = 500000.0;  ///< with TCP: its minimum retransmission timeout
+  TransportKind transport = TransportKind::kRdma;
+  TcpVariant tcp_variant = TcpVariant::kNewReno;
+  /// A packet run whose estimated memory (sim/scenario/packet-memory.h) exceeds this is refused.
+  double max_memory_GiB = 16.0;
+  bool max_memory_given = false;  ///< echoed only when the scenario sets it
+  std::vector<LinkLoss> link_loss;
+  std::vector<LinkDown> link_down;
+};
+
+/// Decentralised training with gossip exchanges (S3; "gossip", docs/learning.md): workers on
+/// chosen NPUs really train a small classifier, and each exchange carries the simulated model's
+/// bytes over the fabric.
+struct GossipWorkload {
+  GossipSpec spec;  ///< spec.workers == worker_npus.size(); spec.model_bytes from the model
+  LearningTaskSpec task;
+  std::vector<uint32_t> worker_npus;
+  uint32_t server_npu = 0;  ///< the elastic-averaging centre ("elastic" only)
+  /// The simulated model: a zoo name (its fp32 parameters make model_bytes), or "" when the
+  /// scenario gave model_bytes directly.
+  std::string model_name;
+  double step_compute_ns = 0.0;  ///< one local SGD step of the simulated model
+  double target_accuracy = 0.9;  ///< for time-to-accuracy
+};
+
+/// Synchronous data-parallel training of a small classifier to a target accuracy, its gradients
+/// travelling with the scenario's compression ("workload.parameter_server.convergence", S5's time
+/// to accuracy; sim/runs/convergence-run.h). Each step stands for one iteration of the workload.
+struct ConvergenceSpec {
+  LearningTaskSpec task;
+  ClassifierSpec classifier;
+  LearningRate learning_rate;
+  uint32_t batch = 16;
+  uint32_t max_steps = 300;
+  uint32_t eval_every = 5;
+  double target_accuracy = 0.85;
+};
+
+struct Scenario {
+  std::string name;
+  /// Free text for people; echoed, never interpreted.
+  std::string description;
+  uint64_t seed = 1;
+  EngineKind engine = EngineKind::kAnalytical;
+  std::vector<Dimension> dimensions;
+  WorkloadKind workload_kind = WorkloadKind::kCollective;
+  CollectiveWorkload collective;
+  TrainingWorkload training;
+  ParameterServerWorkload parameter_server;
+  /// Time to accuracy of a parameter_server workload, when given.
+  std::optional<ConvergenceSpec> convergence;
+  GossipWorkload gossip;
+  /// workload.graph: the graph as read (node positions in dependency order, FLOPs turned into
+  /// durations).
+  ExecutionGraph graph;
+  CommunicationSpec communication;
+  PacketSpec packet;
+  /// Cost model and bandwidth-allocation problem for `hfsim optimize`; runs ignore it.
+  OptimizeSpec optimize;
+  /// Allocations and parameters for `hfsim sweep`; runs ignore it.
+  SweepSpec sweep;
+  /// The in-network aggregation switch ("aggregation", docs/aggregation.md), when given.
+  std::optional<AggregationSwitchSpec> aggregation;
+};
+
+std::string_view ToString(EngineKind engine);
+std::string_view ToString(CongestionControl control);
+std::string_view ToString(TransportKind transport);
+std::string_view ToString(TcpVariant variant);
+std::string_view ToString(OverlapMode overlap);
+std::string_view ToString(MultiDimScheme scheme);
+
+}  // namespace hfsim

@@ -1,0 +1,450 @@
+// The "workload" and "npu" sections of a scenario: a single collective, or a training iteration
+// of a zoo or custom model with data/tensor parallelism mapped onto the fabric's dimensions.
+#include "sim/scenario/workload-section.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "sim/scenario/convergence-section.h"
+#include "sim/scenario/gossip-section.h"
+#include "sim/scenario/graph-section.h"
+#include "sim/scenario/parameter-server-section.h"
+#include "sim/scenario/scenario-parser.h"
+#include "workloads/model-zoo.h"
+
+namespace hfsim {
+
+namespace {
+
+constexpr double kDefaultPeakTFLOPS = 312.0;  // an A100's dense FP16/BF16 tensor-core peak
+constexpr double kDefaultEfficiency = 0.5;
+
+uint64_t ProductOfSizes(const std::vector<Dimension>& dims, const std::vector<uint32_t>& which) {
+  uint64_t product = 1;
+  for (uint32_t d : which) product *= dims[d].size;
+  return product;
+}
+
+std::string JoinIndices(const std::vector<uint32_t>& indices) {
+  return fmt::format("[{}]", fmt::join(indices, ", "));
+}
+
+// A list of distinct, valid dimension indices.
+std::vector<uint32_t> ReadDimensionList(const JsonCursor& cursor, size_t dimension_count,
+                                        size_t min_count) {
+  std::vector<uint32_t> indices;
+  std::vector<bool> seen(dimension_count, false);
+  for (const JsonCursor& entry : cursor.Elements(min_count, dimension_count)) {
+    const auto index = static_cast<uint32_t>(entry.Integer(0, dimension_count - 1));
+    if (seen[index]) entry.Fail(fmt::format("dimension {} is listed twice", index));
+    seen[index] = true;
+    indices.push_back(index);
+  }
+  return indices;
+}
+
+uint64_t ReadSizeBytes(const JsonCursor& section) {
+  const bool has_bytes = section.Has("size_bytes");
+  const bool has_mib = section.Has("size_MiB");
+  if (has_bytes == has_mib) {
+    section.Fail("give exactly one of \"size_bytes\" (integer bytes) or \"size_MiB\" (number, "
+                 "1 MiB = 2^20 bytes)");
+  }
+  if (has_bytes) return section.Child("size_bytes").Integer(1, ScenarioLimits::kMaxCollectiveBytes);
+  const double mib = section.Child("size_MiB").Number(
+      0.0, static_cast<double>(ScenarioLimits::kMaxCollectiveBytes >> 20), true);
+  const auto bytes = static_cast<uint64_t>(mib * 1048576.0 + 0.5);
+  if (bytes == 0) section.Child("size_MiB").Fail("rounds to 0 bytes; accepted: at least 1 byte");
+  return bytes;
+}
+
+CollectiveWorkload ReadCollective(const JsonCursor& section, const Scenario& scenario) {
+  section.ExpectObject({"kind", "size_bytes", "size_MiB", "dimensions"});
+  CollectiveWorkload collective;
+  collective.kind = static_cast<CollectiveKind>(
+      section.At("kind", "\"all_reduce\", \"reduce_scatter\", \"all_gather\" or \"all_to_all\"")
+          .Choice({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));
+  collective.size_bytes = ReadSizeBytes(section);
+  if (auto dims = section.Find("dimensions")) {
+    collective.dimensions = ReadDimensionList(*dims, scenario.dimensions.size(), 1);
+  } else {
+    collective.dimensions.resize(scenario.dimensions.size());
+    std::iota(collective.dimensions.begin(), collective.dimensions.end(), 0);
+  }
+  return collective;
+}
+
+const std::vector<std::string_view> kCollectiveKindNames = {"all_reduce", "reduce_scatter",
+                                                             "all_gather", "all_to_all"};
+
+// {"kind": ..., "size_bytes": ...}: a collective the layer states itself (imported traces).
+LayerComm ReadLayerComm(const JsonCursor& comm) {
+  comm.ExpectObject({"kind", "size_bytes"});
+  LayerComm result;
+  result.kind = static_cast<CollectiveKind>(
+      comm.At("kind", "\"all_reduce\", \"reduce_scatter\", \"all_gather\" or \"all_to_all\"")
+          .Choice(kCollectiveKindNames));
+  result.size_bytes = comm.At("size_bytes", "an integer number of bytes (the whole unsharded buffer)")
+                          .Integer(1, ScenarioLimits::kMaxCollectiveBytes);
+  return result;
+}
+
+Layer ReadCustomLayer(const JsonCursor& entry) {
+  entry.ExpectObject({"name", "params", "forward_flops_per_sample", "output_elements_per_sample",
+                      "tensor_parallel_all_reduces", "forward_ns", "input_grad_ns",
+                      "weight_grad_ns", "forward_comm", "input_grad_comm", "weight_grad_comm"});
+  Layer layer;
+  layer.name = entry.At("name", "a string").String();
+  layer.params = entry.At("params", "an integer number of trainable parameters").Integer(0, uint64_t{1} << 50);
+  if (auto flops = entry.Find("forward_flops_per_sample")) layer.forward_flops_per_sample = flops->Number(0, 1e21, false);
+  if (auto elements = entry.Find("output_elements_per_sample")) layer.output_elements_per_sample = elements->Integer(0, uint64_t{1} << 40);
+  if (auto count = entry.Find("tensor_parallel_all_reduces")) layer.tensor_parallel_all_reduces = static_cast<uint32_t>(count->Integer(0, 16));
+  if (auto ns = entry.Find("forward_ns")) layer.forward_ns = ns->Number(0, 1e15, false);
+  if (auto ns = entry.Find("input_grad_ns")) layer.input_grad_ns = ns->Number(0, 1e15, false);
+  if (auto ns = entry.Find("weight_grad_ns")) layer.weight_grad_ns = ns->Number(0, 1e15, false);
+  if (auto comm = entry.Find("forward_comm")) layer.forward_comm = ReadLayerComm(*comm);
+  if (auto comm = entry.Find("input_grad_comm")) layer.input_grad_comm = ReadLayerComm(*comm);
+  if (auto comm = entry.Find("weight_grad_comm")) layer.weight_grad_comm = ReadLayerComm(*comm);
+  return layer;
+}
+
+void ReadModel(const JsonCursor& training, TrainingWorkload& workload) {
+  const JsonCursor model = training.At(
+      "model", fmt::format("a zoo model name ({}) or an object with \"name\" and \"layers\"",
+                           fmt::join(ModelZooNames(), ", ")));
+  if (model.Node().is_string()) {
+    workload.model_name = model.String();
+    const auto& names = ModelZooNames();
+    if (std::find(names.begin(), names.end(), workload.model_name) == names.end()) {
+      model.Fail(fmt::format("unknown model \"{}\"; accepted: {} (or an object with \"name\" "
+                             "and \"layers\" for your own model)",
+                             workload.model_name, fmt::join(names, ", ")));
+    }
+    const uint32_t default_length = ZooDefaultSequenceLength(workload.model_name);
+    workload.sequence_length_tokens = default_length;
+    if (auto length = training.Find("sequence_length_tokens")) {
+      if (default_length == 0) {
+        length->Fail(fmt::format("\"{}\" is not a sequence model; remove this key",
+                                 workload.model_name));
+      }
+      workload.sequence_length_tokens = static_cast<uint32_t>(length->Integer(1, 1 << 20));
+    }
+    workload.model = *BuildZooModel(workload.model_name, workload.sequence_length_tokens);
+    return;
+  }
+  model.ExpectObject({"name", "layers"});
+  workload.custom_model = true;
+  workload.model_name = model.At("name", "a string").String();
+  workload.model.name = workload.model_name;
+  for (const JsonCursor& entry :
+       model.At("layers", "an array of layer objects").Elements(1, ScenarioLimits::kMaxLayers)) {
+    workload.model.layers.push_back(ReadCustomLayer(entry));
+  }
+  if (auto length = training.Find("sequence_length_tokens")) {
+    length->Fail("applies to zoo models only; a custom model gives its sizes per layer");
+  }
+}
+
+// parallelism.tensor_per_dimension: per dimension, how many of its NPUs the tensor group holds;
+// the data group gets the rest (size / that). A dimension may be split between the two (LIBRA's
+// GPT-3 4-D mapping puts 4 of a FullyConnected dimension's 8 NPUs in the tensor group and 2 in
+// the data group); ranks are assigned Megatron's way, tensor varying fastest within it.
+void ReadTensorSplit(const JsonCursor& split, const std::optional<JsonCursor>& data,
+                     const std::optional<JsonCursor>& tensor, const std::vector<Dimension>& dims,
+                     TrainingWorkload& workload) {
+  uint64_t tensor_degree = 1, data_degree = 1;
+  bool splits = false;
+  std::vector<uint32_t> per_dimension;
+  const auto entries = split.Elements(dims.size(), dims.size());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const auto t = static_cast<uint32_t>(entries[d].Integer(1, dims[d].size));
+    if (dims[d].size % t != 0) {
+      entries[d].Fail(fmt::format("got {}, which does not divide dimension {}'s {} NPUs; accepted: "
+                                  "a divisor of {}", t, d, dims[d].size, dims[d].size));
+    }
+    per_dimension.push_back(t);
+    tensor_degree *= t;
+    data_degree *= dims[d].size / t;
+    splits |= t != 1 && t != dims[d].size;
+    if (t > 1) workload.tensor_dimensions.push_back(static_cast<uint32_t>(d));
+    if (dims[d].size / t > 1) workload.data_dimensions.push_back(static_cast<uint32_t>(d));
+  }
+  if (data && data->Integer(1, UINT32_MAX) != data_degree) {
+    data->Fail(fmt::format("got {}, but tensor_per_dimension leaves {} for data parallelism",
+                           data->Integer(1, UINT32_MAX), data_degree));
+  }
+  if (tensor && tensor->Integer(1, UINT32_MAX) != tensor_degree) {
+    tensor->Fail(fmt::format("got {}, but tensor_per_dimension makes {}",
+                             tensor->Integer(1, UINT32_MAX), tensor_degree));
+  }
+  if (splits) workload.tensor_per_dimension = per_dimension;
+  workload.config.data_parallel = static_cast<uint32_t>(data_degree);
+  workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
+}
+
+// Fills degrees and dimension lists, defaulting what is missing, and checks they describe the
+// whole fabric: data x tensor = NPUs, every dimension used by exactly one kind of parallelism.
+void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& dims,
+                     TrainingWorkload& workload) {
+  uint64_t npus = 1;
+  for (const Dimension& dim : dims) npus *= dim.size;
+  const auto section = training.Find("parallelism");
+  if (section) {
+    section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
+                           "tensor_per_dimension"});
+  }
+  auto find = [&](std::string_view key) {
+    return section ? section->Find(key) : std::optional<JsonCursor>{};
+  };
+  const auto data = find("data");
+  const auto tensor = find("tensor");
+  if (const auto split = find("tensor_per_dimension")) {
+    if (find("data_dimensions") || find("tensor_dimensions")) {
+      split->Fail("give either tensor_per_dimension (NPUs of each dimension in the tensor group) "
+                  "or data_dimensions / tensor_dimensions (whole dimensions), not both");
+    }
+    ReadTensorSplit(*split, data, tensor, dims, workload);
+    return;
+  }
+  const auto data_dims = find("data_dimensions");
+  const auto tensor_dims = find("tensor_dimensions");
+  if (tensor_dims) workload.tensor_dimensions = ReadDimensionList(*tensor_dims, dims.size(), 0);
+  if (data_dims) workload.data_dimensions = ReadDimensionList(*data_dims, dims.size(), 0);
+  for (uint32_t d : workload.data_dimensions) {
+    const auto& tensor_list = workload.tensor_dimensions;
+    if (std::find(tensor_list.begin(), tensor_list.end(), d) != tensor_list.end()) {
+      data_dims->Fail(fmt::format("dimension {} is also in tensor_dimensions; each dimension "
+                                  "carries one kind of parallelism", d));
+    }
+  }
+
+  uint64_t data_degree = data ? data->Integer(1, npus) : 0;
+  uint64_t tensor_degree = tensor ? tensor->Integer(1, npus) : 0;
+  // Missing degrees follow from the dimension lists when given, else from the other degree.
+  if (!tensor && tensor_dims) tensor_degree = ProductOfSizes(dims, workload.tensor_dimensions);
+  if (!data && data_dims) data_degree = ProductOfSizes(dims, workload.data_dimensions);
+  if (tensor_degree == 0 && data_degree == 0) tensor_degree = 1;
+  if (tensor_degree == 0) {
+    if (npus % data_degree != 0) {
+      data->Fail(fmt::format("got {}, which does not divide the fabric's {} NPUs", data_degree, npus));
+    }
+    tensor_degree = npus / data_degree;
+  }
+  if (data_degree == 0) {
+    if (npus % tensor_degree != 0) {
+      tensor->Fail(fmt::format("got {}, which does not divide the fabric's {} NPUs", tensor_degree, npus));
+    }
+    data_degree = npus / tensor_degree;
+  }
+  const std::string where = training.Path() + ".parallelism";
+  if (data_degree * tensor_degree != npus) {
+    throw JsonPathError(where, fmt::format("data ({}) x tensor ({}) = {}, but the fabric has {} "
+                                           "NPUs; accepted: degrees whose product is {}",
+                                           data_degree, tensor_degree, data_degree * tensor_degree,
+                                           npus, npus));
+  }
+  // Dimension lists: given, derived from the other list, or tensor on the leading dimensions.
+  std::vector<bool> used(dims.size(), false);
+  auto complement = [&](const std::vector<uint32_t>& taken) {
+    std::vector<bool> in(dims.size(), false);
+    for (uint32_t d : taken) in[d] = true;
+    std::vector<uint32_t> rest;
+    for (uint32_t d = 0; d < dims.size(); ++d) {
+      if (!in[d]) rest.push_back(d);
+    }
+    return rest;
+  };
+  if (!tensor_dims && !data_dims) {
+    uint64_t product = 1;
+    for (uint32_t d = 0; d < dims.size() && product < tensor_degree; ++d) {
+      workload.tensor_dimensions.push_back(d);
+      product *= dims[d].size;
+    }
+    if (product != tensor_degree) {
+      throw JsonPathError(where, fmt::format(
+          "tensor degree {} is not the product of the leading dimensions' sizes; give "
+          "\"tensor_dimensions\" and \"data_dimensions\" (lists of dimension indices) explicitly",
+          tensor_degree));
+    }
+    workload.data_dimensions = complement(workload.tensor_dimensions);
+  } else if (!data_dims) {
+    workload.data_dimensions = complement(workload.tensor_dimensions);
+  } else if (!tensor_dims) {
+    workload.tensor_dimensions = complement(workload.data_dimensions);
+  }
+  for (uint32_t d : workload.tensor_dimensions) used[d] = true;
+  for (uint32_t d : workload.data_dimensions) used[d] = true;
+  for (uint32_t d = 0; d < dims.size(); ++d) {
+    if (!used[d]) {
+      throw JsonPathError(where, fmt::format("dimension {} is in neither data_dimensions {} nor "
+                                             "tensor_dimensions {}; every dimension must carry one",
+                                             d, JoinIndices(workload.data_dimensions),
+                                             JoinIndices(workload.tensor_dimensions)));
+    }
+  }
+  if (ProductOfSizes(dims, workload.tensor_dimensions) != tensor_degree) {
+    throw JsonPathError(where + ".tensor_dimensions",
+                        fmt::format("dimensions {} hold {} NPUs, but tensor is {}",
+                                    JoinIndices(workload.tensor_dimensions),
+                                    ProductOfSizes(dims, workload.tensor_dimensions), tensor_degree));
+  }
+  if (ProductOfSizes(dims, workload.data_dimensions) != data_degree) {
+    throw JsonPathError(where + ".data_dimensions",
+                        fmt::format("dimensions {} hold {} NPUs, but data is {}",
+                                    JoinIndices(workload.data_dimensions),
+                                    ProductOfSizes(dims, workload.data_dimensions), data_degree));
+  }
+  workload.config.data_parallel = static_cast<uint32_t>(data_degree);
+  workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
+}
+
+TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenario,
+                              TrainingWorkload workload) {
+  section.ExpectObject({"model", "sequence_length_tokens", "global_batch_samples", "parallelism",
+                        "gradient_bytes_per_param", "activation_bytes_per_element", "overlap"});
+  ReadModel(section, workload);
+  ReadParallelism(section, scenario.dimensions, workload);
+  TrainingConfig& config = workload.config;
+  const JsonCursor batch = section.At("global_batch_samples",
+                                      "an integer number of samples per iteration over all replicas");
+  config.global_batch_samples = batch.Integer(1, uint64_t{1} << 40);
+  if (config.global_batch_samples % config.data_parallel != 0) {
+    batch.Fail(fmt::format("got {}, which does not split evenly over {} data-parallel replicas; "
+                           "accepted: a multiple of {}",
+                           config.global_batch_samples, config.data_parallel, config.data_parallel));
+  }
+  if (auto bytes = section.Find("gradient_bytes_per_param")) {
+    config.gradient_bytes_per_param = static_cast<uint32_t>(bytes->Integer(1, 16));
+  }
+  if (auto bytes = section.Find("activation_bytes_per_element")) {
+    config.activation_bytes_per_element = static_cast<uint32_t>(bytes->Integer(1, 16));
+  }
+  if (auto overlap = section.Find("overlap")) {
+    config.overlap = static_cast<OverlapMode>(overlap->Choice({"none", "backward"}));
+  }
+  if (config.tensor_parallel > 1) {
+    const bool any = std::any_of(workload.model.layers.begin(), workload.model.layers.end(),
+                                 [](const Layer& l) { return l.HasTensorComm(); });
+    if (!any) {
+      throw JsonPathError(section.Path() + ".parallelism.tensor",
+                          fmt::format("model \"{}\" has no tensor-parallel layers, so tensor {} "
+                                      "would split nothing; accepted: 1 for this model (or layers with "
+                                      "\"forward_comm\"/\"input_grad_comm\")",
+                                      workload.model_name, config.tensor_parallel));
+    }
+  }
+  return workload;
+}
+
+}  // namespace
+
+void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
+  TrainingWorkload& training = scenario.training;
+  training.peak_TFLOPS = kDefaultPeakTFLOPS;
+  training.config.compute_efficiency = kDefaultEfficiency;
+  if (npu != nullptr) {
+    npu->ExpectObject({"peak_TFLOPS", "compute_efficiency"});
+    if (auto peak = npu->Find("peak_TFLOPS")) training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
+    if (auto efficiency = npu->Find("compute_efficiency")) {
+      training.config.compute_efficiency = efficiency->Number(0.0, 1.0, true);
+    }
+  }
+  training.config.peak_flops_per_ns = training.peak_TFLOPS * 1e3;  // 1 TFLOP/s = 1e3 FLOP/ns
+}
+
+void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
+  workload.ExpectObject({"training", "collective", "parameter_server", "gossip", "graph"});
+  const bool training = workload.Has("training");
+  const bool parameter_server = workload.Has("parameter_server");
+  const bool gossip = workload.Has("gossip");
+  const bool graph = workload.Has("graph");
+  if (int{training} + int{workload.Has("collective")} + int{parameter_server} + int{gossip} +
+          int{graph} != 1) {
+    workload.Fail("give exactly one of \"training\" (a model trained with data/tensor "
+                  "parallelism), \"collective\" (one collective operation), "
+                  "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md), "
+                  "\"gossip\" (decentralised SGD with gossip exchanges, docs/learning.md) or "
+                  "\"graph\" (an execution graph written out, docs/graph.md)");
+  }
+  if (graph) {
+    scenario.workload_kind = WorkloadKind::kGraph;
+    scenario.graph = ReadGraphSection(workload.Child("graph"), scenario);
+  } else if (gossip) {
+    scenario.workload_kind = WorkloadKind::kGossip;
+    scenario.gossip = ReadGossipSection(workload.Child("gossip"), scenario);
+  } else if (parameter_server) {
+    scenario.workload_kind = WorkloadKind::kParameterServer;
+    const JsonCursor section = workload.Child("parameter_server");
+    scenario.parameter_server = ReadParameterServerSection(section, scenario);
+    if (auto c = section.Find("convergence")) scenario.convergence = ReadConvergenceSection(*c, scenario);
+  } else if (training) {
+    scenario.workload_kind = WorkloadKind::kTraining;
+    scenario.training = ReadTraining(workload.Child("training"), scenario, scenario.training);
+  } else {
+    scenario.workload_kind = WorkloadKind::kCollective;
+    scenario.collective = ReadCollective(workload.Child("collective"), scenario);
+  }
+}
+
+nlohmann::json NpuSectionToJson(const Scenario& scenario) {
+  return {{"peak_TFLOPS", scenario.training.peak_TFLOPS},
+          {"compute_efficiency", scenario.training.config.compute_efficiency}};
+}
+
+nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
+  if (scenario.workload_kind == WorkloadKind::kParameterServer) {
+    nlohmann::json out = ParameterServerSectionToJson(scenario.parameter_server);
+    if (scenario.convergence) out["parameter_server"]["convergence"] = ConvergenceToJson(*scenario.convergence);
+    return out;
+  }
+  if (scenario.workload_kind == WorkloadKind::kGossip) return GossipSectionToJson(scenario.gossip);
+  if (scenario.workload_kind == WorkloadKind::kGraph) return GraphSectionToJson(scenario.graph);
+  if (scenario.workload_kind == WorkloadKind::kCollective) {
+    const CollectiveWorkload& c = scenario.collective;
+    return {{"collective",
+             {{"kind", ToString(c.kind)}, {"size_bytes", c.size_bytes}, {"dimensions", c.dimensions}}}};
+  }
+  const TrainingWorkload& t = scenario.training;
+  nlohmann::json training;
+  if (t.custom_model) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const Layer& layer : t.model.layers) {
+      nlohmann::json entry = {{"name", layer.name},
+                              {"params", layer.params},
+                              {"forward_flops_per_sample", layer.forward_flops_per_sample},
+                              {"output_elements_per_sample", layer.output_elements_per_sample},
+                              {"tensor_parallel_all_reduces", layer.tensor_parallel_all_reduces}};
+      if (layer.forward_ns) entry["forward_ns"] = *layer.forward_ns;
+      if (layer.input_grad_ns) entry["input_grad_ns"] = *layer.input_grad_ns;
+      if (layer.weight_grad_ns) entry["weight_grad_ns"] = *layer.weight_grad_ns;
+      auto comm_json = [](const LayerComm& comm) {
+        return nlohmann::json{{"kind", ToString(comm.kind)}, {"size_bytes", comm.size_bytes}};
+      };
+      if (layer.forward_comm) entry["forward_comm"] = comm_json(*layer.forward_comm);
+      if (layer.input_grad_comm) entry["input_grad_comm"] = comm_json(*layer.input_grad_comm);
+      if (layer.weight_grad_comm) entry["weight_grad_comm"] = comm_json(*layer.weight_grad_comm);
+      layers.push_back(entry);
+    }
+    training["model"] = {{"name", t.model_name}, {"layers", layers}};
+  } else {
+    training["model"] = t.model_name;
+    if (t.sequence_length_tokens > 0) training["sequence_length_tokens"] = t.sequence_length_tokens;
+  }
+  training["global_batch_samples"] = t.config.global_batch_samples;
+  training["parallelism"] = {{"data", t.config.data_parallel}, {"tensor", t.config.tensor_parallel}};
+  if (t.tensor_per_dimension.empty()) {
+    training["parallelism"]["data_dimensions"] = t.data_dimensions;
+    training["parallelism"]["tensor_dimensions"] = t.tensor_dimensions;
+  } else {
+    training["parallelism"]["tensor_per_dimension"] = t.tensor_per_dimension;
+  }
+  training["gradient_bytes_per_param"] = t.config.gradient_bytes_per_param;
+  training["activation_bytes_per_element"] = t.config.activation_bytes_per_element;
+  training["overlap"] = ToString(t.config.overlap);
+  return {{"training", training}};
+}
+
+}  // namespace hfsim
