@@ -49,19 +49,8 @@ Report AnalyticalEngine::Run(const Scenario& scenario, std::optional<Timeline>& 
     report.in_network = PlanInNetworkReport(scenario);
   }
   AddDimensionReports(scenario.dimensions, report);
-  for (const CollectiveReport& collective : report.collectives) {
-    report.communication_ns += collective.time_ns * collective.occurrences;
-  }
   if (scenario.workload_kind == WorkloadKind::kGraph) {
-    const ExecutionGraph& g = graph.Value().Graph();
-    GraphReport summary;
-    summary.programs = static_cast<uint32_t>(g.classes.size());
-    for (const RankClass& rank_class : g.classes) summary.nodes += rank_class.program.size();
-    summary.communicators = static_cast<uint32_t>(g.communicators.size());
-    const RankClass& reported = g.classes[graph.Value().ReportedClass()];
-    summary.reported_rank = reported.ranks.front();
-    summary.reported_class_ranks = reported.ranks.size();
-    report.graph = summary;
+    report.graph = graph.Value().Summary();
     // Ranks differ: the job's traffic is each program's times the ranks that run it.
     report.total_traffic_bytes = graph.Value().JobTrafficBytes();
   }

@@ -32,13 +32,10 @@ CollectivePlan CollectivePricer::Plan(CollectiveKind kind, uint64_t size_bytes,
     if (!partial) {
       plan.fixed = AstraSimPrice(seen, m_communication, kind, size_bytes, shape.dimensions);
     } else {
-      // As below: k of a FullyConnected dimension's n NPUs use k - 1 of their n - 1 links.
+      // ASTRA-sim's formulas read the bandwidth from the dimension: give it the group's share.
       std::vector<Dimension> dims = seen.Dimensions();
       for (uint32_t d = 0; d < dims.size(); ++d) {
-        const Dimension& whole = m_topology.Dim(d);
-        if (whole.kind == DimensionKind::kFullyConnected && dims[d].size < whole.size) {
-          dims[d].bandwidth_Bpns *= static_cast<double>(dims[d].size - 1) / (whole.size - 1);
-        }
+        dims[d].bandwidth_Bpns *= BandwidthShare(m_topology.Dim(d), dims[d].size);
       }
       plan.fixed = AstraSimPrice(Topology(dims), m_communication, kind, size_bytes, shape.dimensions);
     }
@@ -54,10 +51,7 @@ CollectivePlan CollectivePricer::Plan(CollectiveKind kind, uint64_t size_bytes,
     CollectivePlan::Stage planned;
     planned.dimension = stage.dimension;
     planned.chunk_buffer_bytes = stage.buffer_fraction * size / chunks;
-    const Dimension& whole = m_topology.Dim(stage.dimension);
-    if (whole.kind == DimensionKind::kFullyConnected && dim.size < whole.size) {
-      planned.bandwidth_share = static_cast<double>(dim.size - 1) / (whole.size - 1);
-    }
+    planned.bandwidth_share = BandwidthShare(m_topology.Dim(stage.dimension), dim.size);
     if (stage.algorithm == CollectiveAlgorithm::kInNetwork) {
       if (!m_aggregation) throw std::logic_error("CollectivePricer: in_network needs a switch spec");
       // The switch sums the chunk's fp32 values (THC: their table indices); each NPU sends its

@@ -14,8 +14,8 @@
 // FullyConnected dimension, for one, does not).
 //
 // A collective over a process group that covers part of a dimension is priced as if that
-// dimension had the group's size there (workloads/graph/group-shape.h): same kind, same per-NPU
-// bandwidth and link latency.
+// dimension had the group's size there (workloads/graph/group-shape.h): same kind and link
+// latency, and the share of the per-NPU bandwidth the group's links carry (BandwidthShare).
 //
 // Pricing is split in two so that one definition serves the engine and the optimiser: Plan()
 // composes the stages once (bandwidth-independent), TimeNs() prices a plan at any bandwidths
@@ -48,9 +48,7 @@ struct CollectivePlan {
     uint32_t dimension = 0;
     const ScheduleProfile* profile = nullptr;  ///< nullptr for an in-network stage
     double chunk_buffer_bytes = 0.0;           ///< one chunk's buffer
-    /// The stage's per-NPU bandwidth as a fraction of the dimension's: 1, except for a group
-    /// on k of a FullyConnected dimension's n NPUs, whose links to the other n - k stay idle:
-    /// (k - 1) / (n - 1).
+    /// The stage's per-NPU bandwidth as a fraction of the dimension's (BandwidthShare).
     double bandwidth_share = 1.0;
     uint64_t in_network_values = 0;            ///< values one chunk carries (in-network only)
   };

@@ -83,7 +83,16 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
     return UserError{where, error->ToString()};
   }
 
-  // The shape of every group some collective runs on.
+  // The shape of every group some collective runs on. Classes calling on each communicator
+  // are found in one pass over the programs.
+  std::vector<std::vector<uint32_t>> callers(graph.communicators.size());
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    for (const GraphNode& node : graph.classes[c].program) {
+      if (node.kind != GraphNodeKind::kCollective) continue;
+      auto& list = callers[node.communicator];
+      if (list.empty() || list.back() != c) list.push_back(c);
+    }
+  }
   pricing.m_shapes.resize(graph.communicators.size());
   for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
     const Communicator& comm = graph.communicators[k];
@@ -102,14 +111,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
     }
     shapes.groups.resize(comm.groups.size());
     std::vector<bool> used(comm.groups.size(), false);
-    for (const RankClass& rank_class : graph.classes) {
-      const bool calls = std::any_of(rank_class.program.begin(), rank_class.program.end(),
-                                     [&](const GraphNode& node) {
-                                       return node.kind == GraphNodeKind::kCollective &&
-                                              node.communicator == k;
-                                     });
-      if (!calls) continue;
-      for (const uint32_t rank : rank_class.ranks) used[shapes.group_of_rank[rank]] = true;
+    for (const uint32_t c : callers[k]) {
+      for (const uint32_t rank : graph.classes[c].ranks) used[shapes.group_of_rank[rank]] = true;
     }
     for (uint32_t g = 0; g < comm.groups.size(); ++g) {
       if (!used[g]) continue;
@@ -331,11 +334,21 @@ void GraphPricing::FillReport(Report& report) const {
       if (route.traffic_bytes[d] > 0.0) report.point_to_point_busy_ns[d] += took;
     }
   }
+  for (const CollectiveReport& collective : report.collectives) {
+    report.communication_ns += collective.time_ns * collective.occurrences;
+  }
 }
 
-}  // namespace hfsim
-
-namespace hfsim {
+GraphReport GraphPricing::Summary() const {
+  GraphReport summary;
+  summary.programs = static_cast<uint32_t>(m_graph.classes.size());
+  for (const RankClass& rank_class : m_graph.classes) summary.nodes += rank_class.program.size();
+  summary.communicators = static_cast<uint32_t>(m_graph.communicators.size());
+  const RankClass& reported = m_graph.classes[m_reported_class];
+  summary.reported_rank = reported.ranks.front();
+  summary.reported_class_ranks = reported.ranks.size();
+  return summary;
+}
 
 Timeline GraphPricing::BuildTimeline() const {
   const std::vector<double>& bandwidths = m_pricer.Bandwidths();

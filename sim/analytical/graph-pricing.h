@@ -57,9 +57,12 @@ class GraphPricing {
   template <typename Time>
   Time TotalNs(const std::vector<double>& bandwidth_Bpns) const;
 
-  /// At the scenario's bandwidths: the iteration breakdown and one entry per distinct
-  /// collective (same phase, communicator, kind and size), in layer order.
+  /// At the scenario's bandwidths: the iteration breakdown, one entry per distinct collective
+  /// (same phase, communicator, kind and size) in layer order, and communication_ns (the
+  /// reported rank's collectives, sends and receives).
   void FillReport(Report& report) const;
+  /// What the graph holds and whose breakdown the report shows (report.graph).
+  GraphReport Summary() const;
 
   /// Every rank class's nodes as spans at the scenario's bandwidths (hfsim run --trace).
   Timeline BuildTimeline() const;
@@ -69,11 +72,6 @@ class GraphPricing {
   /// Bytes all ranks together send per iteration: each class's traffic times its ranks.
   double JobTrafficBytes() const;
 
-  const ExecutionGraph& Graph() const { return m_graph; }
-  const GraphSchedule& Schedule() const { return m_schedule; }
-  const CollectivePricer& Pricer() const { return m_pricer; }
-  /// The rank class the report describes.
-  uint32_t ReportedClass() const { return m_reported_class; }
   /// Communicator k's group holding rank `rank`'s shape on the fabric.
   const GroupShape& ShapeOf(uint32_t communicator, uint32_t rank) const;
 

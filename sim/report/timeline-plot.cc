@@ -13,15 +13,6 @@ namespace hfsim {
 
 namespace {
 
-// Compute first, then the main communication stream, background streams and dimensions.
-std::pair<int, int> TrackRank(const std::string& track) {
-  if (track == "compute") return {0, 0};
-  if (track == "communication") return {1, 0};
-  if (track.rfind("stream ", 0) == 0) return {2, std::stoi(track.substr(7))};
-  if (track.rfind("dimension ", 0) == 0) return {3, std::stoi(track.substr(10))};
-  return {4, 0};
-}
-
 const char* Colour(const TimelineSpan& span) {
   if (span.category == "compute") return "0x4472c4";
   if (span.track.rfind("dimension ", 0) == 0) return "0xf4b183";  // what a dimension is busy with
@@ -35,12 +26,12 @@ std::optional<std::string> GanttPlotScript(const Timeline& timeline, const std::
                                            const std::string& png_name) {
   if (timeline.spans.size() > kMaxGanttSpans) return std::nullopt;
   // Rows in class order, then track order.
-  std::map<std::pair<uint32_t, std::pair<int, int>>, std::string> tracks;
+  std::map<std::pair<uint32_t, int>, std::string> tracks;
   for (const TimelineSpan& span : timeline.spans) {
-    tracks.emplace(std::pair(span.rank_class, TrackRank(span.track)), span.track);
+    tracks.emplace(std::pair(span.rank_class, TrackOrder(span.track)), span.track);
   }
   if (tracks.empty() || tracks.size() > kMaxGanttRows) return std::nullopt;
-  std::map<std::pair<uint32_t, std::pair<int, int>>, int> row_of;
+  std::map<std::pair<uint32_t, int>, int> row_of;
   std::vector<std::pair<std::string, double>> ticks;
   for (const auto& [key, track] : tracks) {
     const int row = static_cast<int>(row_of.size());
@@ -49,7 +40,7 @@ std::optional<std::string> GanttPlotScript(const Timeline& timeline, const std::
   }
   std::string rows;
   for (const TimelineSpan& span : timeline.spans) {
-    const int row = row_of.at({span.rank_class, TrackRank(span.track)});
+    const int row = row_of.at({span.rank_class, TrackOrder(span.track)});
     const double half_ms = span.duration_ns / 2e6;
     rows += fmt::format("{} {} {} 0.35 {}\n", span.start_ns / 1e6 + half_ms, row, half_ms,
                         Colour(span));

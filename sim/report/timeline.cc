@@ -15,4 +15,12 @@ std::string RanksLabel(const std::vector<uint32_t>& ranks) {
   return label;
 }
 
+int TrackOrder(const std::string& track) {
+  if (track == "compute") return 0;
+  if (track == "communication") return 1;
+  if (track.rfind("stream ", 0) == 0) return 100 + std::stoi(track.substr(7));
+  if (track.rfind("dimension ", 0) == 0) return 1000 + std::stoi(track.substr(10));
+  return 10000;
+}
+
 }  // namespace hfsim

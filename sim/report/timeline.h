@@ -31,6 +31,11 @@ struct TimelineClass {
 /// "rank 3", "ranks 0-4095" for consecutive ranks, else the first few and the count.
 std::string RanksLabel(const std::vector<uint32_t>& ranks);
 
+/// Where a track sits among its class's tracks (smaller first): compute, the communication
+/// stream, background streams in order, then dimensions in order. Streams are below 64 and
+/// dimensions below 8, so the numbers never collide.
+int TrackOrder(const std::string& track);
+
 struct Timeline {
   std::vector<TimelineClass> classes;
   std::vector<TimelineSpan> spans;

@@ -8,15 +8,6 @@ namespace hfsim {
 
 namespace {
 
-// Compute first, then the communication stream, background streams and dimensions.
-int TrackOrder(const std::string& track) {
-  if (track == "compute") return 0;
-  if (track == "communication") return 1;
-  if (track.rfind("stream ", 0) == 0) return 100 + std::stoi(track.substr(7));
-  if (track.rfind("dimension ", 0) == 0) return 1000 + std::stoi(track.substr(10));
-  return 10000;
-}
-
 }  // namespace
 
 nlohmann::json TraceJson(const Timeline& timeline) {

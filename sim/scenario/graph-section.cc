@@ -9,6 +9,7 @@
 #include "topologies/topology.h"
 #include "workloads/graph/graph-check.h"
 #include "workloads/graph/rank-classes.h"
+#include "workloads/graph/smallest-first-order.h"
 
 namespace hfsim {
 
@@ -169,8 +170,8 @@ std::vector<GraphNode> OrderProgram(std::vector<ReadNode> nodes, const JsonCurso
           fmt::format("id {} is used by two nodes of this program", nodes[i].node.id));
     }
   }
-  std::vector<std::vector<size_t>> deps(nodes.size()), waiters(nodes.size());
-  std::vector<size_t> pending(nodes.size(), 0);
+  std::vector<std::vector<uint32_t>> deps(nodes.size()), waiters(nodes.size());
+  std::vector<uint32_t> pending(nodes.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (size_t j = 0; j < nodes[i].dep_ids.size(); ++j) {
       const auto found = by_id.find(nodes[i].dep_ids[j]);
@@ -179,28 +180,12 @@ std::vector<GraphNode> OrderProgram(std::vector<ReadNode> nodes, const JsonCurso
             "node {} depends on node {}, which this program does not have", nodes[i].node.id,
             nodes[i].dep_ids[j]));
       }
-      deps[i].push_back(found->second);
-      waiters[found->second].push_back(i);
+      deps[i].push_back(static_cast<uint32_t>(found->second));
+      waiters[found->second].push_back(static_cast<uint32_t>(i));
       ++pending[i];
     }
   }
-  std::vector<size_t> order, ready;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (pending[i] == 0) ready.push_back(i);
-  }
-  std::make_heap(ready.begin(), ready.end(), std::greater<>());
-  while (!ready.empty()) {
-    std::pop_heap(ready.begin(), ready.end(), std::greater<>());
-    const size_t i = ready.back();
-    ready.pop_back();
-    order.push_back(i);
-    for (const size_t w : waiters[i]) {
-      if (--pending[w] == 0) {
-        ready.push_back(w);
-        std::push_heap(ready.begin(), ready.end(), std::greater<>());
-      }
-    }
-  }
+  const std::vector<uint32_t> order = SmallestFirstOrder(pending, waiters, [](uint32_t) { return true; });
   if (order.size() != nodes.size()) {
     // Walk back along unfinished dependencies until a node repeats: that is the cycle.
     size_t at = 0;
@@ -303,10 +288,12 @@ ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scena
                                 "one (a program's \"ranks\" lists who runs it)", r, ranks));
     }
   }
+  // Matching collectives, sends and receives: everything that needs no other section.
+  if (auto error = CheckGraph(graph)) throw JsonPathError(section.Path(), error->ToString());
   // A program written for ranks whose groups differ becomes one class per kind of rank.
-  if (!CheckGraph(graph)) RefineRankClasses(graph, Topology(scenario.dimensions));
-  // Matching collectives, sends and receives, deadlocks and groups the analytical engine can
-  // price are checked once the whole scenario is read (CheckGraphWorkload).
+  RefineRankClasses(graph, Topology(scenario.dimensions));
+  // Algorithms on each group, deadlocks and groups the analytical engine can price are checked
+  // once the whole scenario is read (CheckGraphWorkload).
   return graph;
 }
 

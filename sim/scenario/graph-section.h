@@ -10,10 +10,11 @@
 
 namespace hfsim {
 
-/// Reads the graph (scenario.dimensions and the npu section must already be read): ids,
-/// dependencies (no cycle), ranks, groups. The rest (matching collectives, sends and
-/// receives, groups the engines can price) needs the whole scenario: the loader checks it
-/// through sim/analytical/graph-pricing.h once every section is read.
+/// Reads the graph (scenario.dimensions and the npu section must already be read) and checks
+/// what needs no other section: ids, dependencies (no cycle), ranks, groups, matching
+/// collectives, sends and receives (workloads/graph/graph-check.h). The rest (algorithms on
+/// each group, circular waits, groups the engines can price) needs the whole scenario: the
+/// loader checks it through sim/analytical/graph-pricing.h once every section is read.
 ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scenario);
 
 /// {"graph": {...}} for the report's echo of the scenario: reads back as the same graph.

@@ -22,7 +22,6 @@
 #include "sim/scenario/parameter-server-section.h"
 #include "sim/scenario/workload-section.h"
 #include "sim/analytical/graph-pricing.h"
-#include "workloads/graph/graph-check.h"
 #include "workloads/graph/group-shape.h"
 #include "topologies/topology.h"
 
@@ -217,13 +216,12 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
   }
 }
 
-// workload.graph, once every section is read: the graph's structure (matching collectives,
-// sends and receives), then every group's algorithms, then the schedule (no circular waits) and
-// the groups' shapes, through the analytical engine's own compilation.
+// workload.graph, once every section is read (its structure was checked where it was read):
+// every group's algorithms, then the schedule (no circular waits) and the groups' shapes,
+// through the analytical engine's own compilation.
 void CheckGraphWorkload(const JsonCursor& root, const Scenario& scenario) {
   const std::string where = "workload.graph";
   const ExecutionGraph& graph = scenario.graph;
-  if (auto error = CheckGraph(graph)) throw JsonPathError(where, error->ToString());
   const Topology topology(scenario.dimensions);
   std::vector<std::pair<CollectiveKind, GroupShape>> checked;
   for (uint32_t k = 0; k < graph.communicators.size(); ++k) {

@@ -1,12 +1,14 @@
 #include "workloads/graph/graph-schedule.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
-#include <set>
-#include <unordered_map>
 #include <numeric>
+#include <set>
 #include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "workloads/graph/smallest-first-order.h"
 
 namespace hfsim {
 
@@ -93,6 +95,31 @@ bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
   return joined;
 }
 
+// The last vertex of each stream as a program is walked in order (a program has few streams).
+class StreamTails {
+ public:
+  /// The previous vertex on `stream`, or UINT32_MAX for the stream's first; `vertex` becomes
+  /// its last.
+  uint32_t Advance(uint32_t stream, uint32_t vertex) {
+    for (auto& [s, last] : m_last) {
+      if (s == stream) return std::exchange(last, vertex);
+    }
+    m_last.emplace_back(stream, vertex);
+    return UINT32_MAX;
+  }
+  /// Appends each stream's last vertex, in stream order; stream 0's is also `main_end`.
+  void Finish(std::vector<uint32_t>& ends, uint32_t& main_end) {
+    std::sort(m_last.begin(), m_last.end());
+    for (const auto& [stream, last] : m_last) {
+      ends.push_back(last);
+      if (stream == 0) main_end = last;
+    }
+  }
+
+ private:
+  std::vector<std::pair<uint32_t, uint32_t>> m_last;  // (stream, vertex)
+};
+
 uint32_t ClassOfVertex(const std::vector<uint32_t>& offset, uint32_t v) {
   return static_cast<uint32_t>(std::upper_bound(offset.begin(), offset.end(), v) - offset.begin() - 1);
 }
@@ -111,7 +138,7 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
   for (uint32_t c = 0; c < classes; ++c) {
     const auto& program = graph.classes[c].program;
     const uint32_t offset = out.m_class_offset[c];
-    std::vector<std::pair<uint32_t, uint32_t>> last_on_stream;  // (stream, vertex): few streams
+    StreamTails tails;
     for (uint32_t i = 0; i < program.size(); ++i) {
       const GraphNode& node = program[i];
       const uint32_t v = offset + i;
@@ -124,23 +151,14 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
         last_added[w] = v + 1;
         out.m_waits.push_back(w);
       };
-      auto previous = std::find_if(last_on_stream.begin(), last_on_stream.end(),
-                                   [&](const auto& entry) { return entry.first == node.stream; });
-      if (previous != last_on_stream.end()) {
-        add_wait(previous->second);
-        previous->second = v;
-      } else {
-        last_on_stream.emplace_back(node.stream, v);
+      if (const uint32_t previous = tails.Advance(node.stream, v); previous != UINT32_MAX) {
+        add_wait(previous);
       }
       for (const uint32_t dep : node.deps) add_wait(offset + dep);
       unit.wait_count = static_cast<uint32_t>(out.m_waits.size()) - unit.first_wait;
       unit.continues_step = unit.wait_count == 1 && node.continues_step;
     }
-    std::sort(last_on_stream.begin(), last_on_stream.end());
-    for (const auto& [stream, last] : last_on_stream) {
-      out.m_stream_ends.push_back(last);
-      if (stream == 0) out.m_main_end[c] = last;
-    }
+    tails.Finish(out.m_stream_ends, out.m_main_end[c]);
   }
   return std::nullopt;
 }
@@ -174,26 +192,17 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
   out.m_main_end.assign(classes, UINT32_MAX);
   for (uint32_t c = 0; c < classes; ++c) {
     const auto& program = graph.classes[c].program;
-    std::vector<std::pair<uint32_t, uint32_t>> last_on_stream;  // (stream, position): few streams
+    StreamTails tails;
     for (uint32_t i = 0; i < program.size(); ++i) {
       const GraphNode& node = program[i];
       const uint32_t v = offset[c] + i;
       wait_start[v] = static_cast<uint32_t>(waits.size());
-      auto previous = std::find_if(last_on_stream.begin(), last_on_stream.end(),
-                                   [&](const auto& entry) { return entry.first == node.stream; });
-      if (previous != last_on_stream.end()) {
-        waits.push_back(offset[c] + previous->second);
-        previous->second = i;
-      } else {
-        last_on_stream.emplace_back(node.stream, i);
+      if (const uint32_t previous = tails.Advance(node.stream, v); previous != UINT32_MAX) {
+        waits.push_back(previous);
       }
       for (const uint32_t dep : node.deps) waits.push_back(offset[c] + dep);
     }
-    std::sort(last_on_stream.begin(), last_on_stream.end());
-    for (const auto& [stream, last] : last_on_stream) {
-      ends.push_back(offset[c] + last);
-      if (stream == 0) out.m_main_end[c] = offset[c] + last;
-    }
+    tails.Finish(ends, out.m_main_end[c]);
   }
   wait_start[vertex_count] = static_cast<uint32_t>(waits.size());
 
@@ -241,23 +250,7 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
         waiters[root[waits[w]]].push_back(root[v]);
       }
     }
-    std::vector<uint32_t> ready;
-    for (uint32_t v = 0; v < vertex_count; ++v) {
-      if (root[v] == v && pending[v] == 0) ready.push_back(v);
-    }
-    std::make_heap(ready.begin(), ready.end(), std::greater<>());
-    while (!ready.empty()) {
-      std::pop_heap(ready.begin(), ready.end(), std::greater<>());
-      const uint32_t r = ready.back();
-      ready.pop_back();
-      order.push_back(r);
-      for (const uint32_t waiter : waiters[r]) {
-        if (--pending[waiter] == 0) {
-          ready.push_back(waiter);
-          std::push_heap(ready.begin(), ready.end(), std::greater<>());
-        }
-      }
-    }
+    order = SmallestFirstOrder(pending, waiters, [&](uint32_t v) { return root[v] == v; });
     for (uint32_t v = 0; v < vertex_count; ++v) {
       if (pending[root[v]] == 0) continue;
       const uint32_t c = ClassOfVertex(offset, v);

@@ -50,6 +50,11 @@ std::variant<GroupShape, std::string> ShapeOfGroup(const Topology& topology,
   return shape;
 }
 
+double BandwidthShare(const Dimension& whole, uint32_t group_size) {
+  if (whole.kind != DimensionKind::kFullyConnected || group_size >= whole.size) return 1.0;
+  return static_cast<double>(group_size - 1) / (whole.size - 1);
+}
+
 std::vector<Dimension> DimensionsSeenBy(const std::vector<Dimension>& dimensions,
                                         const GroupShape& shape) {
   std::vector<Dimension> seen = dimensions;

@@ -33,6 +33,11 @@ std::variant<GroupShape, std::string> ShapeOfGroup(const Topology& topology,
                                                    const std::vector<uint32_t>& ranks,
                                                    const std::vector<uint32_t>& order = {});
 
+/// The share of a dimension's per-NPU bandwidth a group of `group_size` of its NPUs can use:
+/// (k - 1) / (n - 1) on a FullyConnected dimension, whose links to the other n - k NPUs stay
+/// idle; 1 elsewhere (a Switch up-link is private; a partial Ring is priced as a Ring of k).
+double BandwidthShare(const Dimension& whole, uint32_t group_size);
+
 /// The fabric as a group of this shape sees it: spanned dimensions resized to the group's size,
 /// the rest unchanged.
 std::vector<Dimension> DimensionsSeenBy(const std::vector<Dimension>& dimensions,
