@@ -15,6 +15,7 @@
 #include "models/schedule.h"
 #include "sim/packet/error-log.h"
 #include "topologies/dimension-links.h"
+#include "workloads/graph/group-shape.h"
 
 namespace hfsim {
 namespace {
@@ -83,7 +84,8 @@ struct StageRun {
   CollectiveStage stage;
   const IndexedSchedule* schedule = nullptr;
   uint32_t peers = 0;
-  uint64_t stride = 0;
+  /// The stage's dimension's weight in a member index (CollectivePlan::Member).
+  uint64_t member_stride = 0;
   /// This stage's buffer for a chunk of size_bytes / chunks bytes and for one a byte larger.
   uint64_t small_chunk_bytes = 0;
   uint64_t large_chunk_bytes = 0;
@@ -97,6 +99,20 @@ struct CollectivePlan {
   /// Chunks [0, large_chunks) are one byte larger (BlockBytes(size_bytes, chunks, c)).
   uint64_t large_chunks = 0;
 
+  // The members: every NPU whose coordinate along each dimension d is one of coordinates[d].
+  // A member's index is its position in that product set, coordinates of dimension 0 varying
+  // fastest; with every coordinate taken (`whole`) it is the NPU id itself. Per-member state is
+  // indexed by it, so a collective over a group of k NPUs costs k, not the fabric's size.
+  bool whole = true;
+  uint64_t members = 0;
+  std::vector<std::vector<uint32_t>> coordinates;  ///< per dimension, ascending
+  std::vector<std::vector<uint32_t>> position;     ///< per dimension: coordinate -> its index
+  std::vector<uint64_t> member_stride;             ///< per dimension
+  std::vector<uint64_t> fabric_stride;             ///< per dimension (Topology::Stride)
+  std::vector<uint32_t> fabric_size;               ///< per dimension
+
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+
   uint32_t StageCount() const { return static_cast<uint32_t>(stages.size()); }
   uint64_t StageBytes(uint32_t stage, uint32_t chunk) const {
     return chunk < large_chunks ? stages[stage].large_chunk_bytes : stages[stage].small_chunk_bytes;
@@ -105,11 +121,50 @@ struct CollectivePlan {
     return BlockRunBytes(StageBytes(stage, chunk), stages[stage].schedule->Get().block_count,
                          t.first_block, t.block_count);
   }
-  /// Index of `npu`'s group along the stage's dimension, in [0, npus / peers): the id with the
-  /// coordinate along that dimension removed (the inverse of Topology::GroupBase).
-  uint64_t GroupIndex(uint64_t npu, uint32_t stage) const {
+  uint32_t Coordinate(uint64_t npu, uint32_t dimension) const {
+    return static_cast<uint32_t>((npu / fabric_stride[dimension]) % fabric_size[dimension]);
+  }
+  /// `npu`'s member index, or kNotMember.
+  uint64_t Member(uint64_t npu) const {
+    if (whole) return npu;
+    uint64_t member = 0;
+    for (size_t d = 0; d < coordinates.size(); ++d) {
+      const uint32_t at = position[d][Coordinate(npu, static_cast<uint32_t>(d))];
+      if (at == kAbsent) return kNotMember;
+      member += at * member_stride[d];
+    }
+    return member;
+  }
+  static constexpr uint64_t kNotMember = UINT64_MAX;
+  /// The NPU of member index `member`.
+  uint64_t Npu(uint64_t member) const {
+    if (whole) return member;
+    uint64_t npu = 0;
+    for (size_t d = 0; d < coordinates.size(); ++d) {
+      npu += coordinates[d][(member / member_stride[d]) % coordinates[d].size()] * fabric_stride[d];
+    }
+    return npu;
+  }
+  /// `npu`'s rank within its line of the stage's dimension (its schedule's local rank).
+  uint32_t LocalRank(uint64_t npu, uint32_t stage) const {
+    const uint32_t d = stages[stage].stage.dimension;
+    return position[d][Coordinate(npu, d)];
+  }
+  /// The NPU at local rank `rank` of `npu`'s line along the stage's dimension.
+  uint64_t PeerNpu(uint64_t npu, uint32_t stage, uint32_t rank) const {
+    const uint32_t d = stages[stage].stage.dimension;
+    return npu - Coordinate(npu, d) * fabric_stride[d] + coordinates[d][rank] * fabric_stride[d];
+  }
+  /// The fabric coordinate of local rank `rank` along the stage's dimension.
+  uint32_t CoordinateOf(uint32_t stage, uint32_t rank) const {
+    return coordinates[stages[stage].stage.dimension][rank];
+  }
+  /// Index of member `member`'s line along the stage's dimension, in [0, members / peers): its
+  /// index with that dimension's part removed.
+  uint64_t GroupIndex(uint64_t member, uint32_t stage) const {
     const StageRun& run = stages[stage];
-    return npu % run.stride + (npu / (run.stride * run.peers)) * run.stride;
+    return member % run.member_stride +
+           (member / (run.member_stride * run.peers)) * run.member_stride;
   }
 };
 
@@ -175,15 +230,15 @@ struct GroupReplay {
 // in different groups (a wrong peer mapping) is caught at the receive.
 class CollectiveReplay {
  public:
-  CollectiveReplay(const Topology& topology, const CollectivePlan& plan)
-      : m_topology(topology), m_plan(plan), m_npus(topology.NpuCount()) {
+  explicit CollectiveReplay(const CollectivePlan& plan)
+      : m_plan(plan), m_members(plan.members) {
     size_t total = 0;
     for (const StageRun& run : plan.stages) {
       m_offset.push_back(total);
-      total += static_cast<size_t>(plan.chunks) * (m_npus / run.peers);
+      total += static_cast<size_t>(plan.chunks) * (m_members / run.peers);
     }
     m_groups.resize(total);
-    m_verified.assign(m_npus * plan.chunks * plan.StageCount(), 0);
+    m_verified.assign(m_members * plan.chunks * plan.StageCount(), 0);
   }
 
   std::optional<std::string> StageStart(uint64_t npu, uint32_t stage, uint32_t chunk) {
@@ -222,7 +277,9 @@ class CollectiveReplay {
     auto where = [&] {
       return Where(dst, stage, chunk) + "step " + S(step) + ", from NPU " + S(src) + ": ";
     };
-    if (m_plan.GroupIndex(src, stage) != m_plan.GroupIndex(dst, stage) ||
+    const uint64_t src_member = m_plan.Member(src);
+    if (src_member == CollectivePlan::kNotMember ||
+        m_plan.GroupIndex(src_member, stage) != m_plan.GroupIndex(m_plan.Member(dst), stage) ||
         Rank(src, stage) != t.src || Rank(dst, stage) != t.dst) {
       return where() + "sender and receiver are not local ranks " + S(t.src) + " and " + S(t.dst) +
              " of one group";
@@ -316,7 +373,8 @@ class CollectiveReplay {
 
   /// The first (NPU, chunk, stage) never verified, if any.
   std::optional<std::string> FinalCheck() const {
-    for (uint64_t npu = 0; npu < m_npus; ++npu) {
+    for (uint64_t member = 0; member < m_members; ++member) {
+      const uint64_t npu = m_plan.Npu(member);
       for (uint32_t c = 0; c < m_plan.chunks; ++c) {
         for (uint32_t s = 0; s < m_plan.StageCount(); ++s) {
           if (!Verified(npu, c, s)) return Where(npu, s, c) + "never verified complete";
@@ -328,14 +386,14 @@ class CollectiveReplay {
 
  private:
   size_t Slot(uint64_t npu, uint32_t stage, uint32_t chunk) const {
-    const uint64_t groups = m_npus / m_plan.stages[stage].peers;
-    return m_offset[stage] + chunk * groups + m_plan.GroupIndex(npu, stage);
+    const uint64_t groups = m_members / m_plan.stages[stage].peers;
+    return m_offset[stage] + chunk * groups + m_plan.GroupIndex(m_plan.Member(npu), stage);
   }
   uint32_t Rank(uint64_t npu, uint32_t stage) const {
-    return m_topology.Coordinate(npu, m_plan.stages[stage].stage.dimension);
+    return m_plan.LocalRank(npu, stage);
   }
   size_t VerifiedIndex(uint64_t npu, uint32_t chunk, uint32_t stage) const {
-    return (npu * m_plan.chunks + chunk) * m_plan.StageCount() + stage;
+    return (m_plan.Member(npu) * m_plan.chunks + chunk) * m_plan.StageCount() + stage;
   }
   bool Verified(uint64_t npu, uint32_t chunk, uint32_t stage) const {
     return m_verified[VerifiedIndex(npu, chunk, stage)] != 0;
@@ -348,9 +406,8 @@ class CollectiveReplay {
            "), chunk " + S(chunk) + ": ";
   }
 
-  const Topology& m_topology;
   const CollectivePlan& m_plan;
-  uint64_t m_npus;
+  uint64_t m_members;
   std::vector<size_t> m_offset;  ///< first slot of each stage in m_groups
   std::vector<std::unique_ptr<GroupReplay>> m_groups;
   std::vector<uint8_t> m_verified;  ///< per (NPU, chunk, stage)
@@ -386,7 +443,7 @@ struct CollectiveRun {
   std::vector<std::vector<std::vector<uint64_t>>> snapshots;  ///< per (NPU, stage): per send
 
   StageProgress& Progress(uint64_t npu, uint32_t stage) {
-    return progress[npu * plan.StageCount() + stage];
+    return progress[plan.Member(npu) * plan.StageCount() + stage];
   }
 };
 
@@ -434,7 +491,7 @@ class CollectiveExecutor::Impl {
         {[this](uint64_t id) { OnDelivered(id); }, [this](uint64_t id) { OnAcknowledged(id); }});
   }
 
-  CollectiveId Create(CollectiveKind kind, uint64_t size_bytes, std::vector<uint32_t> dimensions);
+  CollectiveId Create(CollectiveKind kind, uint64_t size_bytes, const CollectiveMembers& members);
   void Enter(CollectiveId id, uint64_t npu, std::function<void()> done);
   bool CheckComplete();
 
@@ -519,28 +576,69 @@ const IndexedSchedule& CollectiveExecutor::Impl::CachedSchedule(CollectiveKind k
 }
 
 CollectiveId CollectiveExecutor::Impl::Create(CollectiveKind kind, uint64_t size_bytes,
-                                              std::vector<uint32_t> dimensions) {
+                                              const CollectiveMembers& members) {
+  const uint32_t dimension_count = m_topology.DimensionCount();
+  if (members.coordinates.size() > dimension_count) {
+    throw std::invalid_argument("CollectiveExecutor::Create: coordinates for " +
+                                S(members.coordinates.size()) + " dimensions on a fabric of " +
+                                S(dimension_count));
+  }
   auto run = std::make_unique<CollectiveRun>();
   CollectivePlan& plan = run->plan;
   plan.kind = kind;
   plan.size_bytes = size_bytes;
   plan.chunks = m_spec.chunks;
   plan.large_chunks = size_bytes % m_spec.chunks;
+  plan.members = 1;
+  GroupShape shape;  // the members' lines, for the stages' sizes
+  for (uint32_t d = 0; d < dimension_count; ++d) {
+    const uint32_t size = m_topology.Dim(d).size;
+    std::vector<uint32_t> coordinates;
+    if (d < members.coordinates.size() && !members.coordinates[d].empty()) {
+      coordinates = members.coordinates[d];
+      for (size_t i = 0; i < coordinates.size(); ++i) {
+        if (coordinates[i] >= size || (i > 0 && coordinates[i] <= coordinates[i - 1])) {
+          throw std::invalid_argument("CollectiveExecutor::Create: dimension " + S(d) +
+                                      ": coordinates must ascend and be below " + S(size));
+        }
+      }
+    } else {
+      for (uint32_t c = 0; c < size; ++c) coordinates.push_back(c);
+    }
+    plan.whole &= coordinates.size() == size;
+    plan.position.emplace_back(size, CollectivePlan::kAbsent);
+    for (uint32_t i = 0; i < coordinates.size(); ++i) plan.position[d][coordinates[i]] = i;
+    plan.member_stride.push_back(plan.members);
+    plan.fabric_stride.push_back(m_topology.Stride(d));
+    plan.fabric_size.push_back(size);
+    plan.members *= coordinates.size();
+    plan.coordinates.push_back(std::move(coordinates));
+  }
+  for (const uint32_t d : members.dimensions) {
+    if (d >= dimension_count) {
+      throw std::invalid_argument("CollectiveExecutor::Create: no dimension " + S(d));
+    }
+    shape.dimensions.push_back(d);
+    shape.sizes.push_back(static_cast<uint32_t>(plan.coordinates[d].size()));
+  }
+  // A group of part of a dimension sees a smaller dimension of the same kind, as the
+  // analytical engine prices it (sim/analytical/collective-pricing.cc).
+  const Topology seen(DimensionsSeenBy(m_topology.Dimensions(), shape));
   const uint64_t small_chunk = size_bytes / m_spec.chunks;
   const auto stages =
-      ComposeStages(kind, m_spec.scheme, dimensions, m_topology, m_spec.AlgorithmsFor(kind));
+      ComposeStages(kind, m_spec.scheme, members.dimensions, seen, m_spec.AlgorithmsFor(kind));
   for (size_t s = 0; s < stages.size(); ++s) {
     const CollectiveStage& stage = stages[s];
-    const Dimension& dim = m_topology.Dim(stage.dimension);
-    if (auto reason = UnsupportedReason(stage.kind, stage.algorithm, dim.size)) {
+    const uint32_t peers = seen.Dim(stage.dimension).size;
+    if (auto reason = UnsupportedReason(stage.kind, stage.algorithm, peers)) {
       throw std::invalid_argument("CollectiveExecutor::Create: stage " + S(s) + " on dimension " +
                                   S(stage.dimension) + ": " + *reason);
     }
     StageRun stage_run;
     stage_run.stage = stage;
-    stage_run.schedule = &CachedSchedule(stage.kind, stage.algorithm, dim.size);
-    stage_run.peers = dim.size;
-    stage_run.stride = m_topology.Stride(stage.dimension);
+    stage_run.schedule = &CachedSchedule(stage.kind, stage.algorithm, peers);
+    stage_run.peers = peers;
+    stage_run.member_stride = plan.member_stride[stage.dimension];
     // The same rounding of the fractional stage buffer for every chunk of a size.
     stage_run.small_chunk_bytes = static_cast<uint64_t>(
         std::llround(stage.buffer_fraction * static_cast<double>(small_chunk)));
@@ -557,7 +655,7 @@ CollectiveId CollectiveExecutor::Impl::Create(CollectiveKind kind, uint64_t size
   CollectiveStats& stats = run->stats;
   for (uint32_t s = 0; s < plan.StageCount(); ++s) {
     const StageRun& stage = plan.stages[s];
-    const uint64_t groups = m_npus / stage.peers;
+    const uint64_t groups = plan.members / stage.peers;
     const uint64_t large = plan.large_chunks;
     for (const auto& [chunk, count] :
          {std::pair<uint32_t, uint64_t>{0, large},
@@ -575,14 +673,14 @@ CollectiveId CollectiveExecutor::Impl::Create(CollectiveKind kind, uint64_t size
     }
   }
 
-  run->entered.assign(m_npus, 0);
-  run->done.assign(m_npus, 0);
-  run->callbacks.resize(m_npus);
-  run->early.resize(m_npus);
-  run->progress.assign(m_npus * plan.StageCount(), StageProgress{});
+  run->entered.assign(plan.members, 0);
+  run->done.assign(plan.members, 0);
+  run->callbacks.resize(plan.members);
+  run->early.resize(plan.members);
+  run->progress.assign(plan.members * plan.StageCount(), StageProgress{});
   if (m_options.verify) {
-    run->replay = std::make_unique<CollectiveReplay>(m_topology, run->plan);
-    run->snapshots.resize(m_npus * plan.StageCount());
+    run->replay = std::make_unique<CollectiveReplay>(run->plan);
+    run->snapshots.resize(plan.members * plan.StageCount());
   }
   m_runs.push_back(std::move(run));
   return static_cast<CollectiveId>(m_runs.size() - 1);
@@ -594,12 +692,16 @@ void CollectiveExecutor::Impl::Enter(CollectiveId id, uint64_t npu, std::functio
   }
   if (npu >= m_npus) throw std::invalid_argument("CollectiveExecutor::Enter: no NPU " + S(npu));
   CollectiveRun& run = *m_runs[id];
-  if (run.finished || run.entered[npu]) {
+  if (run.plan.Member(npu) == CollectivePlan::kNotMember) {
+    throw std::invalid_argument("CollectiveExecutor::Enter: NPU " + S(npu) +
+                                " is not a member of collective " + S(id));
+  }
+  if (run.finished || run.entered[run.plan.Member(npu)]) {
     throw std::logic_error("CollectiveExecutor::Enter: NPU " + S(npu) +
                            " already entered collective " + S(id));
   }
-  run.entered[npu] = 1;
-  run.callbacks[npu] = std::move(done);
+  run.entered[run.plan.Member(npu)] = 1;
+  run.callbacks[run.plan.Member(npu)] = std::move(done);
   const double now = m_clock.NowNs();
   CollectiveStats& stats = run.stats;
   if (stats.npus_entered++ == 0) stats.first_enter_ns = now;
@@ -624,7 +726,7 @@ void CollectiveExecutor::Impl::Drain() {
 
 void CollectiveExecutor::Impl::Advance(const WorkItem& item) {
   CollectiveRun& run = *m_runs[item.collective];
-  if (run.finished || !run.entered[item.npu]) return;
+  if (run.finished || !run.entered[run.plan.Member(item.npu)]) return;
   const CollectivePlan& plan = run.plan;
   const uint32_t s = item.stage;
   StageProgress& p = run.Progress(item.npu, s);
@@ -668,7 +770,7 @@ void CollectiveExecutor::Impl::StartStep(CollectiveRun& run, CollectiveId id, ui
   const CollectivePlan& plan = run.plan;
   const StageRun& stage_run = plan.stages[stage];
   StageProgress& p = run.Progress(npu, stage);
-  const uint32_t rank = m_topology.Coordinate(npu, stage_run.stage.dimension);
+  const uint32_t rank = plan.LocalRank(npu, stage);
   const IndexedSchedule& schedule = *stage_run.schedule;
   p.sends_pending = 0;
   p.receives_pending = 0;
@@ -681,7 +783,7 @@ void CollectiveExecutor::Impl::StartStep(CollectiveRun& run, CollectiveId id, ui
   if (run.replay) {
     // The sender's sets as they are when its step begins, before this step's receives count
     // (the schedule's transfers of one step happen at once).
-    auto& snapshots = run.snapshots[npu * plan.StageCount() + stage];
+    auto& snapshots = run.snapshots[plan.Member(npu) * plan.StageCount() + stage];
     snapshots.clear();
     for (uint32_t i : schedule.Sends(p.step, rank)) {
       const Transfer& t = schedule.At(p.step, i);
@@ -720,7 +822,8 @@ double CollectiveExecutor::Impl::HostSendNs(CollectiveRun& run, uint64_t npu,
   const CollectivePlan& plan = run.plan;
   const StageRun& stage_run = plan.stages[stage];
   const uint32_t dimension = stage_run.stage.dimension;
-  const uint32_t rank = m_topology.Coordinate(npu, dimension);
+  const uint32_t rank = plan.LocalRank(npu, stage);
+  const uint32_t coordinate = plan.CoordinateOf(stage, rank);
   const IndexedSchedule& schedule = *stage_run.schedule;
   double ns = 0.0;
   uint32_t farthest = 0;
@@ -730,7 +833,7 @@ double CollectiveExecutor::Impl::HostSendNs(CollectiveRun& run, uint64_t npu,
     if (bytes == 0) continue;
     ns += host.SendNs(static_cast<double>(bytes));
     if (host.extra_round_trips > 0) {
-      farthest = std::max(farthest, Links(dimension).Hops(rank, t.dst));
+      farthest = std::max(farthest, Links(dimension).Hops(coordinate, plan.CoordinateOf(stage, t.dst)));
     }
   }
   // The receiver first learns the size: round trips to the step's farthest peer.
@@ -751,8 +854,7 @@ void CollectiveExecutor::Impl::IssueSends(CollectiveRun& run, CollectiveId id, u
   const CollectivePlan& plan = run.plan;
   const StageRun& stage_run = plan.stages[stage];
   const StageProgress& p = run.Progress(npu, stage);
-  const uint32_t dimension = stage_run.stage.dimension;
-  const uint32_t rank = m_topology.Coordinate(npu, dimension);
+  const uint32_t rank = plan.LocalRank(npu, stage);
   const IndexedSchedule& schedule = *stage_run.schedule;
   size_t snapshot = 0;
   for (uint32_t i : schedule.Sends(p.step, rank)) {
@@ -774,7 +876,7 @@ void CollectiveExecutor::Impl::IssueSends(CollectiveRun& run, CollectiveId id, u
     m.generation = generation;
     m.collective = id;
     m.src = static_cast<uint32_t>(npu);
-    m.dst = static_cast<uint32_t>(m_topology.PeerAlong(npu, dimension, t.dst));
+    m.dst = static_cast<uint32_t>(plan.PeerNpu(npu, stage, t.dst));
     m.stage = stage;
     m.chunk = p.next_chunk;
     m.step = p.step;
@@ -784,7 +886,7 @@ void CollectiveExecutor::Impl::IssueSends(CollectiveRun& run, CollectiveId id, u
     m.live = true;
     m.sent_ns = m_clock.NowNs();
     if (run.replay) {
-      m_payloads[slot] = std::move(run.snapshots[npu * plan.StageCount() + stage][snapshot++]);
+      m_payloads[slot] = std::move(run.snapshots[plan.Member(npu) * plan.StageCount() + stage][snapshot++]);
     }
     ++run.messages_live;
     ++run.stats.messages_sent;
@@ -796,7 +898,7 @@ void CollectiveExecutor::Impl::IssueSends(CollectiveRun& run, CollectiveId id, u
 }
 
 void CollectiveExecutor::Impl::PullEarly(CollectiveRun& run, uint64_t npu, uint32_t stage) {
-  std::vector<uint32_t>& early = run.early[npu];
+  std::vector<uint32_t>& early = run.early[run.plan.Member(npu)];
   if (early.empty()) return;
   const StageProgress& p = run.Progress(npu, stage);
   std::vector<uint32_t> ready;
@@ -814,12 +916,12 @@ void CollectiveExecutor::Impl::PullEarly(CollectiveRun& run, uint64_t npu, uint3
 }
 
 void CollectiveExecutor::Impl::NpuDone(CollectiveRun& run, uint64_t npu) {
-  run.done[npu] = 1;
+  run.done[run.plan.Member(npu)] = 1;
   CollectiveStats& stats = run.stats;
   ++stats.npus_done;
   stats.last_done_ns = m_clock.NowNs();
-  std::function<void()> callback = std::move(run.callbacks[npu]);
-  if (stats.npus_done == m_npus) {
+  std::function<void()> callback = std::move(run.callbacks[run.plan.Member(npu)]);
+  if (stats.npus_done == run.plan.members) {
     run.finished = true;
     if (run.replay) {
       if (auto error = run.replay->FinalCheck()) AddError(*error);
@@ -881,7 +983,7 @@ void CollectiveExecutor::Impl::OnDelivered(uint64_t id) {
     m.consumed = true;
   } else {
     const StageProgress& p = run.Progress(m.dst, m.stage);
-    const bool entered = run.entered[m.dst] != 0;
+    const bool entered = run.entered[run.plan.Member(m.dst)] != 0;
     const bool current = entered && p.active && p.next_chunk == m.chunk && p.step == m.step;
     const bool past = entered && (m.chunk < p.next_chunk ||
                                   (p.active && m.chunk == p.next_chunk && m.step < p.step));
@@ -891,7 +993,7 @@ void CollectiveExecutor::Impl::OnDelivered(uint64_t id) {
       AddError(Describe(m) + " delivered after its receiver finished that step");
       m.consumed = true;
     } else {
-      run.early[m.dst].push_back(slot);
+      run.early[run.plan.Member(m.dst)].push_back(slot);
     }
   }
   MaybeFree(slot);
@@ -1001,13 +1103,16 @@ bool CollectiveExecutor::Impl::CheckComplete() {
   for (CollectiveId id = 0; id < m_runs.size(); ++id) {
     const CollectiveRun& run = *m_runs[id];
     if (run.finished) continue;
-    uint64_t first = m_npus;
-    for (uint64_t npu = 0; npu < m_npus && first == m_npus; ++npu) {
-      if (!run.done[npu]) first = npu;
+    const uint64_t members = run.plan.members;
+    uint64_t first = members;
+    for (uint64_t member = 0; member < members && first == members; ++member) {
+      if (!run.done[member]) first = member;
     }
-    AddError("collective " + S(id) + ": " + S(m_npus - run.stats.npus_done) + " of " + S(m_npus) +
+    const bool entered = run.entered[first] != 0;
+    first = run.plan.Npu(first);
+    AddError("collective " + S(id) + ": " + S(members - run.stats.npus_done) + " of " + S(members) +
              " NPUs have not finished, the first NPU " + S(first) +
-             (run.entered[first] ? "" : " (never entered)"));
+             (entered ? "" : " (never entered)"));
   }
   // Messages still live, by what they lack; the first undelivered one named (it is usually the
   // cause, the rest waiting behind it).
@@ -1040,7 +1145,15 @@ CollectiveExecutor::~CollectiveExecutor() = default;
 
 CollectiveId CollectiveExecutor::Create(CollectiveKind kind, uint64_t size_bytes,
                                         std::vector<uint32_t> dimensions) {
-  return m_impl->Create(kind, size_bytes, std::move(dimensions));
+  if (dimensions.empty()) {
+    throw std::invalid_argument("CollectiveExecutor::Create: no dimensions");
+  }
+  return m_impl->Create(kind, size_bytes, CollectiveMembers{std::move(dimensions), {}});
+}
+
+CollectiveId CollectiveExecutor::Create(CollectiveKind kind, uint64_t size_bytes,
+                                        const CollectiveMembers& members) {
+  return m_impl->Create(kind, size_bytes, members);
 }
 
 void CollectiveExecutor::Enter(CollectiveId id, uint64_t npu, std::function<void()> done) {

@@ -47,6 +47,16 @@ namespace hfsim {
 
 using CollectiveId = uint32_t;
 
+/// The NPUs one collective runs on and the order of its stages: every NPU whose coordinate
+/// along each dimension d is one of `coordinates[d]` (ascending; an empty list takes the whole
+/// dimension). Its stages run along `dimensions`, each at once in every line of members along
+/// that dimension, with that line's size as the schedule's peer count. A whole dimension, part
+/// of one, a strided set, several dimensions, or many such groups side by side are all this.
+struct CollectiveMembers {
+  std::vector<uint32_t> dimensions;
+  std::vector<std::vector<uint32_t>> coordinates;
+};
+
 struct ExecutorOptions {
   /// Replays every stage symbolically while it runs (the semantics of models/schedule-check.h on
   /// what actually happened) and records any violation in Errors(). Costs
@@ -82,8 +92,12 @@ class CollectiveExecutor {
   /// of those dimensions. Throws std::invalid_argument for an empty or invalid dimension list or
   /// an algorithm that cannot run one of its stages.
   CollectiveId Create(CollectiveKind kind, uint64_t size_bytes, std::vector<uint32_t> dimensions);
+  /// A collective over `members` only (see CollectiveMembers). Throws std::invalid_argument for
+  /// coordinates outside the fabric, unsorted or repeated, a stage dimension the fabric lacks,
+  /// or an algorithm that cannot run a stage at its line's size.
+  CollectiveId Create(CollectiveKind kind, uint64_t size_bytes, const CollectiveMembers& members);
 
-  /// NPU `npu` reaches collective `id` now. `done` runs (from inside the executor, possibly
+  /// NPU `npu` (a member) reaches collective `id` now. `done` runs (from inside the executor, possibly
   /// before Enter returns) when this NPU's part is complete: its last stage of its last chunk.
   /// Throws std::invalid_argument for an unknown id or NPU, std::logic_error when the NPU
   /// already entered.

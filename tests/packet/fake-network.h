@@ -101,6 +101,7 @@ class FakeTransport final : public MessageTransport {
     if (message.bytes == 0) throw std::invalid_argument("FakeTransport: a message of 0 bytes");
     const uint64_t index = m_sent++;
     m_bytes_sent += message.bytes;
+    m_endpoints.emplace_back(message.src, message.dst);
     FakeChannel channel;
     if (m_options.channel) {
       channel = m_options.channel(message);
@@ -128,6 +129,8 @@ class FakeTransport final : public MessageTransport {
 
   uint64_t MessagesSent() const { return m_sent; }
   uint64_t BytesSent() const { return m_bytes_sent; }
+  /// Every message's (source, destination), in the order sent.
+  const std::vector<std::pair<uint64_t, uint64_t>>& Endpoints() const { return m_endpoints; }
 
  private:
   struct Report {
@@ -169,6 +172,7 @@ class FakeTransport final : public MessageTransport {
   std::map<double, std::vector<Report>> m_buckets;
   std::mt19937_64 m_shuffle;
   uint64_t m_sent = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> m_endpoints;
   uint64_t m_bytes_sent = 0;
 };
 
