@@ -72,6 +72,11 @@ class GraphPricing {
   /// Bytes all ranks together send per iteration: each class's traffic times its ranks.
   double JobTrafficBytes() const;
 
+  /// The graph as compiled (rank classes split where their groups' shapes differ).
+  const ExecutionGraph& Graph() const { return m_graph; }
+  /// The rank class whose breakdown the report shows: the first whose program ends last.
+  uint32_t ReportedClass() const { return m_reported_class; }
+
   /// Communicator k's group holding rank `rank`'s shape on the fabric.
   const GroupShape& ShapeOf(uint32_t communicator, uint32_t rank) const;
 

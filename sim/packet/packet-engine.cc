@@ -32,7 +32,10 @@
 #include "sim/report/ps-planned-report.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/packet/tcp-transport.h"
-#include "sim/packet/training-driver.h"
+#include "sim/packet/graph-driver.h"
+#include "sim/packet/message-mux.h"
+#include "sim/analytical/graph-pricing.h"
+#include "sim/scenario/scenario-graph.h"
 #include "sim/version.h"
 #include "topologies/fabric-graph.h"
 
@@ -100,7 +103,8 @@ struct Simulation {
       : topology(scenario.dimensions),
         graph(topology),
         network(MakeNetwork(graph, clock, scenario)),
-        executor(topology, scenario.communication, clock, network->Transport(), Options(verify)) {}
+        mux(network->Transport()),
+        executor(topology, scenario.communication, clock, mux.Channel(0), Options(verify)) {}
 
   static ExecutorOptions Options(bool verify) {
     ExecutorOptions options;
@@ -112,7 +116,13 @@ struct Simulation {
   FabricGraph graph;
   Ns3Clock clock;
   std::unique_ptr<Network> network;
+  MessageMux mux;  // channel 0: the executor's collectives; 1: the graph's sends
   CollectiveExecutor executor;
+  uint64_t point_to_point_bytes_planned = 0;
+  uint64_t point_to_point_bytes_delivered = 0;
+  /// A graph given in the scenario: its ranks differ, so the job's traffic is each program's
+  /// times the ranks that run it, not one rank's times the NPUs.
+  std::optional<double> job_traffic_bytes;
 };
 
 // The per-link part of a packet report: every link's counters and the fabric-wide totals.
@@ -151,8 +161,8 @@ void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double s
   packet.wall_seconds = wall_seconds;
   packet.transport = sim.network->Counters();
   const CollectiveStats totals = sim.executor.Totals();
-  packet.bytes_scheduled = totals.bytes_scheduled;
-  packet.bytes_delivered = totals.bytes_delivered;
+  packet.bytes_scheduled = totals.bytes_scheduled + sim.point_to_point_bytes_planned;
+  packet.bytes_delivered = totals.bytes_delivered + sim.point_to_point_bytes_delivered;
   packet.reductions_scheduled = totals.reductions_scheduled;
   packet.reductions_performed = totals.reductions_performed;
   packet.duplicate_deliveries = sim.executor.DuplicateDeliveries();
@@ -266,11 +276,11 @@ struct RanCollective {
   std::string group;
   CollectiveKind kind;
   uint64_t size_bytes;
-  std::vector<uint32_t> dimensions;
+  GroupShape shape;        ///< the group's shape on the fabric (its dimensions, in stage order)
   double duration_ns;
-  uint32_t layer = 0;       ///< model order (0 for a collective workload)
-  int phase_index = 0;      ///< forward, input_grad, weight_grad
-  std::string layer_name;   ///< empty for a collective workload
+  uint32_t layer = 0;      ///< model order (kNoLayer last)
+  int phase_index = 0;     ///< forward, input_grad, weight_grad, step, collective
+  std::string layer_name;  ///< empty for nodes of no layer
 };
 
 // Merges identical collectives (same phase, group, kind and size) as the analytical report does,
@@ -293,11 +303,11 @@ void AddCollectives(const Scenario& scenario, std::vector<RanCollective> ran, Re
       entry.phase = r.phase;
       entry.group = r.group;
       entry.kind = r.kind;
-      entry.dimensions = r.dimensions;
+      entry.dimensions = r.shape.dimensions;
       entry.size_bytes = r.size_bytes;
       entry.first_layer = r.layer_name;
       entry.dimension_traffic_bytes =
-          pricer.Price(r.kind, r.size_bytes, r.dimensions).dimension_traffic_bytes;
+          pricer.Price(pricer.Plan(r.kind, r.size_bytes, r.shape)).dimension_traffic_bytes;
       entry.dimension_busy_ns.assign(scenario.dimensions.size(), 0.0);
       report.collectives.push_back(std::move(entry));
       same = report.collectives.end() - 1;
@@ -310,39 +320,67 @@ void AddCollectives(const Scenario& scenario, std::vector<RanCollective> ran, Re
   }
 }
 
-// Runs the workload on the simulation; returns the collectives that ran and sets the timeline.
-std::vector<RanCollective> RunWorkload(const Scenario& scenario, Simulation& sim, Report& report) {
-  std::vector<RanCollective> ran;
-  if (scenario.workload_kind == WorkloadKind::kCollective) {
-    const CollectiveWorkload& workload = scenario.collective;
-    const CollectiveId id =
-        sim.executor.Create(workload.kind, workload.size_bytes, workload.dimensions);
-    for (uint64_t npu = 0; npu < report.npus; ++npu) sim.executor.Enter(id, npu, [] {});
-    ns3::Simulator::Run();
-    const CollectiveStats& stats = sim.executor.Stats(id);
-    report.iteration.total_ns = stats.last_done_ns;
-    ran.push_back({"collective", "all", workload.kind, workload.size_bytes, workload.dimensions,
-                   stats.DurationNs()});
-    return ran;
-  }
-  const TrainingWorkload& training = scenario.training;
-  const TrainingIteration iteration = BuildTrainingIteration(training.model, training.config);
-  TrainingDriver driver(sim.topology, sim.executor, sim.clock, training.data_dimensions,
-                        training.tensor_dimensions);
-  driver.Start(iteration);
+// Runs the scenario's execution graph (a training job, a lone collective or a graph given in
+// the scenario) on the simulation; fills the timeline, the collectives and the sends.
+void RunGraph(const Scenario& scenario, Simulation& sim, Report& report) {
+  auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
+  // The loader refuses every graph that does not compile; a generator's graph always does.
+  if (!compiled) throw std::logic_error("PacketEngine: " + compiled.Error().ToString());
+  const GraphPricing& pricing = compiled.Value();
+  const ExecutionGraph& graph = pricing.Graph();
+  GraphDriver driver(sim.topology, graph, sim.executor, sim.mux.Channel(1), sim.clock,
+                     scenario.communication.endpoint_delay_ns);
+  driver.Start();
   ns3::Simulator::Run();
-  report.iteration = driver.Result().timeline;
-  static constexpr const char* kPhases[] = {"forward", "input_grad", "weight_grad"};
-  for (const auto& occurrence : driver.Occurrences()) {
-    if (!occurrence.id) continue;
-    const bool data = occurrence.group == ParallelGroup::kData;
-    ran.push_back({kPhases[occurrence.phase], data ? "data" : "tensor", occurrence.kind,
-                   occurrence.size_bytes,
-                   data ? training.data_dimensions : training.tensor_dimensions,
-                   sim.executor.Stats(*occurrence.id).DurationNs(), occurrence.layer,
-                   occurrence.phase, iteration.layers[occurrence.layer].name});
+  const std::vector<std::string> problems = driver.CheckComplete();
+  if (!problems.empty()) {
+    throw std::runtime_error("PacketEngine: the graph did not finish: " + problems.front());
   }
-  return ran;
+  // The rank the analytical engine reports, so the two engines describe the same rank.
+  const uint32_t reported_class = pricing.ReportedClass();
+  report.iteration = driver.Breakdown(reported_class);
+  const RankClass& reported = graph.classes[reported_class];
+  const MeasuredProgram& measured = driver.Measured()[reported_class];
+  const uint32_t rank = reported.ranks.front();
+  std::vector<RanCollective> ran;
+  for (uint32_t i = 0; i < reported.program.size(); ++i) {
+    const GraphNode& node = reported.program[i];
+    const std::string layer = node.layer == kNoLayer ? "" : graph.layers[node.layer];
+    if (node.kind == GraphNodeKind::kCollective) {
+      const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
+      for (uint32_t r = 0; r < node.count; ++r) {
+        const double took = r < measured.collectives[i].size()
+                                ? sim.executor.Stats(measured.collectives[i][r]).DurationNs()
+                                : 0.0;  // a group of one
+        ran.push_back({std::string(ToString(node.phase)), graph.communicators[node.communicator].name,
+                       node.collective, node.size_bytes, shape, took, node.layer,
+                       static_cast<int>(node.phase), layer});
+      }
+      continue;
+    }
+    if (node.kind != GraphNodeKind::kSend && node.kind != GraphNodeKind::kRecv) continue;
+    // Sends and receives: their time is communication; a send's bytes go to the dimensions its
+    // route crosses, busy for as long as it took.
+    const double took = measured.took_ns[i].front();
+    report.communication_ns += took;
+    if (node.kind != GraphNodeKind::kSend) continue;
+    if (report.point_to_point_traffic_bytes.empty()) {
+      report.point_to_point_traffic_bytes.assign(scenario.dimensions.size(), 0.0);
+      report.point_to_point_busy_ns.assign(scenario.dimensions.size(), 0.0);
+    }
+    for (uint32_t d = 0; d < scenario.dimensions.size(); ++d) {
+      if (sim.topology.Coordinate(rank, d) == sim.topology.Coordinate(node.peer, d)) continue;
+      report.point_to_point_traffic_bytes[d] += static_cast<double>(node.size_bytes);
+      report.point_to_point_busy_ns[d] += took;
+    }
+  }
+  AddCollectives(scenario, std::move(ran), report);
+  if (scenario.workload_kind == WorkloadKind::kGraph) {
+    report.graph = pricing.Summary();
+    sim.job_traffic_bytes = pricing.JobTrafficBytes();
+  }
+  sim.point_to_point_bytes_planned = driver.PointToPointBytesPlanned();
+  sim.point_to_point_bytes_delivered = driver.PointToPointBytesDelivered();
 }
 
 }  // namespace
@@ -379,15 +417,15 @@ Report PacketEngine::Run(const Scenario& scenario) const {
     AddConvergence(scenario, report);  // time to accuracy, when asked for
     return report;
   }
+  std::optional<double> job_traffic_bytes;
   {
     Simulation sim(scenario, m_verify);
     report.npus = sim.topology.NpuCount();
     const auto wall_start = std::chrono::steady_clock::now();
-    const std::vector<RanCollective> ran = RunWorkload(scenario, sim, report);
+    RunGraph(scenario, sim, report);
     const double wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     sim.executor.CheckComplete();
-    AddCollectives(scenario, ran, report);
     // The workload ends when its last NPU finishes; idle retransmission timers that fire later
     // are not part of it.
     FillPacketReport(sim, report, ns3::Simulator::GetEventCount(), report.iteration.total_ns,
@@ -395,10 +433,12 @@ Report PacketEngine::Run(const Scenario& scenario) const {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     report.packet->peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+    job_traffic_bytes = sim.job_traffic_bytes;
   }
   ns3::Simulator::Destroy();
 
   AddDimensionReports(scenario.dimensions, report);
+  if (job_traffic_bytes) report.total_traffic_bytes = *job_traffic_bytes;
   // Busy time measured on the wire: each dimension's busiest link's bytes at its rate.
   for (const LinkReport& link : report.packet->links) {
     DimensionReport& dim = report.dimensions[link.dimension];

@@ -6,7 +6,8 @@
 
 #include "models/multi-dim-collective.h"
 #include "models/schedule-profile.h"
-#include "sim/analytical/analytical-engine.h"
+#include "sim/analytical/graph-pricing.h"
+#include "sim/scenario/scenario-graph.h"
 #include "topologies/fabric-graph.h"
 #include "topologies/topology.h"
 
@@ -21,19 +22,19 @@ constexpr double kBytesPerVertexTcp = 128.0 * 1024;
 constexpr double kBytesPerLink = 2.0 * 1024;
 constexpr double kBytesPerMessage = 128.0;
 
-// Point-to-point messages of `count` collectives of `kind` over `dimensions`, summed over every
-// NPU (each runs its group's schedule) and every chunk.
-double Messages(const Scenario& scenario, const Topology& topology, CollectiveKind kind,
-                const std::vector<uint32_t>& dimensions, double count) {
+// Point-to-point messages one NPU sends in one chunk of a collective of `kind` over a group
+// of `shape` (each member runs its line's schedule in every stage).
+double MessagesPerNpu(const Scenario& scenario, CollectiveKind kind, const GroupShape& shape) {
   const CommunicationSpec& comm = scenario.communication;
+  const Topology seen(DimensionsSeenBy(scenario.dimensions, shape));
   double per_npu = 0.0;
   for (const CollectiveStage& stage :
-       ComposeStages(kind, comm.scheme, dimensions, topology, comm.AlgorithmsFor(kind))) {
+       ComposeStages(kind, comm.scheme, shape.dimensions, seen, comm.AlgorithmsFor(kind))) {
     if (stage.algorithm == CollectiveAlgorithm::kInNetwork) continue;
-    const Dimension& dim = topology.Dim(stage.dimension);
+    const Dimension& dim = seen.Dim(stage.dimension);
     per_npu += CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind).messages;
   }
-  return per_npu * static_cast<double>(topology.NpuCount()) * comm.chunks * count;
+  return per_npu;
 }
 
 }  // namespace
@@ -47,21 +48,22 @@ PacketMemoryEstimate EstimatePacketMemory(const Scenario& scenario) {
                                                                              : kBytesPerVertexRdma;
   estimate.fabric_bytes = kBaseBytes + per_vertex * static_cast<double>(size.vertex_count) +
                           kBytesPerLink * static_cast<double>(size.link_count);
-  if (scenario.workload_kind != WorkloadKind::kTraining &&
-      scenario.workload_kind != WorkloadKind::kCollective) {
-    return estimate;
-  }
-  const Topology topology(scenario.dimensions);
+  if (!RunsAsGraph(scenario)) return estimate;
+  // Every rank class's collectives and sends, each times the ranks that run it. A graph that
+  // does not compile is refused by the loader; it has no estimate beyond the fabric.
+  auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
+  if (!compiled) return estimate;
+  const GraphPricing& pricing = compiled.Value();
   double messages = 0.0;
-  if (scenario.workload_kind == WorkloadKind::kCollective) {
-    const CollectiveWorkload& c = scenario.collective;
-    messages = Messages(scenario, topology, c.kind, c.dimensions, 1.0);
-  } else {
-    // The training loop's collectives, each with how often an iteration runs it.
-    Scenario analytical = scenario;
-    analytical.engine = EngineKind::kAnalytical;
-    for (const CollectiveReport& c : AnalyticalEngine().Run(analytical).collectives) {
-      messages += Messages(scenario, topology, c.kind, c.dimensions, c.occurrences);
+  for (const RankClass& rank_class : pricing.Graph().classes) {
+    const double ranks = static_cast<double>(rank_class.ranks.size());
+    for (const GraphNode& node : rank_class.program) {
+      if (node.kind == GraphNodeKind::kSend) messages += ranks;
+      if (node.kind != GraphNodeKind::kCollective) continue;
+      const GroupShape& shape = pricing.ShapeOf(node.communicator, rank_class.ranks.front());
+      if (shape.dimensions.empty()) continue;
+      messages += MessagesPerNpu(scenario, node.collective, shape) * ranks *
+                  scenario.communication.chunks * node.count;
     }
   }
   estimate.messages = messages >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(messages);

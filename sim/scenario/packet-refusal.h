@@ -11,10 +11,6 @@
 
 namespace hfsim {
 
-/// Why the packet engine cannot run the scenario's workload yet (workload "graph", or training
-/// groups that split a dimension), or nullopt.
-std::optional<UserError> GraphPacketRefusal(const Scenario& scenario);
-
 /// The first refusal (JSON path and reason), or nullopt when the packet engine can run it.
 std::optional<UserError> PacketRunRefusal(const Scenario& scenario);
 

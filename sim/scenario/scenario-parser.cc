@@ -333,7 +333,6 @@ Scenario ReadScenario(const JsonCursor& root) {
   CheckInNetworkAlgorithms(root, scenario);
   CheckLibraScenario(root, scenario);
   if (scenario.engine == EngineKind::kPacket) {
-    if (auto refusal = GraphPacketRefusal(scenario)) throw JsonPathError(refusal->where, refusal->message);
     if (auto refusal = InNetworkPacketRefusal(scenario)) {
       throw JsonPathError(refusal->where, refusal->message);
     }

@@ -1,0 +1,411 @@
+#include "sim/packet/graph-driver.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace hfsim {
+
+namespace {
+
+std::string S(uint64_t value) { return std::to_string(value); }
+
+// A class's collectives on one communicator, adjacent repeats merged: (kind, size, count).
+std::vector<std::tuple<CollectiveKind, uint64_t, uint64_t>> Sequence(const RankClass& rank_class,
+                                                                     uint32_t communicator) {
+  std::vector<std::tuple<CollectiveKind, uint64_t, uint64_t>> sequence;
+  for (const GraphNode& node : rank_class.program) {
+    if (node.kind != GraphNodeKind::kCollective || node.communicator != communicator) continue;
+    if (!sequence.empty() && std::get<0>(sequence.back()) == node.collective &&
+        std::get<1>(sequence.back()) == node.size_bytes) {
+      std::get<2>(sequence.back()) += node.count;
+    } else {
+      sequence.emplace_back(node.collective, node.size_bytes, node.count);
+    }
+  }
+  return sequence;
+}
+
+}  // namespace
+
+GraphDriver::GraphDriver(const Topology& topology, const ExecutionGraph& graph,
+                         CollectiveExecutor& executor, MessageTransport& point_to_point,
+                         EventClock& clock, double endpoint_delay_ns)
+    : m_topology(topology),
+      m_graph(graph),
+      m_executor(executor),
+      m_p2p(point_to_point),
+      m_clock(clock),
+      m_endpoint_delay_ns(endpoint_delay_ns),
+      m_rank_count(graph.rank_count) {
+  if (m_rank_count != topology.NpuCount()) {
+    throw std::invalid_argument("GraphDriver: a graph of " + S(m_rank_count) +
+                                " ranks on a fabric of " + S(topology.NpuCount()) + " NPUs");
+  }
+  m_ranks.resize(m_rank_count);
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    const RankClass& rank_class = graph.classes[c];
+    ClassInfo info;
+    info.representative = rank_class.ranks.front();
+    std::vector<uint32_t> stream_index;  // graph stream number -> index into info.streams
+    for (uint32_t i = 0; i < rank_class.program.size(); ++i) {
+      const uint32_t stream = rank_class.program[i].stream;
+      auto at = std::find(stream_index.begin(), stream_index.end(), stream);
+      if (at == stream_index.end()) {
+        stream_index.push_back(stream);
+        info.streams.emplace_back();
+        at = stream_index.end() - 1;
+      }
+      const uint32_t index = static_cast<uint32_t>(at - stream_index.begin());
+      info.streams[index].push_back(i);
+      info.stream_of.push_back(index);
+    }
+    for (uint32_t rank : rank_class.ranks) m_ranks[rank].rank_class = c;
+    // What the sends will put on the fabric, for conservation (a send to itself stays local).
+    for (const GraphNode& node : rank_class.program) {
+      if (node.kind != GraphNodeKind::kSend) continue;
+      for (uint32_t rank : rank_class.ranks) {
+        if (node.peer != rank) m_p2p_bytes_planned += node.size_bytes;
+      }
+    }
+    MeasuredProgram measured;
+    measured.start_ns.assign(rank_class.program.size(), 0.0);
+    measured.end_ns.assign(rank_class.program.size(), 0.0);
+    measured.collectives.resize(rank_class.program.size());
+    measured.took_ns.resize(rank_class.program.size());
+    m_measured.push_back(std::move(measured));
+    m_classes.push_back(std::move(info));
+  }
+  uint64_t offset = 0;
+  for (uint32_t rank = 0; rank < m_rank_count; ++rank) {
+    RankState& state = m_ranks[rank];
+    const ClassInfo& info = m_classes[state.rank_class];
+    state.next.assign(info.streams.size(), 0);
+    state.busy.assign(info.streams.size(), 0);
+    state.issued.assign(graph.communicators.size(), 0);
+    m_done_offset.push_back(offset);
+    offset += graph.classes[state.rank_class].program.size();
+  }
+  m_done.assign(offset, 0);
+  m_rank_total_ns.assign(m_rank_count, 0.0);
+
+  // One executor collective for all groups where every program issues the same collectives
+  // on a communicator of whole dimensions (a data x tensor job's data and tensor groups).
+  for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
+    const Communicator& comm = graph.communicators[k];
+    bool uniform = comm.DimensionAligned() && !comm.dimensions.empty();
+    for (size_t c = 1; c < graph.classes.size() && uniform; ++c) {
+      uniform = Sequence(graph.classes[c], k) == Sequence(graph.classes[0], k);
+    }
+    m_uniform.push_back(uniform);
+    m_uniform_ids.emplace_back();
+    m_group_index.push_back(std::make_unique<GroupIndex>(graph, k));
+  }
+  m_p2p.SetHandlers({[this](uint64_t id) { OnDelivered(id); },
+                     [this](uint64_t id) { OnAcknowledged(id); }});
+}
+
+void GraphDriver::Start() {
+  if (m_started) throw std::logic_error("GraphDriver::Start: called twice");
+  m_started = true;
+  m_start_ns = m_clock.NowNs();
+  for (uint32_t rank = 0; rank < m_rank_count; ++rank) {
+    if (m_graph.classes[m_ranks[rank].rank_class].program.empty()) {
+      m_ranks[rank].finished = true;
+      ++m_finished_ranks;
+      continue;
+    }
+    TryStart(rank);
+  }
+}
+
+double GraphDriver::TotalNs() const {
+  return m_rank_total_ns.empty() ? 0.0
+                                 : *std::max_element(m_rank_total_ns.begin(), m_rank_total_ns.end());
+}
+
+void GraphDriver::TryStart(uint32_t rank) {
+  // Starts every node that can start, the earliest in the program first. Finishing a node can
+  // happen inside this loop (a 0 ns compute, a collective done at once); the nested call only
+  // asks for another pass, so long chains of such nodes do not nest.
+  RankState& state = m_ranks[rank];
+  if (state.starting) {
+    state.again = true;
+    return;
+  }
+  state.starting = true;
+  const ClassInfo& info = m_classes[state.rank_class];
+  const std::vector<GraphNode>& program = m_graph.classes[state.rank_class].program;
+  do {
+    state.again = false;
+    while (true) {
+      uint32_t best = UINT32_MAX;
+      for (size_t s = 0; s < info.streams.size(); ++s) {
+        if (state.busy[s] || state.next[s] == info.streams[s].size()) continue;
+        const uint32_t node = info.streams[s][state.next[s]];
+        if (node >= best) continue;
+        bool ready = true;
+        for (uint32_t dep : program[node].deps) ready &= Done(rank, dep) != 0;
+        if (ready) best = node;
+      }
+      if (best == UINT32_MAX) break;
+      StartNode(rank, best);
+    }
+  } while (state.again);
+  state.starting = false;
+}
+
+void GraphDriver::StartNode(uint32_t rank, uint32_t node) {
+  RankState& state = m_ranks[rank];
+  const ClassInfo& info = m_classes[state.rank_class];
+  const uint32_t stream = info.stream_of[node];
+  state.busy[stream] = 1;
+  ++state.next[stream];
+  const bool representative = rank == info.representative;
+  if (representative) m_measured[state.rank_class].start_ns[node] = m_clock.NowNs();
+  const GraphNode& n = NodeOf(rank, node);
+  switch (n.kind) {
+    case GraphNodeKind::kCompute:
+      if (representative) m_measured[state.rank_class].took_ns[node].push_back(n.duration_ns);
+      if (n.duration_ns <= 0.0) {
+        Finish(rank, node);
+      } else {
+        m_clock.ScheduleNs(n.duration_ns, [this, rank, node] { Finish(rank, node); });
+      }
+      return;
+    case GraphNodeKind::kCollective:
+      RunCollective(rank, node, 0);
+      return;
+    case GraphNodeKind::kSend:
+    case GraphNodeKind::kRecv:
+      Issue(rank, node);
+      return;
+  }
+}
+
+void GraphDriver::RunCollective(uint32_t rank, uint32_t node, uint32_t repetition) {
+  const GraphNode& n = NodeOf(rank, node);
+  if (repetition == n.count) {
+    Finish(rank, node);
+    return;
+  }
+  RankState& state = m_ranks[rank];
+  const bool representative = rank == m_classes[state.rank_class].representative;
+  const uint32_t sequence = state.issued[n.communicator]++;
+  const CollectiveMembers& members = MembersOf(n.communicator, rank);
+  if (members.dimensions.empty()) {  // a group of one: nothing to exchange
+    if (representative) m_measured[state.rank_class].took_ns[node].push_back(0.0);
+    RunCollective(rank, node, repetition + 1);
+    return;
+  }
+  const CollectiveId id = CollectiveFor(rank, n, sequence);
+  if (representative) m_measured[state.rank_class].collectives[node].push_back(id);
+  const double entered_ns = m_clock.NowNs();
+  m_executor.Enter(id, rank, [this, rank, node, repetition, representative, entered_ns] {
+    if (representative) {
+      m_measured[m_ranks[rank].rank_class].took_ns[node].push_back(m_clock.NowNs() - entered_ns);
+    }
+    RunCollective(rank, node, repetition + 1);
+  });
+}
+
+const CollectiveMembers& GraphDriver::MembersOf(uint32_t communicator, uint32_t rank) {
+  const uint32_t group = m_group_index[communicator]->GroupOf(rank);
+  auto [at, added] = m_members.try_emplace({communicator, group});
+  if (!added) return at->second;
+  // The group's coordinates per dimension; it spans those with more than one, in the order
+  // its collectives visit them (the communicator's for whole dimensions, else ascending).
+  CollectiveMembers& members = at->second;
+  const uint32_t dimensions = m_topology.DimensionCount();
+  std::vector<std::set<uint32_t>> seen(dimensions);
+  for (uint32_t member : m_group_index[communicator]->Members(rank)) {
+    for (uint32_t d = 0; d < dimensions; ++d) seen[d].insert(m_topology.Coordinate(member, d));
+  }
+  for (uint32_t d = 0; d < dimensions; ++d) {
+    members.coordinates.emplace_back(seen[d].begin(), seen[d].end());
+  }
+  const Communicator& comm = m_graph.communicators[communicator];
+  std::vector<uint32_t> order = comm.dimensions;
+  if (!comm.DimensionAligned()) {
+    order.clear();
+    for (uint32_t d = 0; d < dimensions; ++d) order.push_back(d);
+  }
+  for (uint32_t d : order) {
+    if (members.coordinates[d].size() > 1) members.dimensions.push_back(d);
+  }
+  return members;
+}
+
+CollectiveId GraphDriver::CollectiveFor(uint32_t rank, const GraphNode& node, uint32_t sequence) {
+  const uint32_t k = node.communicator;
+  if (m_uniform[k]) {
+    std::vector<CollectiveId>& ids = m_uniform_ids[k];
+    if (sequence == ids.size()) {
+      ids.push_back(m_executor.Create(node.collective, node.size_bytes,
+                                      m_graph.communicators[k].dimensions));
+    }
+    return ids[sequence];
+  }
+  const uint32_t group = m_group_index[k]->GroupOf(rank);
+  auto [at, added] = m_group_ids.try_emplace({k, group, sequence}, 0);
+  if (added) at->second = m_executor.Create(node.collective, node.size_bytes, MembersOf(k, rank));
+  return at->second;
+}
+
+void GraphDriver::Issue(uint32_t rank, uint32_t node) {
+  const GraphNode& n = NodeOf(rank, node);
+  const bool send = n.kind == GraphNodeKind::kSend;
+  const auto key = send ? std::tuple(rank, n.peer, n.tag) : std::tuple(n.peer, rank, n.tag);
+  auto& waiting = send ? m_receives : m_sends;
+  auto found = waiting.find(key);
+  if (found == waiting.end() || found->second.empty()) {
+    (send ? m_sends : m_receives)[key].push_back({rank, node});
+    return;
+  }
+  const Pending other = found->second.front();
+  found->second.pop_front();
+  if (found->second.empty()) waiting.erase(found);
+  if (send) {
+    Transfer({rank, node}, other);
+  } else {
+    Transfer(other, {rank, node});
+  }
+}
+
+void GraphDriver::Transfer(const Pending& send, const Pending& receive) {
+  const uint64_t bytes = NodeOf(send.rank, send.node).size_bytes;
+  if (bytes == 0 || send.rank == receive.rank) {  // nothing crosses the fabric
+    RecordTransfer(send.rank, send.node, 0.0);
+    RecordTransfer(receive.rank, receive.node, 0.0);
+    Finish(send.rank, send.node);
+    Finish(receive.rank, receive.node);
+    return;
+  }
+  const uint64_t id = m_messages.size();
+  m_messages.push_back({send.rank, send.node, receive.rank, receive.node, bytes, m_clock.NowNs()});
+  auto post = [this, id] {
+    const Message& m = m_messages[id];
+    m_p2p_bytes_sent += m.bytes;
+    ++m_p2p_messages;
+    m_p2p.Send({id, m.src_rank, m.dst_rank, m.bytes});
+  };
+  if (m_endpoint_delay_ns > 0.0) {
+    m_clock.ScheduleNs(m_endpoint_delay_ns, post);
+  } else {
+    post();
+  }
+}
+
+void GraphDriver::RecordTransfer(uint32_t rank, uint32_t node, double took_ns) {
+  const uint32_t rank_class = m_ranks[rank].rank_class;
+  if (rank == m_classes[rank_class].representative) {
+    m_measured[rank_class].took_ns[node].push_back(took_ns);
+  }
+}
+
+void GraphDriver::OnDelivered(uint64_t id) {
+  if (id >= m_messages.size()) throw std::logic_error("GraphDriver: unknown message delivered");
+  const Message& m = m_messages[id];
+  m_p2p_bytes_delivered += m.bytes;
+  ++m_p2p_delivered;
+  RecordTransfer(m.dst_rank, m.dst_node, m_clock.NowNs() - m.matched_ns);
+  Finish(m.dst_rank, m.dst_node);
+}
+
+void GraphDriver::OnAcknowledged(uint64_t id) {
+  if (id >= m_messages.size()) throw std::logic_error("GraphDriver: unknown message acknowledged");
+  ++m_p2p_acknowledged;
+  const Message& m = m_messages[id];
+  RecordTransfer(m.src_rank, m.src_node, m_clock.NowNs() - m.matched_ns);
+  Finish(m.src_rank, m.src_node);
+}
+
+void GraphDriver::Finish(uint32_t rank, uint32_t node) {
+  RankState& state = m_ranks[rank];
+  uint8_t& done = Done(rank, node);
+  if (done) throw std::logic_error("GraphDriver: node " + S(node) + " of rank " + S(rank) +
+                                   " finished twice");
+  done = 1;
+  const ClassInfo& info = m_classes[state.rank_class];
+  const double now = m_clock.NowNs();
+  if (rank == info.representative) m_measured[state.rank_class].end_ns[node] = now;
+  state.busy[info.stream_of[node]] = 0;
+  if (++state.nodes_done == m_graph.classes[state.rank_class].program.size()) {
+    state.finished = true;
+    m_rank_total_ns[rank] = now - m_start_ns;
+    ++m_finished_ranks;
+    return;
+  }
+  TryStart(rank);
+}
+
+IterationTimeline GraphDriver::Breakdown(uint32_t rank_class) const {
+  const RankClass& reported = m_graph.classes[rank_class];
+  const MeasuredProgram& measured = m_measured[rank_class];
+  IterationTimeline timeline;
+  timeline.total_ns = TotalNs();
+  double main_stream_gradient_comm = 0.0;
+  double main_end = -1.0;
+  for (uint32_t i = 0; i < reported.program.size(); ++i) {
+    const GraphNode& node = reported.program[i];
+    if (node.stream == 0) main_end = std::max(main_end, measured.end_ns[i]);
+    const bool compute = node.kind == GraphNodeKind::kCompute;
+    for (const double took : measured.took_ns[i]) {
+      switch (node.phase) {
+        case GraphPhase::kForward:
+          (compute ? timeline.forward_compute_ns : timeline.forward_comm_ns) += took;
+          break;
+        case GraphPhase::kInputGrad:
+          (compute ? timeline.input_grad_compute_ns : timeline.input_grad_comm_ns) += took;
+          break;
+        case GraphPhase::kWeightGrad:
+          if (compute) {
+            timeline.weight_grad_compute_ns += took;
+          } else {
+            timeline.weight_grad_comm_ns += took;
+            if (node.stream == 0) main_stream_gradient_comm += took;
+          }
+          break;
+        case GraphPhase::kStep:
+          if (compute) timeline.step_compute_ns += took;
+          break;
+        case GraphPhase::kCollective:
+          break;
+      }
+    }
+  }
+  const double finish = m_start_ns + m_rank_total_ns[reported.ranks.front()];
+  const double tail = main_end < 0.0 ? 0.0 : finish - main_end;
+  timeline.weight_grad_comm_exposed_ns = main_stream_gradient_comm + tail;
+  return timeline;
+}
+
+std::vector<std::string> GraphDriver::CheckComplete() const {
+  std::vector<std::string> problems;
+  for (uint32_t rank = 0; rank < m_rank_count; ++rank) {
+    const RankState& state = m_ranks[rank];
+    if (state.finished) continue;
+    const std::vector<GraphNode>& program = m_graph.classes[state.rank_class].program;
+    std::string waiting;
+    for (uint32_t i = 0; i < program.size() && waiting.empty(); ++i) {
+      if (!m_done[m_done_offset[rank] + i]) waiting = " (first unfinished node: id " + S(program[i].id) + ")";
+    }
+    problems.push_back(S(m_rank_count - m_finished_ranks) + " ranks did not finish, the first rank " +
+                       S(rank) + waiting);
+    break;
+  }
+  for (const auto& [key, list] : m_sends) {
+    if (list.empty()) continue;
+    problems.push_back("a send from rank " + S(std::get<0>(key)) + " to rank " + S(std::get<1>(key)) +
+                       " (tag " + S(std::get<2>(key)) + ") was never received");
+    break;
+  }
+  if (m_p2p_delivered != m_messages.size() || m_p2p_acknowledged != m_messages.size()) {
+    problems.push_back(S(m_messages.size() - m_p2p_delivered) + " point-to-point messages not delivered, " +
+                       S(m_messages.size() - m_p2p_acknowledged) + " not acknowledged");
+  }
+  return problems;
+}
+
+}  // namespace hfsim
