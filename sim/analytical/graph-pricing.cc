@@ -368,38 +368,9 @@ Timeline GraphPricing::BuildTimeline() const {
       const uint32_t unit = m_schedule.UnitOf(c, i);
       const Work& work = m_unit_work[unit];
       TimelineSpan span;
-      span.rank_class = c;
-      span.phase = ToString(node.phase);
+      if (!DescribeNode(m_graph, c, node, span)) continue;
       span.start_ns = start[unit];
       span.duration_ns = durations[unit];
-      const std::string layer = node.layer == kNoLayer ? "" : m_graph.layers[node.layer] + " ";
-      switch (node.kind) {
-        case GraphNodeKind::kCompute:
-          if (node.duration_ns == 0.0) continue;  // nothing to see (a layer without weights)
-          span.track = "compute";
-          span.category = "compute";
-          span.name = layer + std::string(ToString(node.phase));
-          break;
-        case GraphNodeKind::kCollective:
-          span.category = "collective";
-          span.name = layer + std::string(ToString(node.collective)) +
-                      (node.count > 1 ? fmt::format(" x{}", node.count) : "");
-          span.bytes = static_cast<double>(node.size_bytes) * node.count;
-          span.group = m_graph.communicators[node.communicator].name;
-          break;
-        case GraphNodeKind::kSend:
-        case GraphNodeKind::kRecv:
-          span.category = std::string(ToString(node.kind));
-          span.name = layer + fmt::format("{} {} rank {}", ToString(node.kind),
-                                          node.kind == GraphNodeKind::kSend ? "to" : "from",
-                                          node.peer);
-          span.bytes = static_cast<double>(node.size_bytes);
-          span.group = fmt::format("rank {}", node.peer);
-          break;
-      }
-      if (node.kind != GraphNodeKind::kCompute) {
-        span.track = node.stream == 0 ? "communication" : fmt::format("stream {}", node.stream);
-      }
       timeline.spans.push_back(span);
       if (node.kind != GraphNodeKind::kCollective) continue;
       // What each dimension the collective crosses is busy with, from its start.

@@ -30,6 +30,7 @@
 #include "sim/packet/packet-fabric.h"
 #include "sim/packet/ps-driver.h"
 #include "sim/report/ps-planned-report.h"
+#include "sim/report/timeline.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/packet/tcp-transport.h"
 #include "sim/packet/graph-driver.h"
@@ -320,9 +321,30 @@ void AddCollectives(const Scenario& scenario, std::vector<RanCollective> ran, Re
   }
 }
 
+// What each class's first rank did, as spans from when each node started to when it ended
+// there (a collective's span includes waiting for its group: that is what the rank saw).
+Timeline MeasuredTimeline(const ExecutionGraph& graph, const GraphDriver& driver) {
+  Timeline timeline;
+  timeline.total_ns = driver.TotalNs();
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    const RankClass& rank_class = graph.classes[c];
+    const MeasuredProgram& measured = driver.Measured()[c];
+    timeline.classes.push_back(TimelineClass{rank_class.ranks});
+    for (uint32_t i = 0; i < rank_class.program.size(); ++i) {
+      TimelineSpan span;
+      if (!DescribeNode(graph, c, rank_class.program[i], span)) continue;
+      span.start_ns = measured.start_ns[i];
+      span.duration_ns = measured.end_ns[i] - measured.start_ns[i];
+      timeline.spans.push_back(std::move(span));
+    }
+  }
+  return timeline;
+}
+
 // Runs the scenario's execution graph (a training job, a lone collective or a graph given in
 // the scenario) on the simulation; fills the timeline, the collectives and the sends.
-void RunGraph(const Scenario& scenario, Simulation& sim, Report& report) {
+void RunGraph(const Scenario& scenario, Simulation& sim, Report& report, bool want_timeline,
+              std::optional<Timeline>& timeline) {
   auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
   // The loader refuses every graph that does not compile; a generator's graph always does.
   if (!compiled) throw std::logic_error("PacketEngine: " + compiled.Error().ToString());
@@ -375,6 +397,7 @@ void RunGraph(const Scenario& scenario, Simulation& sim, Report& report) {
     }
   }
   AddCollectives(scenario, std::move(ran), report);
+  if (want_timeline) timeline = MeasuredTimeline(graph, driver);
   if (scenario.workload_kind == WorkloadKind::kGraph) {
     report.graph = pricing.Summary();
     sim.job_traffic_bytes = pricing.JobTrafficBytes();
@@ -386,6 +409,13 @@ void RunGraph(const Scenario& scenario, Simulation& sim, Report& report) {
 }  // namespace
 
 Report PacketEngine::Run(const Scenario& scenario) const {
+  std::optional<Timeline> no_timeline;
+  return Run(scenario, no_timeline);
+}
+
+Report PacketEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeline) const {
+  const bool want_timeline = timeline.has_value();
+  timeline.reset();
   UsePicoseconds();
   Report report;
   report.hfsim_version = kHfsimVersion;
@@ -422,7 +452,7 @@ Report PacketEngine::Run(const Scenario& scenario) const {
     Simulation sim(scenario, m_verify);
     report.npus = sim.topology.NpuCount();
     const auto wall_start = std::chrono::steady_clock::now();
-    RunGraph(scenario, sim, report);
+    RunGraph(scenario, sim, report, want_timeline, timeline);
     const double wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     sim.executor.CheckComplete();

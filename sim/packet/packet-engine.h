@@ -6,7 +6,10 @@
 // another (Run owns Simulator::Destroy); parallel sweeps use processes.
 #pragma once
 
+#include <optional>
+
 #include "sim/engine.h"
+#include "sim/report/timeline.h"
 #include "sim/packet/event-scheduler.h"
 
 namespace hfsim {
@@ -25,6 +28,10 @@ class PacketEngine final : public Engine {
     m_progress_interval = interval;
   }
   Report Run(const Scenario& scenario) const override;
+  /// Also fills `timeline` (when it holds a value on entry) for training, collective and graph
+  /// workloads: each rank class's first rank's nodes from start to end as measured; reset for
+  /// the others.
+  Report Run(const Scenario& scenario, std::optional<Timeline>& timeline) const;
 
  private:
   bool m_verify;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/graph/execution-graph.h"
+
 namespace hfsim {
 
 struct TimelineSpan {
@@ -35,6 +37,12 @@ std::string RanksLabel(const std::vector<uint32_t>& ranks);
 /// stream, background streams in order, then dimensions in order. Streams are below 64 and
 /// dimensions below 8, so the numbers never collide.
 int TrackOrder(const std::string& track);
+
+/// The span a node of rank class `rank_class` draws, without its times: its track, name,
+/// category, phase, bytes and group, the same in every engine. False for a compute node of
+/// zero duration (a layer without weights: nothing to see).
+bool DescribeNode(const ExecutionGraph& graph, uint32_t rank_class, const GraphNode& node,
+                  TimelineSpan& span);
 
 struct Timeline {
   std::vector<TimelineClass> classes;

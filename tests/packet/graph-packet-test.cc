@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "sim/analytical/analytical-engine.h"
@@ -103,6 +104,35 @@ TEST(GraphPacket, TheShippedPipelineExampleAgrees) {
                           "the example");
   ASSERT_TRUE(doc) << doc.Error().ToString();
   EXPECT_NEAR(PacketOverAnalytical(doc.Value()), 1.0, 0.05);
+}
+
+TEST(GraphPacket, TimelineShowsWhatEachClassDidOnTheWire) {
+  auto doc = LoadJsonFile(std::string(HFSIM_SOURCE_DIR) + "/configs/graph-pipeline-tensor-data.json",
+                          "the example");
+  ASSERT_TRUE(doc) << doc.Error().ToString();
+  const Scenario scenario = test::ParseOrDie(doc.Value());
+  std::optional<Timeline> timeline = Timeline{};
+  const Report report = PacketEngine().Run(scenario, timeline);
+  ASSERT_TRUE(timeline.has_value());
+  std::optional<Timeline> analytical = Timeline{};
+  AnalyticalEngine().Run(scenario, analytical);
+  ASSERT_TRUE(analytical.has_value());
+  // The same classes and node spans (the analytical one adds its priced dimension tracks).
+  EXPECT_EQ(timeline->classes.size(), analytical->classes.size());
+  size_t node_spans = 0;
+  for (const TimelineSpan& span : analytical->spans) node_spans += span.track.rfind("dimension", 0) != 0;
+  EXPECT_EQ(timeline->spans.size(), node_spans);
+  // Compute spans of the reported rank add up to its compute; the last span ends the run.
+  double compute = 0.0, last_end = 0.0;
+  for (const TimelineSpan& span : timeline->spans) {
+    EXPECT_GE(span.start_ns, 0.0);
+    EXPECT_GE(span.duration_ns, 0.0);
+    last_end = std::max(last_end, span.start_ns + span.duration_ns);
+    if (span.rank_class == 0 && span.category == "compute") compute += span.duration_ns;
+  }
+  EXPECT_NEAR(compute, report.iteration.ComputeNs(), 1e-6);
+  EXPECT_NEAR(last_end, report.iteration.total_ns, 1e-6);
+  EXPECT_EQ(timeline->total_ns, report.iteration.total_ns);
 }
 
 }  // namespace
