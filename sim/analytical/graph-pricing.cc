@@ -54,6 +54,39 @@ PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, uin
   return route;
 }
 
+// A map for the few distinct keys a training job has (a handful of collectives repeated every
+// layer): searched as a flat list, which for a handful of keys is several times faster than a
+// tree, and moved into a tree once it passes 32 keys (a hand-written graph may hold very many).
+template <typename Key>
+class FewKeys {
+ public:
+  /// The value of `key`, inserting `make()`'s result first when it is new.
+  template <typename Make>
+  uint32_t Find(const Key& key, Make&& make) {
+    if (m_tree.empty()) {
+      for (const auto& [k, v] : m_list) {
+        if (k == key) return v;
+      }
+      const uint32_t value = make();
+      m_list.emplace_back(key, value);
+      if (m_list.size() > 32) {
+        for (auto& [k, v] : m_list) m_tree.emplace(std::move(k), v);
+        m_list.clear();
+      }
+      return value;
+    }
+    auto found = m_tree.find(key);
+    if (found != m_tree.end()) return found->second;
+    const uint32_t value = make();
+    m_tree.emplace(key, value);
+    return value;
+  }
+
+ private:
+  std::vector<std::pair<Key, uint32_t>> m_list;
+  std::map<Key, uint32_t> m_tree;
+};
+
 // (kind, size, communicator, group): a call; (kind, size, dimensions, sizes): a plan.
 using CallKey = std::tuple<CollectiveKind, uint64_t, uint32_t, uint32_t>;
 using PlanKey = std::tuple<CollectiveKind, uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>;
@@ -126,9 +159,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   }
 
   // What each unit costs: identical collectives share one plan.
-  // Maps, not lists: a hand-written graph may hold very many distinct collectives.
-  std::map<PlanKey, uint32_t> plans;
-  std::map<CallKey, uint32_t> calls;  // call -> plan
+  FewKeys<PlanKey> plans;
+  FewKeys<CallKey> calls;  // call -> plan
   const auto& units = pricing.m_schedule.Units();
   pricing.m_unit_work.resize(units.size());
   for (uint32_t u = 0; u < units.size(); ++u) {
@@ -147,19 +179,16 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         const Shapes& shapes = pricing.m_shapes[node.communicator];
         const CallKey call{node.collective, node.size_bytes, node.communicator,
                            shapes.group_of_rank.empty() ? 0 : shapes.group_of_rank[rank]};
-        auto seen = calls.find(call);
-        if (seen == calls.end()) {
+        work.plan = calls.Find(call, [&] {
           const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
-          const PlanKey key{node.collective, node.size_bytes, shape.dimensions, shape.sizes};
-          auto found = plans.find(key);
-          if (found == plans.end()) {
-            pricing.m_plans.push_back(pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
-            found = plans.emplace(key, static_cast<uint32_t>(pricing.m_plans.size() - 1)).first;
-          }
-          seen = calls.emplace(call, found->second).first;
-        }
+          return plans.Find(PlanKey{node.collective, node.size_bytes, shape.dimensions, shape.sizes},
+                            [&] {
+                              pricing.m_plans.push_back(
+                                  pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
+                              return static_cast<uint32_t>(pricing.m_plans.size() - 1);
+                            });
+        });
         work.kind = WorkKind::kCollective;
-        work.plan = seen->second;
         work.value = node.count;
         break;
       }
@@ -274,17 +303,16 @@ void GraphPricing::FillReport(Report& report) const {
     return std::pair(reported.program[i].layer, reported.program[i].phase);
   };
   std::vector<Entry> entries;
-  std::map<std::tuple<GraphPhase, uint32_t, CollectiveKind, uint64_t>, size_t> entry_of;
+  FewKeys<std::tuple<GraphPhase, uint32_t, CollectiveKind, uint64_t>> entry_of;
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     if (node.kind != GraphNodeKind::kCollective) continue;
     const auto key = std::tuple(node.phase, node.communicator, node.collective, node.size_bytes);
-    auto slot = entry_of.find(key);  // find first: emplace would allocate a node every time
-    if (slot == entry_of.end()) {
-      slot = entry_of.emplace(key, entries.size()).first;
+    const uint32_t slot = entry_of.Find(key, [&] {
       entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
-    }
-    Entry* found = &entries[slot->second];
+      return static_cast<uint32_t>(entries.size() - 1);
+    });
+    Entry* found = &entries[slot];
     found->occurrences += node.count;
     // Ties (same layer and phase) keep the earlier node first and the later node last.
     if (order_key(i) < order_key(found->first_node)) found->first_node = i;
