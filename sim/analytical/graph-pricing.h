@@ -178,7 +178,7 @@ BasicIterationTimeline<Time> GraphPricing::Play(const std::vector<double>& bandw
                                                 std::vector<Time>* end_out) const {
   const std::vector<Time> durations = UnitDurations<Time>(bandwidth_Bpns);
   auto duration = [&](uint32_t unit) -> const Time& { return durations[unit]; };
-  std::vector<Time> start_local, end_local;
+  thread_local std::vector<Time> start_local, end_local;  // when the caller keeps none
   std::vector<Time>& start = start_out ? *start_out : start_local;
   std::vector<Time>& end = end_out ? *end_out : end_local;
   m_schedule.Play<Time>(duration, start, end);

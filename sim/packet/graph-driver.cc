@@ -99,6 +99,9 @@ GraphDriver::GraphDriver(const Topology& topology, const ExecutionGraph& graph,
       uniform = Sequence(graph.classes[c], k) == Sequence(graph.classes[0], k);
     }
     m_uniform.push_back(uniform);
+    bool alone = true;
+    for (uint32_t d : comm.dimensions) alone &= topology.Dim(d).size < 2;
+    m_uniform_alone.push_back(alone);
     m_uniform_ids.emplace_back();
     m_group_index.push_back(std::make_unique<GroupIndex>(graph, k));
   }
@@ -193,8 +196,11 @@ void GraphDriver::RunCollective(uint32_t rank, uint32_t node, uint32_t repetitio
   RankState& state = m_ranks[rank];
   const bool representative = rank == m_classes[state.rank_class].representative;
   const uint32_t sequence = state.issued[n.communicator]++;
-  const CollectiveMembers& members = MembersOf(n.communicator, rank);
-  if (members.dimensions.empty()) {  // a group of one: nothing to exchange
+  // A group of one rank has nothing to exchange. A uniform communicator's groups all have the
+  // same shape, known without looking the group up.
+  const bool alone = m_uniform[n.communicator] ? m_uniform_alone[n.communicator]
+                                               : MembersOf(n.communicator, rank).dimensions.empty();
+  if (alone) {
     if (representative) m_measured[state.rank_class].took_ns[node].push_back(0.0);
     RunCollective(rank, node, repetition + 1);
     return;

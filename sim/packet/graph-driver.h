@@ -149,6 +149,7 @@ class GraphDriver {
   // Collectives. Per communicator: whether one executor collective serves all its groups, and
   // then the executor collective of each sequence number; otherwise per (group, sequence).
   std::vector<uint8_t> m_uniform;
+  std::vector<uint8_t> m_uniform_alone;  ///< a uniform communicator whose groups are one rank
   std::vector<std::vector<CollectiveId>> m_uniform_ids;
   std::vector<std::unique_ptr<GroupIndex>> m_group_index;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, CollectiveId> m_group_ids;

@@ -22,9 +22,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
-
 #include "workloads/collective-kind.h"
+#include "workloads/graph/dep-list.h"
 
 namespace hfsim {
 
@@ -70,7 +69,7 @@ struct GraphNode {
   /// Positions (not ids) of the nodes this one waits for, all earlier in the program. Most
   /// nodes wait for one or two: kept inline, so building a graph allocates per program, not
   /// per node.
-  boost::container::small_vector<uint32_t, 2> deps;
+  DepList deps;
 };
 
 /// A family of disjoint process groups, one per rank at most (NCCL's communicator split; a

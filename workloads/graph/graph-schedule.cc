@@ -1,6 +1,7 @@
 #include "workloads/graph/graph-schedule.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <map>
 #include <numeric>
 #include <set>
@@ -132,7 +133,6 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
   const uint32_t vertex_count = out.m_class_offset[classes];
   out.m_in_program_order = true;
   out.m_units.resize(vertex_count);
-  std::vector<uint32_t> last_added(vertex_count, 0);  // vertex + 1 of the last unit waiting on it
   out.m_waits.reserve(vertex_count * 2);
   out.m_main_end.assign(classes, UINT32_MAX);
   for (uint32_t c = 0; c < classes; ++c) {
@@ -146,15 +146,27 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
       unit.rank_class = c;
       unit.position = i;
       unit.first_wait = static_cast<uint32_t>(out.m_waits.size());
+      // A node may list one node twice, or list its stream's previous node: wait once. Most
+      // nodes wait for one or two, so looking through them beats a per-vertex table; a node
+      // with many is sorted instead.
+      const bool many = node.deps.size() > 8;
       auto add_wait = [&](uint32_t w) {
-        if (last_added[w] == v + 1) return;  // already waited for: a node may list one twice
-        last_added[w] = v + 1;
+        for (size_t k = unit.first_wait; k < out.m_waits.size() && !many; ++k) {
+          if (out.m_waits[k] == w) return;
+        }
         out.m_waits.push_back(w);
       };
       if (const uint32_t previous = tails.Advance(node.stream, v); previous != UINT32_MAX) {
         add_wait(previous);
       }
       for (const uint32_t dep : node.deps) add_wait(offset + dep);
+      if (many) {  // keep each first occurrence, in order (ties in Play go to the first)
+        std::unordered_set<uint32_t> seen;
+        const auto first = out.m_waits.begin() + unit.first_wait;
+        out.m_waits.erase(std::remove_if(first, out.m_waits.end(),
+                                         [&](uint32_t w) { return !seen.insert(w).second; }),
+                          out.m_waits.end());
+      }
       unit.wait_count = static_cast<uint32_t>(out.m_waits.size()) - unit.first_wait;
       unit.continues_step = unit.wait_count == 1 && node.continues_step;
     }

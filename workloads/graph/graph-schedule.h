@@ -62,11 +62,15 @@ class GraphSchedule {
   /// double and TimeMax(Time, Time).
   template <typename Time, typename Duration>
   void Play(Duration&& duration_of_unit, std::vector<Time>& start, std::vector<Time>& end) const {
-    start.assign(m_units.size(), Time(0.0));
-    end.assign(m_units.size(), Time(0.0));
-    // Per unit: when its step began, and the step's durations up to and including it.
-    std::vector<Time> step_start(m_units.size(), Time(0.0));
-    std::vector<Time> step_sum(m_units.size(), Time(0.0));
+    // Every entry is written before it is read: resizing keeps a caller's reused buffers as
+    // they are instead of clearing them first.
+    start.resize(m_units.size());
+    end.resize(m_units.size());
+    // Per unit: when its step began, and the step's durations up to and including it. Kept per
+    // thread: a report plays its graph once per evaluation, sweeps evaluate very often.
+    thread_local std::vector<Time> step_start, step_sum;
+    step_start.resize(m_units.size());
+    step_sum.resize(m_units.size());
     for (uint32_t u = 0; u < m_units.size(); ++u) {
       const Unit& unit = m_units[u];
       if (unit.continues_step) {
@@ -83,6 +87,8 @@ class GraphSchedule {
           at = TimeMax(at, end[m_waits[unit.first_wait + w]]);
         }
         start[u] = at;
+      } else {
+        start[u] = Time(0.0);
       }
       step_start[u] = start[u];
       step_sum[u] = duration_of_unit(u);
