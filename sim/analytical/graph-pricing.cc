@@ -88,8 +88,9 @@ class FewKeys {
 };
 
 // (kind, size, communicator, group): a call; (kind, size, dimensions, sizes): a plan.
-using CallKey = std::tuple<CollectiveKind, uint64_t, uint32_t, uint32_t>;
-using PlanKey = std::tuple<CollectiveKind, uint64_t, std::vector<uint32_t>, std::vector<uint32_t>>;
+// The size first: it tells most keys apart at the first comparison.
+using CallKey = std::tuple<uint64_t, CollectiveKind, uint32_t, uint32_t>;
+using PlanKey = std::tuple<uint64_t, CollectiveKind, std::vector<uint32_t>, std::vector<uint32_t>>;
 
 }  // namespace
 
@@ -177,11 +178,11 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         // training job has hundreds of collectives and a handful of distinct ones.
         const uint32_t rank = graph.classes[unit.rank_class].ranks.front();
         const Shapes& shapes = pricing.m_shapes[node.communicator];
-        const CallKey call{node.collective, node.size_bytes, node.communicator,
+        const CallKey call{node.size_bytes, node.collective, node.communicator,
                            shapes.group_of_rank.empty() ? 0 : shapes.group_of_rank[rank]};
         work.plan = calls.Find(call, [&] {
           const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
-          return plans.Find(PlanKey{node.collective, node.size_bytes, shape.dimensions, shape.sizes},
+          return plans.Find(PlanKey{node.size_bytes, node.collective, shape.dimensions, shape.sizes},
                             [&] {
                               pricing.m_plans.push_back(
                                   pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
@@ -303,11 +304,11 @@ void GraphPricing::FillReport(Report& report) const {
     return std::pair(reported.program[i].layer, reported.program[i].phase);
   };
   std::vector<Entry> entries;
-  FewKeys<std::tuple<GraphPhase, uint32_t, CollectiveKind, uint64_t>> entry_of;
+  FewKeys<std::tuple<uint64_t, GraphPhase, uint32_t, CollectiveKind>> entry_of;
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     if (node.kind != GraphNodeKind::kCollective) continue;
-    const auto key = std::tuple(node.phase, node.communicator, node.collective, node.size_bytes);
+    const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
     const uint32_t slot = entry_of.Find(key, [&] {
       entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
       return static_cast<uint32_t>(entries.size() - 1);

@@ -128,7 +128,8 @@ uint32_t ClassOfVertex(const std::vector<uint32_t>& offset, uint32_t v) {
 }  // namespace
 
 std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGraph& graph,
-                                                             GraphSchedule& out) {
+                                                             GraphSchedule& out,
+                                                             bool* point_to_point) {
   const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
   const uint32_t vertex_count = out.m_class_offset[classes];
   out.m_in_program_order = true;
@@ -141,6 +142,11 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
     StreamTails tails;
     for (uint32_t i = 0; i < program.size(); ++i) {
       const GraphNode& node = program[i];
+      if (point_to_point &&
+          (node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv)) {
+        *point_to_point = true;
+        return std::nullopt;
+      }
       const uint32_t v = offset + i;
       Unit& unit = out.m_units[v];
       unit.rank_class = c;
@@ -184,15 +190,14 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
     offset[c + 1] = offset[c] + static_cast<uint32_t>(graph.classes[c].program.size());
   }
   const uint32_t vertex_count = offset[classes];
-  const bool point_to_point = std::any_of(
-      graph.classes.begin(), graph.classes.end(), [](const RankClass& rank_class) {
-        return std::any_of(rank_class.program.begin(), rank_class.program.end(),
-                           [](const GraphNode& node) {
-                             return node.kind == GraphNodeKind::kSend ||
-                                    node.kind == GraphNodeKind::kRecv;
-                           });
-      });
-  if (classes == 1 && !point_to_point) return BuildInProgramOrder(graph, out);
+  if (classes == 1) {  // nothing to match unless the program sends
+    bool point_to_point = false;
+    auto error = BuildInProgramOrder(graph, out, &point_to_point);
+    if (!point_to_point) return error;
+    std::vector<uint32_t> kept = std::move(offset);
+    out = GraphSchedule();
+    out.m_class_offset = std::move(kept);
+  }
   UnionFind units(vertex_count);
   if (!JoinMatched(graph, offset, units)) return BuildInProgramOrder(graph, out);
 

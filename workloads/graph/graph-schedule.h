@@ -138,9 +138,11 @@ class GraphSchedule {
 
  private:
   /// Nothing matched across programs (one class, no sends): every node is its own unit, in
-  /// program order, and one pass builds everything.
+  /// program order, and one pass builds everything. With `point_to_point` given, stops and
+  /// sets it at the first send or receive (the caller then takes the general path).
   static std::optional<GraphError> BuildInProgramOrder(const ExecutionGraph& graph,
-                                                       GraphSchedule& out);
+                                                       GraphSchedule& out,
+                                                       bool* point_to_point = nullptr);
 
   std::vector<Unit> m_units;
   std::vector<uint32_t> m_waits;
