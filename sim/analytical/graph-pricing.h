@@ -21,6 +21,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/report/timeline.h"
 #include "workloads/graph/execution-graph.h"
+#include "workloads/graph/graph-breakdown.h"
 #include "workloads/graph/graph-schedule.h"
 
 namespace hfsim {
@@ -191,29 +192,8 @@ BasicIterationTimeline<Time> GraphPricing::Play(const std::vector<double>& bandw
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     // A node's own duration: time spent waiting for other ranks is not its work.
-    const Time took = duration(m_schedule.UnitOf(m_reported_class, i));
-    const bool compute = node.kind == GraphNodeKind::kCompute;
-    switch (node.phase) {
-      case GraphPhase::kForward:
-        (compute ? timeline.forward_compute_ns : timeline.forward_comm_ns) += took;
-        break;
-      case GraphPhase::kInputGrad:
-        (compute ? timeline.input_grad_compute_ns : timeline.input_grad_comm_ns) += took;
-        break;
-      case GraphPhase::kWeightGrad:
-        if (compute) {
-          timeline.weight_grad_compute_ns += took;
-        } else {
-          timeline.weight_grad_comm_ns += took;
-          if (node.stream == 0) main_stream_gradient_comm += took;
-        }
-        break;
-      case GraphPhase::kStep:
-        if (compute) timeline.step_compute_ns += took;
-        break;
-      case GraphPhase::kCollective:
-        break;
-    }
+    AddToBreakdown(node, duration(m_schedule.UnitOf(m_reported_class, i)), timeline,
+                   main_stream_gradient_comm);
   }
   // Gradient communication on the main stream is all exposed; on a background stream, only the
   // tail that runs on after the main stream ends.

@@ -22,6 +22,9 @@
 namespace hfsim {
 namespace executor {
 
+/// A number in a message (errors name NPUs, stages, steps).
+inline std::string S(uint64_t value) { return std::to_string(value); }
+
 // Run-time state.
 
 /// One NPU's progress through one stage of a collective. At most one chunk is in a stage at a
@@ -80,8 +83,11 @@ struct MessageRecord {
 class CollectiveExecutor::Impl {
   using CollectivePlan = executor::CollectivePlan;
   using CollectiveRun = executor::CollectiveRun;
+  using CollectiveReplay = executor::CollectiveReplay;
   using IndexedSchedule = executor::IndexedSchedule;
   using MessageRecord = executor::MessageRecord;
+  using StageProgress = executor::StageProgress;
+  using StageRun = executor::StageRun;
 
  public:
   Impl(const Topology& topology, const CommunicationSpec& communication, EventClock& clock,

@@ -15,17 +15,8 @@
 
 namespace hfsim {
 
-using executor::CollectivePlan;
-using executor::CollectiveReplay;
-using executor::CollectiveRun;
 using executor::IndexedSchedule;
-using executor::MessageRecord;
-using executor::StageProgress;
-using executor::StageRun;
-
-namespace {
-std::string S(uint64_t value) { return std::to_string(value); }
-}  // namespace
+using executor::S;
 
 const IndexedSchedule& CollectiveExecutor::Impl::CachedSchedule(CollectiveKind kind,
                                                                 CollectiveAlgorithm algorithm,

@@ -8,17 +8,7 @@
 
 namespace hfsim {
 
-using executor::CollectivePlan;
-using executor::CollectiveReplay;
-using executor::CollectiveRun;
-using executor::IndexedSchedule;
-using executor::MessageRecord;
-using executor::StageProgress;
-using executor::StageRun;
-
-namespace {
-std::string S(uint64_t value) { return std::to_string(value); }
-}  // namespace
+using executor::S;
 
 std::optional<uint32_t> CollectiveExecutor::Impl::Lookup(uint64_t id, const char* event) {
   const uint64_t slot = id & 0xffffffffu;

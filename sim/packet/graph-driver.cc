@@ -1,5 +1,7 @@
 #include "sim/packet/graph-driver.h"
 
+#include "workloads/graph/graph-breakdown.h"
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
@@ -89,6 +91,7 @@ GraphDriver::GraphDriver(const Topology& topology, const ExecutionGraph& graph,
   }
   m_done.assign(offset, 0);
   m_rank_total_ns.assign(m_rank_count, 0.0);
+  m_rank_end_ns.assign(m_rank_count, 0.0);
 
   // One executor collective for all groups where every program issues the same collectives
   // on a communicator of whole dimensions (a data x tensor job's data and tensor groups).
@@ -340,6 +343,7 @@ void GraphDriver::Finish(uint32_t rank, uint32_t node) {
   if (++state.nodes_done == m_graph.classes[state.rank_class].program.size()) {
     state.finished = true;
     m_rank_total_ns[rank] = now - m_start_ns;
+    m_rank_end_ns[rank] = now;
     ++m_finished_ranks;
     return;
   }
@@ -356,32 +360,11 @@ IterationTimeline GraphDriver::Breakdown(uint32_t rank_class) const {
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     if (node.stream == 0) main_end = std::max(main_end, measured.end_ns[i]);
-    const bool compute = node.kind == GraphNodeKind::kCompute;
     for (const double took : measured.took_ns[i]) {
-      switch (node.phase) {
-        case GraphPhase::kForward:
-          (compute ? timeline.forward_compute_ns : timeline.forward_comm_ns) += took;
-          break;
-        case GraphPhase::kInputGrad:
-          (compute ? timeline.input_grad_compute_ns : timeline.input_grad_comm_ns) += took;
-          break;
-        case GraphPhase::kWeightGrad:
-          if (compute) {
-            timeline.weight_grad_compute_ns += took;
-          } else {
-            timeline.weight_grad_comm_ns += took;
-            if (node.stream == 0) main_stream_gradient_comm += took;
-          }
-          break;
-        case GraphPhase::kStep:
-          if (compute) timeline.step_compute_ns += took;
-          break;
-        case GraphPhase::kCollective:
-          break;
-      }
+      AddToBreakdown(node, took, timeline, main_stream_gradient_comm);
     }
   }
-  const double finish = m_start_ns + m_rank_total_ns[reported.ranks.front()];
+  const double finish = m_rank_end_ns[reported.ranks.front()];
   const double tail = main_end < 0.0 ? 0.0 : finish - main_end;
   timeline.weight_grad_comm_exposed_ns = main_stream_gradient_comm + tail;
   return timeline;

@@ -141,6 +141,7 @@ class GraphDriver {
   std::vector<uint64_t> m_done_offset;  ///< per rank, into m_done
   std::vector<uint8_t> m_done;          ///< per (rank, node)
   std::vector<double> m_rank_total_ns;
+  std::vector<double> m_rank_end_ns;  ///< per rank: when it finished, on the clock
   std::vector<MeasuredProgram> m_measured;
   uint32_t m_finished_ranks = 0;
   bool m_started = false;

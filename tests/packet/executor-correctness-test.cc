@@ -20,23 +20,12 @@ namespace {
 using test::DefaultSpec;
 using test::ExecutorHarness;
 using test::FakeTransportOptions;
+using test::ShakyTransport;
 using K = CollectiveKind;
 using A = CollectiveAlgorithm;
 
-constexpr K kKinds[] = {K::kAllReduce, K::kReduceScatter, K::kAllGather, K::kAllToAll};
-constexpr A kAlgorithms[] = {A::kRing, A::kDirect, A::kHalvingDoubling, A::kDoubleBinaryTree};
-
-// Serialised per source with a little latency, and same-time events shuffled: NPUs drift apart,
-// messages overtake each other and arrive before their receivers reach their steps.
-FakeTransportOptions ShakyTransport(uint64_t seed) {
-  FakeTransportOptions options;
-  options.latency_ns = 3.0;
-  options.bandwidth_Bpns = 2.0;
-  options.serialise_per_source = true;
-  options.shuffle_equal_times = true;
-  options.seed = seed;
-  return options;
-}
+constexpr auto& kKinds = test::kAllKinds;
+constexpr auto& kAlgorithms = test::kAllAlgorithms;
 
 // Whether every stage of `kind` over `over` can run with `spec`'s algorithms.
 bool Runnable(const Topology& topology, const CommunicationSpec& spec, K kind,

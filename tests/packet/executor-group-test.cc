@@ -21,8 +21,8 @@ using test::FakeTransportOptions;
 using K = CollectiveKind;
 using A = CollectiveAlgorithm;
 
-constexpr K kKinds[] = {K::kAllReduce, K::kReduceScatter, K::kAllGather, K::kAllToAll};
-constexpr A kAlgorithms[] = {A::kRing, A::kDirect, A::kHalvingDoubling, A::kDoubleBinaryTree};
+constexpr auto& kKinds = test::kAllKinds;
+constexpr auto& kAlgorithms = test::kAllAlgorithms;
 
 // The NPUs of `members` on `topology`, ascending.
 std::vector<uint64_t> NpusOf(const Topology& topology, const CollectiveMembers& members) {
@@ -65,16 +65,6 @@ void ExpectCleanGroup(ExecutorHarness& h, CollectiveId id, uint64_t members) {
   EXPECT_EQ(stats.reductions_performed, stats.reductions_scheduled);
 }
 
-FakeTransportOptions Shaky(uint64_t seed) {
-  FakeTransportOptions options;
-  options.latency_ns = 3.0;
-  options.bandwidth_Bpns = 2.0;
-  options.serialise_per_source = true;
-  options.shuffle_equal_times = true;
-  options.seed = seed;
-  return options;
-}
-
 TEST(ExecutorGroups, PartOfOneDimensionEveryKindAndAlgorithmVerified) {
   int runs = 0;
   for (DimensionKind dimension :
@@ -90,7 +80,7 @@ TEST(ExecutorGroups, PartOfOneDimensionEveryKindAndAlgorithmVerified) {
           CommunicationSpec spec = DefaultSpec(Topology(dims));
           spec.algorithms[static_cast<size_t>(kind)][0] = algorithm;
           spec.reduction_Bpns = 5.0;
-          ExecutorHarness h(dims, spec, Shaky(k * 17 + runs), {.verify = true});
+          ExecutorHarness h(dims, spec, test::ShakyTransport(k * 17 + runs), {.verify = true});
           SCOPED_TRACE(std::string(ToString(dimension)) + ", " + std::to_string(k) + " of 8, " +
                        std::string(ToString(kind)) + " with " + std::string(ToString(algorithm)));
           std::set<uint64_t> touched;
@@ -129,7 +119,7 @@ TEST(ExecutorGroups, GroupsAcrossTwoAndThreeDimensionsVerified) {
       for (uint32_t chunks : {1u, 3u}) {
         for (K kind : kKinds) {
           const CommunicationSpec spec = DefaultSpec(topology, chunks, scheme);
-          ExecutorHarness h(dims, spec, Shaky(runs + 5), {.verify = true});
+          ExecutorHarness h(dims, spec, test::ShakyTransport(runs + 5), {.verify = true});
           SCOPED_TRACE(std::string(ToString(kind)) + ", group " + std::to_string(&members - &groups[0]) +
                        ", " + std::to_string(chunks) + " chunks");
           const CollectiveId id = RunGroup(h, kind, 7919, members);
@@ -167,7 +157,7 @@ TEST(ExecutorGroups, APartialGroupTakesWhatTheSameGroupAloneTakes) {
 
 TEST(ExecutorGroups, GroupsSideBySideRunAtOnce) {
   const std::vector<Dimension> dims{{DimensionKind::kFullyConnected, 8, 10.0, 1.0}};
-  ExecutorHarness h(dims, DefaultSpec(Topology(dims)), Shaky(3), {.verify = true});
+  ExecutorHarness h(dims, DefaultSpec(Topology(dims)), test::ShakyTransport(3), {.verify = true});
   const CollectiveId low = h.executor.Create(K::kAllReduce, 4096, CollectiveMembers{{0}, {{0, 1, 2, 3}}});
   const CollectiveId high = h.executor.Create(K::kAllGather, 999, CollectiveMembers{{0}, {{4, 5, 6, 7}}});
   for (uint64_t npu = 0; npu < 8; ++npu) h.executor.Enter(npu < 4 ? low : high, npu, [] {});

@@ -28,6 +28,24 @@ inline CommunicationSpec DefaultSpec(const Topology& topology, uint32_t chunks =
   return spec;
 }
 
+constexpr CollectiveKind kAllKinds[] = {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter,
+                                        CollectiveKind::kAllGather, CollectiveKind::kAllToAll};
+constexpr CollectiveAlgorithm kAllAlgorithms[] = {
+    CollectiveAlgorithm::kRing, CollectiveAlgorithm::kDirect, CollectiveAlgorithm::kHalvingDoubling,
+    CollectiveAlgorithm::kDoubleBinaryTree};
+
+/// Serialised per source with a little latency, and same-time events shuffled: NPUs drift
+/// apart, messages overtake each other and arrive before their receivers reach their steps.
+inline FakeTransportOptions ShakyTransport(uint64_t seed) {
+  FakeTransportOptions options;
+  options.latency_ns = 3.0;
+  options.bandwidth_Bpns = 2.0;
+  options.serialise_per_source = true;
+  options.shuffle_equal_times = true;
+  options.seed = seed;
+  return options;
+}
+
 /// Everything one executor run needs, wired together.
 struct ExecutorHarness {
   ExecutorHarness(std::vector<Dimension> dimensions, const CommunicationSpec& spec,

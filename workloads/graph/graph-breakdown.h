@@ -1,0 +1,40 @@
+// The report's iteration breakdown from a graph's nodes, the same for every engine: each node's
+// own time goes to its phase's compute or communication; gradient communication on the main
+// stream is all exposed, on a background stream only the tail after the main stream ends.
+#pragma once
+
+#include "workloads/graph/execution-graph.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+/// Adds `took` (one node's own time, or one repetition's) to the breakdown; gradient
+/// communication on stream 0 also to `main_stream_gradient_comm` (exposed in full).
+template <typename Time>
+void AddToBreakdown(const GraphNode& node, const Time& took, BasicIterationTimeline<Time>& timeline,
+                    Time& main_stream_gradient_comm) {
+  const bool compute = node.kind == GraphNodeKind::kCompute;
+  switch (node.phase) {
+    case GraphPhase::kForward:
+      (compute ? timeline.forward_compute_ns : timeline.forward_comm_ns) += took;
+      break;
+    case GraphPhase::kInputGrad:
+      (compute ? timeline.input_grad_compute_ns : timeline.input_grad_comm_ns) += took;
+      break;
+    case GraphPhase::kWeightGrad:
+      if (compute) {
+        timeline.weight_grad_compute_ns += took;
+      } else {
+        timeline.weight_grad_comm_ns += took;
+        if (node.stream == 0) main_stream_gradient_comm += took;
+      }
+      break;
+    case GraphPhase::kStep:
+      if (compute) timeline.step_compute_ns += took;
+      break;
+    case GraphPhase::kCollective:
+      break;
+  }
+}
+
+}  // namespace hfsim
