@@ -192,21 +192,24 @@ void GraphDriver::StartNode(uint32_t rank, uint32_t node) {
 
 void GraphDriver::RunCollective(uint32_t rank, uint32_t node, uint32_t repetition) {
   const GraphNode& n = NodeOf(rank, node);
-  if (repetition == n.count) {
-    Finish(rank, node);
-    return;
-  }
   RankState& state = m_ranks[rank];
   const bool representative = rank == m_classes[state.rank_class].representative;
-  const uint32_t sequence = state.issued[n.communicator]++;
-  // A group of one rank has nothing to exchange. A uniform communicator's groups all have the
-  // same shape, known without looking the group up.
-  const bool alone = m_uniform[n.communicator] ? m_uniform_alone[n.communicator]
-                                               : MembersOf(n.communicator, rank).dimensions.empty();
-  if (alone) {
+  uint32_t sequence = 0;
+  // Repetitions in a group of one rank have nothing to exchange: done at once, in a loop (a
+  // node may repeat a million times; recursion would not survive it).
+  while (true) {
+    if (repetition == n.count) {
+      Finish(rank, node);
+      return;
+    }
+    sequence = state.issued[n.communicator]++;
+    // A uniform communicator's groups all have the same shape, known without a lookup.
+    const bool alone = m_uniform[n.communicator]
+                           ? m_uniform_alone[n.communicator]
+                           : MembersOf(n.communicator, rank).dimensions.empty();
+    if (!alone) break;
     if (representative) m_measured[state.rank_class].took_ns[node].push_back(0.0);
-    RunCollective(rank, node, repetition + 1);
-    return;
+    ++repetition;
   }
   const CollectiveId id = CollectiveFor(rank, n, sequence);
   if (representative) m_measured[state.rank_class].collectives[node].push_back(id);

@@ -243,6 +243,8 @@ void CheckGraphWorkload(const JsonCursor& root, const Scenario& scenario) {
                                                  calls.front()->id, graph.communicators[k].name,
                                                  *reason));
         }
+        // A group of one rank has nothing to exchange: no stage, no algorithm to fit.
+        if (std::get<GroupShape>(shape).dimensions.empty()) continue;
         for (const GraphNode* node : calls) {
           std::pair<CollectiveKind, GroupShape> key{node->collective, std::get<GroupShape>(shape)};
           if (std::find(checked.begin(), checked.end(), key) != checked.end()) continue;

@@ -213,6 +213,19 @@ TEST(GraphDriver, SendsTakeTheirRouteAndAPipelineItsBubble) {
                                        {{"ranks", {1}}, {"nodes", stage1}}}));
 }
 
+TEST(GraphDriver, AMillionRepetitionsInGroupsOfOneRunWithoutRecursion) {
+  // Each rank alone in its group, one node repeated 2^20 times (the most a graph may ask): done
+  // at once, each repetition counted, without a call per repetition on the stack.
+  nlohmann::json node = Collective(1, "all_reduce", "solo");
+  node["count"] = 1 << 20;
+  const Scenario scenario = ParseOrDie(ProgramsScenario(
+      {Dim("Switch", 2, 50, 500)}, {{"solo", {{0}, {1}}}},
+      {{{"ranks", {0, 1}}, {"nodes", {node, ComputeFor(2, 700, {1})}}}}));
+  const FakeRun run = RunOnFakeNetwork(scenario);
+  EXPECT_EQ(run.total_ns, 700.0);
+  EXPECT_EQ(run.executor_collectives, 0u);
+}
+
 TEST(GraphDriver, TheShippedPipelineExampleMatchesTheAnalyticalEngine) {
   auto doc = LoadJsonFile(std::string(HFSIM_SOURCE_DIR) + "/configs/graph-pipeline-tensor-data.json",
                           "the example");

@@ -181,6 +181,18 @@ nlohmann::json ComputeFor(int id, double ns, std::vector<int> deps = {}) {
   return {{"id", id}, {"type", "compute"}, {"duration_ns", ns}, {"deps", deps}};
 }
 
+// A group of one rank has nothing to exchange and costs 0. It used to stop the loader with
+// "ComposeStages: no dimensions" (exit 1) while it looked for algorithms that fit.
+TEST(GraphWorkload, AGroupOfOneRankCostsNothing) {
+  const nlohmann::json doc = ProgramsScenario(
+      {Dim("Switch", 2, 50, 500)}, {{"solo", {{0}, {1}}}},
+      {{{"ranks", {0, 1}}, {"nodes", {AllReduceOn(1, "solo"), ComputeFor(2, 700, {1})}}}});
+  const Report report = AnalyticalEngine().Run(ParseOrDie(doc));
+  EXPECT_EQ(report.iteration.total_ns, 700.0);
+  ASSERT_EQ(report.collectives.size(), 1u);
+  EXPECT_EQ(report.collectives[0].time_ns, 0.0);
+}
+
 // One program written for ranks in groups of different shapes is timed per kind of rank. The
 // group of 4 is a whole FullyConnected 4 (2 a + 1.5 S / 90); a pair uses 1 of an NPU's 3 links
 // (30 GB/s: 2 a + S / 30) and ends last.
