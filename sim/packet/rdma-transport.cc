@@ -1,5 +1,8 @@
 #include "sim/packet/rdma-transport.h"
 
+#include <stdexcept>
+#include <string>
+
 #include <algorithm>
 #include <cmath>
 
@@ -31,7 +34,15 @@ void RdmaTransport::Send(const Message& message) {
   Flow flow;
   flow.message = message;
   flow.port = m_fabric.FirstLink(static_cast<uint32_t>(message.src), static_cast<uint32_t>(message.dst));
-  flow.packets = static_cast<uint32_t>((message.bytes + m_spec.mtu_bytes - 1) / m_spec.mtu_bytes);
+  const uint64_t packets = (message.bytes + m_spec.mtu_bytes - 1) / m_spec.mtu_bytes;
+  // Packets are numbered in 32 bits on the wire: a larger message would wrap and be counted
+  // done early (or never). Billions of packets per message is far beyond a run that ends.
+  if (packets > UINT32_MAX) {
+    throw std::runtime_error("RdmaTransport: a message of " + std::to_string(message.bytes) +
+                             " bytes is more than 2^32 packets of " +
+                             std::to_string(m_spec.mtu_bytes) + " bytes");
+  }
+  flow.packets = static_cast<uint32_t>(packets);
   flow.line_rate_Bpns = m_fabric.LinkRate_Bpns(flow.port);
   flow.rate_Bpns = flow.target_Bpns = flow.line_rate_Bpns;
   flow.last_rate_update_ns = flow.last_progress_ns = m_clock.NowNs();

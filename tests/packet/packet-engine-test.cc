@@ -230,5 +230,19 @@ TEST(PacketEngine, WatchingARunChangesNothingInItsReport) {
   }
 }
 
+// A message of more than 2^32 packets would wrap the packet numbers on the wire and end early
+// or never: the run stops before sending it, naming the message.
+TEST(PacketEngine, AMessageOfMoreThan2To32PacketsIsRefused) {
+  const Scenario scenario = test::Make(Dims(Dim("Switch", 2, 100, 500)), "all_reduce",
+                                       test::Bytes(uint64_t{1} << 50), {}, {{"mtu_bytes", 64}});
+  try {
+    PacketEngine().Run(scenario);
+    ADD_FAILURE() << "ran";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("more than 2^32 packets"), std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace hfsim
