@@ -1,9 +1,10 @@
 #include "sim/packet/graph-driver.h"
 
 #include "workloads/graph/graph-breakdown.h"
+#include "workloads/graph/group-shape.h"
 
 #include <algorithm>
-#include <set>
+#include <variant>
 #include <stdexcept>
 #include <string>
 
@@ -90,7 +91,6 @@ GraphDriver::GraphDriver(const Topology& topology, const ExecutionGraph& graph,
     offset += graph.classes[state.rank_class].program.size();
   }
   m_done.assign(offset, 0);
-  m_rank_total_ns.assign(m_rank_count, 0.0);
   m_rank_end_ns.assign(m_rank_count, 0.0);
 
   // One executor collective for all groups where every program issues the same collectives
@@ -127,8 +127,10 @@ void GraphDriver::Start() {
 }
 
 double GraphDriver::TotalNs() const {
-  return m_rank_total_ns.empty() ? 0.0
-                                 : *std::max_element(m_rank_total_ns.begin(), m_rank_total_ns.end());
+  // Ranks with nothing to do end at the start.
+  double end = m_start_ns;
+  for (const double rank_end : m_rank_end_ns) end = std::max(end, rank_end);
+  return end - m_start_ns;
 }
 
 void GraphDriver::TryStart(uint32_t rank) {
@@ -226,26 +228,17 @@ const CollectiveMembers& GraphDriver::MembersOf(uint32_t communicator, uint32_t 
   const uint32_t group = m_group_index[communicator]->GroupOf(rank);
   auto [at, added] = m_members.try_emplace({communicator, group});
   if (!added) return at->second;
-  // The group's coordinates per dimension; it spans those with more than one, in the order
-  // its collectives visit them (the communicator's for whole dimensions, else ascending).
+  // The group's coordinates per dimension, and the dimensions it spans in the order its
+  // collectives visit them: the rule the analytical engine prices by (group-shape.h).
   CollectiveMembers& members = at->second;
-  const uint32_t dimensions = m_topology.DimensionCount();
-  std::vector<std::set<uint32_t>> seen(dimensions);
-  for (uint32_t member : m_group_index[communicator]->Members(rank)) {
-    for (uint32_t d = 0; d < dimensions; ++d) seen[d].insert(m_topology.Coordinate(member, d));
-  }
-  for (uint32_t d = 0; d < dimensions; ++d) {
-    members.coordinates.emplace_back(seen[d].begin(), seen[d].end());
-  }
+  const std::vector<uint32_t> ranks = m_group_index[communicator]->Members(rank);
+  members.coordinates = CoordinatesOfGroup(m_topology, ranks);
   const Communicator& comm = m_graph.communicators[communicator];
-  std::vector<uint32_t> order = comm.dimensions;
-  if (!comm.DimensionAligned()) {
-    order.clear();
-    for (uint32_t d = 0; d < dimensions; ++d) order.push_back(d);
-  }
-  for (uint32_t d : order) {
-    if (members.coordinates[d].size() > 1) members.dimensions.push_back(d);
-  }
+  // The graph compiled, so every group is a product set its communicator's order covers.
+  members.dimensions = std::get<GroupShape>(ShapeOfCoordinates(
+      members.coordinates, ranks.size(), comm.DimensionAligned() ? comm.dimensions
+                                                                 : std::vector<uint32_t>{}))
+                           .dimensions;
   return members;
 }
 
@@ -345,7 +338,6 @@ void GraphDriver::Finish(uint32_t rank, uint32_t node) {
   state.busy[info.stream_of[node]] = 0;
   if (++state.nodes_done == m_graph.classes[state.rank_class].program.size()) {
     state.finished = true;
-    m_rank_total_ns[rank] = now - m_start_ns;
     m_rank_end_ns[rank] = now;
     ++m_finished_ranks;
     return;

@@ -63,8 +63,7 @@ class GraphDriver {
   void Start();
 
   bool Finished() const { return m_finished_ranks == m_rank_count; }
-  /// Per rank, from Start until its last node finished (valid once Finished()).
-  const std::vector<double>& RankTotalNs() const { return m_rank_total_ns; }
+  /// From Start until the last rank's last node finished (valid once Finished()).
   double TotalNs() const;
   /// A class's representative's iteration breakdown, summed in program order as the analytical
   /// engine sums its priced durations (sim/analytical/graph-pricing.h): each node's own time,
@@ -140,7 +139,6 @@ class GraphDriver {
   std::vector<RankState> m_ranks;
   std::vector<uint64_t> m_done_offset;  ///< per rank, into m_done
   std::vector<uint8_t> m_done;          ///< per (rank, node)
-  std::vector<double> m_rank_total_ns;
   std::vector<double> m_rank_end_ns;  ///< per rank: when it finished, on the clock
   std::vector<MeasuredProgram> m_measured;
   uint32_t m_finished_ranks = 0;

@@ -6,47 +6,59 @@
 
 namespace hfsim {
 
+std::vector<std::vector<uint32_t>> CoordinatesOfGroup(const Topology& topology,
+                                                      const std::vector<uint32_t>& ranks) {
+  const uint32_t dimension_count = topology.DimensionCount();
+  std::vector<std::vector<bool>> seen(dimension_count);
+  for (uint32_t d = 0; d < dimension_count; ++d) seen[d].assign(topology.Dim(d).size, false);
+  for (const uint32_t rank : ranks) {
+    for (uint32_t d = 0; d < dimension_count; ++d) seen[d][topology.Coordinate(rank, d)] = true;
+  }
+  std::vector<std::vector<uint32_t>> coordinates(dimension_count);
+  for (uint32_t d = 0; d < dimension_count; ++d) {
+    for (uint32_t c = 0; c < seen[d].size(); ++c) {
+      if (seen[d][c]) coordinates[d].push_back(c);
+    }
+  }
+  return coordinates;
+}
+
 std::variant<GroupShape, std::string> ShapeOfGroup(const Topology& topology,
                                                    const std::vector<uint32_t>& ranks,
                                                    const std::vector<uint32_t>& order) {
-  const uint32_t dimension_count = topology.DimensionCount();
-  std::vector<std::vector<bool>> seen(dimension_count);
-  std::vector<uint32_t> distinct(dimension_count, 0);
-  for (uint32_t d = 0; d < dimension_count; ++d) seen[d].assign(topology.Dim(d).size, false);
-  for (const uint32_t rank : ranks) {
-    for (uint32_t d = 0; d < dimension_count; ++d) {
-      const uint32_t coordinate = topology.Coordinate(rank, d);
-      if (!seen[d][coordinate]) {
-        seen[d][coordinate] = true;
-        ++distinct[d];
-      }
-    }
-  }
+  return ShapeOfCoordinates(CoordinatesOfGroup(topology, ranks), ranks.size(), order);
+}
+
+std::variant<GroupShape, std::string> ShapeOfCoordinates(
+    const std::vector<std::vector<uint32_t>>& coordinates, uint64_t rank_count,
+    const std::vector<uint32_t>& order) {
+  const uint32_t dimension_count = static_cast<uint32_t>(coordinates.size());
+  auto distinct = [&](uint32_t d) { return static_cast<uint32_t>(coordinates[d].size()); };
   uint64_t product = 1;
-  for (uint32_t d = 0; d < dimension_count; ++d) product *= distinct[d];
-  if (product != ranks.size()) {
+  for (uint32_t d = 0; d < dimension_count; ++d) product *= distinct(d);
+  if (product != rank_count) {
     return fmt::format("its {} ranks are not every combination of their coordinates on the "
                        "fabric ({} combinations), so it cannot be priced dimension by dimension; "
                        "accepted: whole or partial dimensions and their products",
-                       ranks.size(), product);
+                       rank_count, product);
   }
   GroupShape shape;
   if (order.empty()) {
     for (uint32_t d = 0; d < dimension_count; ++d) {
-      if (distinct[d] > 1) shape.dimensions.push_back(d);
+      if (distinct(d) > 1) shape.dimensions.push_back(d);
     }
   } else {
     for (uint32_t d = 0; d < dimension_count; ++d) {
-      if (distinct[d] > 1 && std::find(order.begin(), order.end(), d) == order.end()) {
+      if (distinct(d) > 1 && std::find(order.begin(), order.end(), d) == order.end()) {
         return fmt::format("it spans dimension {}, which its communicator's dimension order "
                            "does not list", d);
       }
     }
     for (const uint32_t d : order) {
-      if (d < dimension_count && distinct[d] > 1) shape.dimensions.push_back(d);
+      if (d < dimension_count && distinct(d) > 1) shape.dimensions.push_back(d);
     }
   }
-  for (const uint32_t d : shape.dimensions) shape.sizes.push_back(distinct[d]);
+  for (const uint32_t d : shape.dimensions) shape.sizes.push_back(distinct(d));
   return shape;
 }
 

@@ -26,12 +26,20 @@ struct GroupShape {
   bool operator==(const GroupShape&) const = default;
 };
 
+/// Per dimension, the distinct coordinates `ranks` take there, ascending.
+std::vector<std::vector<uint32_t>> CoordinatesOfGroup(const Topology& topology,
+                                                      const std::vector<uint32_t>& ranks);
+
 /// The shape of `ranks` (distinct, each < topology.NpuCount()), visiting spanned dimensions in
 /// `order` when given (every spanned dimension must be in it), else in ascending order. Returns
 /// the reason as text when the group is not a product set or `order` misses a dimension.
 std::variant<GroupShape, std::string> ShapeOfGroup(const Topology& topology,
                                                    const std::vector<uint32_t>& ranks,
                                                    const std::vector<uint32_t>& order = {});
+/// The same from the group's coordinates (CoordinatesOfGroup) and its rank count.
+std::variant<GroupShape, std::string> ShapeOfCoordinates(
+    const std::vector<std::vector<uint32_t>>& coordinates, uint64_t rank_count,
+    const std::vector<uint32_t>& order = {});
 
 /// The share of a dimension's per-NPU bandwidth a group of `group_size` of its NPUs can use:
 /// (k - 1) / (n - 1) on a FullyConnected dimension, whose links to the other n - k NPUs stay
