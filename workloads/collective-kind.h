@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 
 namespace hfsim {
 
@@ -11,7 +12,7 @@ namespace hfsim {
 /// S/n on each NPU and leaves S everywhere; all-reduce keeps S; all-to-all sends S/n to each of
 /// the n-1 peers (and keeps S/n). An all-gather of shards S' is S = n*S' here, not S'
 /// (docs/scenario.md §5.1).
-enum class CollectiveKind { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
+enum class CollectiveKind : uint8_t { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
 
 inline constexpr std::array<CollectiveKind, 4> kAllCollectiveKinds = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,

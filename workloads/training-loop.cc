@@ -25,51 +25,62 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
   TrainingIteration iteration;
   iteration.overlap = config.overlap;
   iteration.layers.reserve(model.layers.size());
+  // Each layer's work is written where it is kept, field by field: building a CommRequest
+  // and then copying it reads back, in wide loads, fields just stored one by one, which stalls
+  // (store forwarding fails) and cost more than the rest of this loop.
   for (const Layer& layer : model.layers) {
-    LayerWork work;
+    LayerWork& work = iteration.layers.emplace_back();
     work.name = layer.name;
     // Tensor parallelism splits every layer's arithmetic T ways (Megatron shards the matrices;
     // the replicated norms are negligible). Backward = input gradients + weight gradients,
     // each as costly as the forward pass.
     const double forward_flops = layer.forward_flops_per_sample * samples / tensor;
-    work.forward_ns = layer.forward_ns.value_or(ComputeNs(forward_flops, config));
-    work.input_grad_ns = layer.input_grad_ns.value_or(ComputeNs(forward_flops, config));
-    work.weight_grad_ns = layer.params == 0
-                              ? layer.weight_grad_ns.value_or(0.0)
-                              : layer.weight_grad_ns.value_or(ComputeNs(forward_flops, config));
-    if (config.tensor_parallel > 1 && layer.tensor_parallel_all_reduces > 0) {
-      const CommRequest activation{
-          CollectiveKind::kAllReduce, ParallelGroup::kTensor,
-          samples * layer.output_elements_per_sample * config.activation_bytes_per_element,
-          layer.tensor_parallel_all_reduces};
-      work.forward_comm = activation;
-      work.input_grad_comm = activation;
-    }
-    if (config.data_parallel > 1 && layer.params > 0) {
-      work.weight_grad_comm =
-          CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kData,
-                      CeilDiv(layer.params, config.tensor_parallel) *
-                          config.gradient_bytes_per_param,
-                      1};
-    }
+    const double forward_ns = ComputeNs(forward_flops, config);
+    work.forward_ns = layer.forward_ns.value_or(forward_ns);
+    work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
+    work.weight_grad_ns = layer.params == 0 ? layer.weight_grad_ns.value_or(0.0)
+                                            : layer.weight_grad_ns.value_or(forward_ns);
+    auto request = [](std::optional<CommRequest>& slot, CollectiveKind kind, ParallelGroup group,
+                      uint64_t size_bytes, uint32_t count) {
+      CommRequest& made = slot.emplace();
+      made.kind = kind;
+      made.group = group;
+      made.size_bytes = size_bytes;
+      made.count = count;
+    };
     // Explicit collectives replace the derived ones of their phase; a group of one NPU has
     // nothing to exchange.
-    auto explicit_comm = [](const LayerComm& comm, ParallelGroup group) {
-      return CommRequest{comm.kind, group, comm.size_bytes, 1};
-    };
+    const bool tensor_split = config.tensor_parallel > 1;
+    const uint64_t activation_bytes =
+        samples * layer.output_elements_per_sample * config.activation_bytes_per_element;
+    const bool derived_activation = tensor_split && layer.tensor_parallel_all_reduces > 0;
     if (layer.forward_comm) {
-      work.forward_comm.reset();
-      if (config.tensor_parallel > 1) work.forward_comm = explicit_comm(*layer.forward_comm, ParallelGroup::kTensor);
+      if (tensor_split) {
+        request(work.forward_comm, layer.forward_comm->kind, ParallelGroup::kTensor,
+                layer.forward_comm->size_bytes, 1);
+      }
+    } else if (derived_activation) {
+      request(work.forward_comm, CollectiveKind::kAllReduce, ParallelGroup::kTensor,
+              activation_bytes, layer.tensor_parallel_all_reduces);
     }
     if (layer.input_grad_comm) {
-      work.input_grad_comm.reset();
-      if (config.tensor_parallel > 1) work.input_grad_comm = explicit_comm(*layer.input_grad_comm, ParallelGroup::kTensor);
+      if (tensor_split) {
+        request(work.input_grad_comm, layer.input_grad_comm->kind, ParallelGroup::kTensor,
+                layer.input_grad_comm->size_bytes, 1);
+      }
+    } else if (derived_activation) {
+      request(work.input_grad_comm, CollectiveKind::kAllReduce, ParallelGroup::kTensor,
+              activation_bytes, layer.tensor_parallel_all_reduces);
     }
     if (layer.weight_grad_comm) {
-      work.weight_grad_comm.reset();
-      if (config.data_parallel > 1) work.weight_grad_comm = explicit_comm(*layer.weight_grad_comm, ParallelGroup::kData);
+      if (config.data_parallel > 1) {
+        request(work.weight_grad_comm, layer.weight_grad_comm->kind, ParallelGroup::kData,
+                layer.weight_grad_comm->size_bytes, 1);
+      }
+    } else if (config.data_parallel > 1 && layer.params > 0) {
+      request(work.weight_grad_comm, CollectiveKind::kAllReduce, ParallelGroup::kData,
+              CeilDiv(layer.params, config.tensor_parallel) * config.gradient_bytes_per_param, 1);
     }
-    iteration.layers.push_back(std::move(work));
   }
   return iteration;
 }

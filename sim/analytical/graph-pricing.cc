@@ -118,9 +118,13 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   }
 
   // The shape of every group some collective runs on. Classes calling on each communicator
-  // are found in one pass over the programs.
+  // with explicit groups are found in one pass over the programs (none when every
+  // communicator is dimension-aligned, as a generator's usually are).
   std::vector<std::vector<uint32_t>> callers(graph.communicators.size());
-  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+  const bool explicit_groups =
+      std::any_of(graph.communicators.begin(), graph.communicators.end(),
+                  [](const Communicator& comm) { return !comm.DimensionAligned(); });
+  for (uint32_t c = 0; c < graph.classes.size() && explicit_groups; ++c) {
     for (const GraphNode& node : graph.classes[c].program) {
       if (node.kind != GraphNodeKind::kCollective) continue;
       auto& list = callers[node.communicator];
@@ -162,10 +166,10 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   // What each unit costs: identical collectives share one plan.
   FewKeys<PlanKey> plans;
   FewKeys<CallKey> calls;  // call -> plan
-  const auto& units = pricing.m_schedule.Units();
-  pricing.m_unit_work.resize(units.size());
-  for (uint32_t u = 0; u < units.size(); ++u) {
-    const GraphSchedule::Unit& unit = units[u];
+  const GraphSchedule& schedule = pricing.m_schedule;
+  pricing.m_unit_work.resize(schedule.UnitCount());
+  for (uint32_t u = 0; u < schedule.UnitCount(); ++u) {
+    const GraphSchedule::Member unit = schedule.MemberOf(u);
     const GraphNode& node = graph.classes[unit.rank_class].program[unit.position];
     Work& work = pricing.m_unit_work[u];
     switch (node.kind) {
@@ -197,8 +201,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
       case GraphNodeKind::kRecv: {
         // Priced from the sender's side, whichever member came first.
         uint32_t src = 0, dst = 0;
-        for (uint32_t m = 0; m < unit.member_count; ++m) {
-          const GraphSchedule::Member member = pricing.m_schedule.MemberOf(unit, m);
+        for (uint32_t m = 0; m < schedule.MemberCount(u); ++m) {
+          const GraphSchedule::Member member = schedule.MemberOf(u, m);
           const GraphNode& side = graph.classes[member.rank_class].program[member.position];
           if (side.kind != GraphNodeKind::kSend) continue;
           src = graph.classes[member.rank_class].ranks.front();
@@ -285,11 +289,10 @@ double GraphPricing::JobTrafficBytes() const {
 }
 
 void GraphPricing::FillReport(Report& report) const {
-  report.iteration = Play<double>(m_pricer.Bandwidths());
   // One entry per distinct collective, found in program order. Entries are then ordered as
   // layer by layer, phases forward, input_grad, weight_grad within a layer, would find them
   // (nodes of no layer last): by their earliest (layer, phase), the first layer being that
-  // one and the last layer the latest.
+  // one and the last layer the latest. Gathered while the graph is played: one pass.
   const RankClass& reported = m_graph.classes[m_reported_class];
   struct Entry {
     GraphPhase phase;
@@ -305,20 +308,38 @@ void GraphPricing::FillReport(Report& report) const {
   };
   std::vector<Entry> entries;
   FewKeys<std::tuple<uint64_t, GraphPhase, uint32_t, CollectiveKind>> entry_of;
-  for (uint32_t i = 0; i < reported.program.size(); ++i) {
-    const GraphNode& node = reported.program[i];
-    if (node.kind != GraphNodeKind::kCollective) continue;
-    const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
-    const uint32_t slot = entry_of.Find(key, [&] {
-      entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
-      return static_cast<uint32_t>(entries.size() - 1);
-    });
-    Entry* found = &entries[slot];
-    found->occurrences += node.count;
-    // Ties (same layer and phase) keep the earlier node first and the later node last.
-    if (order_key(i) < order_key(found->first_node)) found->first_node = i;
-    if (!(order_key(i) < order_key(found->last_node))) found->last_node = i;
-  }
+  // The reported rank's sends and receives: their time is communication; its sends' bytes and
+  // link time go to the dimensions they cross.
+  double point_to_point_ns = 0.0;
+  auto gather = [&](uint32_t i, const GraphNode& node, double took) {
+    if (node.kind == GraphNodeKind::kCompute) return;
+    if (node.kind == GraphNodeKind::kCollective) {
+      const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
+      const uint32_t slot = entry_of.Find(key, [&] {
+        entries.push_back(
+            Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
+        return static_cast<uint32_t>(entries.size() - 1);
+      });
+      Entry& found = entries[slot];
+      found.occurrences += node.count;
+      // Ties (same layer and phase) keep the earlier node first and the later node last.
+      if (order_key(i) < order_key(found.first_node)) found.first_node = i;
+      if (!(order_key(i) < order_key(found.last_node))) found.last_node = i;
+      return;
+    }
+    point_to_point_ns += took;  // a unit's duration is its route's price
+    if (node.kind != GraphNodeKind::kSend) return;
+    const PointToPointPlan& route = m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
+    if (report.point_to_point_traffic_bytes.empty()) {
+      report.point_to_point_traffic_bytes.assign(m_dimensions.size(), 0.0);
+      report.point_to_point_busy_ns.assign(m_dimensions.size(), 0.0);
+    }
+    for (size_t d = 0; d < m_dimensions.size(); ++d) {
+      report.point_to_point_traffic_bytes[d] += route.traffic_bytes[d];
+      if (route.traffic_bytes[d] > 0.0) report.point_to_point_busy_ns[d] += took;
+    }
+  };
+  report.iteration = PlayReported<double>(m_pricer.Bandwidths(), nullptr, nullptr, gather);
   std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
     return order_key(a.first_node) < order_key(b.first_node);
   });
@@ -328,10 +349,11 @@ void GraphPricing::FillReport(Report& report) const {
     const uint32_t layer = reported.program[i].layer;
     return layer == kNoLayer ? kNone : m_graph.layers[layer];
   };
+  report.collectives.reserve(report.collectives.size() + entries.size());
   for (const Entry& e : entries) {
     const Work& work = m_unit_work[m_schedule.UnitOf(m_reported_class, e.first_node)];
-    const CollectivePrice price = m_pricer.Price(m_plans[work.plan]);
-    CollectiveReport entry;
+    CollectivePrice price = m_pricer.Price(m_plans[work.plan]);
+    CollectiveReport& entry = report.collectives.emplace_back();
     entry.phase = ToString(e.phase);
     entry.group = m_graph.communicators[e.communicator].name;
     entry.kind = e.kind;
@@ -341,28 +363,10 @@ void GraphPricing::FillReport(Report& report) const {
     entry.first_layer = layer_name(e.first_node);
     entry.last_layer = layer_name(e.last_node);
     entry.time_ns = price.time_ns;
-    entry.dimension_busy_ns = price.dimension_busy_ns;
-    entry.dimension_traffic_bytes = price.dimension_traffic_bytes;
-    report.collectives.push_back(std::move(entry));
+    entry.dimension_busy_ns = std::move(price.dimension_busy_ns);
+    entry.dimension_traffic_bytes = std::move(price.dimension_traffic_bytes);
   }
-  // The reported rank's sends and receives: their time is communication; its sends' bytes and
-  // link time go to the dimensions they cross.
-  for (uint32_t i = 0; i < reported.program.size(); ++i) {
-    const GraphNode& node = reported.program[i];
-    if (node.kind != GraphNodeKind::kSend && node.kind != GraphNodeKind::kRecv) continue;
-    const PointToPointPlan& route = m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
-    const double took = RouteNs<double>(route, m_pricer.Bandwidths());
-    report.communication_ns += took;
-    if (node.kind != GraphNodeKind::kSend) continue;
-    if (report.point_to_point_traffic_bytes.empty()) {
-      report.point_to_point_traffic_bytes.assign(m_dimensions.size(), 0.0);
-      report.point_to_point_busy_ns.assign(m_dimensions.size(), 0.0);
-    }
-    for (size_t d = 0; d < m_dimensions.size(); ++d) {
-      report.point_to_point_traffic_bytes[d] += route.traffic_bytes[d];
-      if (route.traffic_bytes[d] > 0.0) report.point_to_point_busy_ns[d] += took;
-    }
-  }
+  report.communication_ns += point_to_point_ns;
   for (const CollectiveReport& collective : report.collectives) {
     report.communication_ns += collective.time_ns * collective.occurrences;
   }
@@ -381,7 +385,7 @@ GraphReport GraphPricing::Summary() const {
 
 Timeline GraphPricing::BuildTimeline() const {
   const std::vector<double>& bandwidths = m_pricer.Bandwidths();
-  const std::vector<double> durations = UnitDurations<double>(bandwidths);
+  const std::vector<double>& durations = UnitDurations<double>(bandwidths);
   std::vector<double> start, end;
   m_schedule.Play<double>([&](uint32_t unit) { return durations[unit]; }, start, end);
   std::vector<CollectivePrice> prices;

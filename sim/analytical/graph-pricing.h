@@ -93,9 +93,17 @@ class GraphPricing {
 
   template <typename Time>
   Time RouteNs(const PointToPointPlan& route, const std::vector<double>& bandwidth_Bpns) const;
-  /// Each schedule unit's duration at these bandwidths.
+  /// Each schedule unit's duration at these bandwidths (a buffer kept per thread, valid until
+  /// the next call on this thread).
   template <typename Time>
-  std::vector<Time> UnitDurations(const std::vector<double>& bandwidth_Bpns) const;
+  const std::vector<Time>& UnitDurations(const std::vector<double>& bandwidth_Bpns) const;
+  /// Play, calling visit(position, node, its own duration) for every node of the reported
+  /// class in program order as its time is added to the breakdown (FillReport gathers its
+  /// collectives in the same pass).
+  template <typename Time, typename Visit>
+  BasicIterationTimeline<Time> PlayReported(const std::vector<double>& bandwidth_Bpns,
+                                            std::vector<Time>* start, std::vector<Time>* end,
+                                            Visit&& visit) const;
 
   CollectivePricer m_pricer;
   std::vector<Dimension> m_dimensions;
@@ -134,16 +142,16 @@ Time GraphPricing::RouteNs(const PointToPointPlan& route,
 }
 
 template <typename Time>
-std::vector<Time> GraphPricing::UnitDurations(const std::vector<double>& bandwidth_Bpns) const {
-  std::vector<Time> prices;
-  prices.reserve(m_plans.size());
+const std::vector<Time>& GraphPricing::UnitDurations(const std::vector<double>& bandwidth_Bpns) const {
+  // Kept per thread: a report plays its graph once per evaluation, and evaluations are many.
+  thread_local std::vector<Time> prices, routes, durations;
+  prices.clear();
   for (const CollectivePlan& plan : m_plans) {
     prices.push_back(m_pricer.TimeNs<Time>(plan, bandwidth_Bpns));
   }
-  std::vector<Time> routes;
-  routes.reserve(m_routes.size());
+  routes.clear();
   for (const PointToPointPlan& route : m_routes) routes.push_back(RouteNs<Time>(route, bandwidth_Bpns));
-  std::vector<Time> durations;
+  durations.clear();
   durations.reserve(m_unit_work.size());
   for (const Work& work : m_unit_work) {
     switch (work.kind) {
@@ -175,9 +183,17 @@ Time GraphPricing::TotalNs(const std::vector<double>& bandwidth_Bpns) const {
 
 template <typename Time>
 BasicIterationTimeline<Time> GraphPricing::Play(const std::vector<double>& bandwidth_Bpns,
-                                                std::vector<Time>* start_out,
-                                                std::vector<Time>* end_out) const {
-  const std::vector<Time> durations = UnitDurations<Time>(bandwidth_Bpns);
+                                                std::vector<Time>* start,
+                                                std::vector<Time>* end) const {
+  return PlayReported<Time>(bandwidth_Bpns, start, end, [](uint32_t, const GraphNode&, const Time&) {});
+}
+
+template <typename Time, typename Visit>
+BasicIterationTimeline<Time> GraphPricing::PlayReported(const std::vector<double>& bandwidth_Bpns,
+                                                        std::vector<Time>* start_out,
+                                                        std::vector<Time>* end_out,
+                                                        Visit&& visit) const {
+  const std::vector<Time>& durations = UnitDurations<Time>(bandwidth_Bpns);
   auto duration = [&](uint32_t unit) -> const Time& { return durations[unit]; };
   thread_local std::vector<Time> start_local, end_local;  // when the caller keeps none
   std::vector<Time>& start = start_out ? *start_out : start_local;
@@ -192,8 +208,9 @@ BasicIterationTimeline<Time> GraphPricing::Play(const std::vector<double>& bandw
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     // A node's own duration: time spent waiting for other ranks is not its work.
-    AddToBreakdown(node, duration(m_schedule.UnitOf(m_reported_class, i)), timeline,
-                   main_stream_gradient_comm);
+    const Time& took = duration(m_schedule.UnitOf(m_reported_class, i));
+    AddToBreakdown(node, took, timeline, main_stream_gradient_comm);
+    visit(i, node, took);
   }
   // Gradient communication on the main stream is all exposed; on a background stream, only the
   // tail that runs on after the main stream ends.

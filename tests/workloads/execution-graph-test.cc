@@ -56,7 +56,7 @@ Played Play(const ExecutionGraph& graph, const GraphSchedule& schedule, double c
   Played played;
   schedule.Play<double>(
       [&](uint32_t unit) {
-        const auto& u = schedule.Units()[unit];
+        const GraphSchedule::Member u = schedule.MemberOf(unit);
         const GraphNode& node = graph.classes[u.rank_class].program[u.position];
         return node.kind == GraphNodeKind::kCompute ? node.duration_ns : comm_ns;
       },

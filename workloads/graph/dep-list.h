@@ -78,7 +78,7 @@ class DepList {
   }
 
   union {
-    uint32_t m_inline[kInline];
+    uint32_t m_inline[kInline] = {};
     uint32_t* m_heap;
   };
   uint32_t m_size = 0;

@@ -37,8 +37,9 @@ std::string_view ToString(GraphPhase phase);
 
 inline constexpr uint32_t kNoLayer = UINT32_MAX;
 
-// Fields are ordered widest first so the node packs without padding: a training graph has
-// thousands and the optimiser's sweeps build it often.
+// Fields are ordered widest first so the node packs without padding (72 bytes): a training
+// graph has thousands, every pass of every evaluation reads them all, and the fewer cache
+// lines they take the faster each pass is.
 struct GraphNode {
   /// The id users see (in error messages, traces); unique within a rank's program.
   uint64_t id = 0;
@@ -71,6 +72,7 @@ struct GraphNode {
   /// per node.
   DepList deps;
 };
+static_assert(sizeof(GraphNode) == 72, "GraphNode gained padding or a field: keep it compact");
 
 /// A family of disjoint process groups, one per rank at most (NCCL's communicator split; a
 /// Chakra process group name). A group is any list of ranks: a whole dimension, part of one,

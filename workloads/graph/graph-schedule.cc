@@ -121,11 +121,15 @@ class StreamTails {
   std::vector<std::pair<uint32_t, uint32_t>> m_last;  // (stream, vertex)
 };
 
-uint32_t ClassOfVertex(const std::vector<uint32_t>& offset, uint32_t v) {
+uint32_t ClassOfVertexIn(const std::vector<uint32_t>& offset, uint32_t v) {
   return static_cast<uint32_t>(std::upper_bound(offset.begin(), offset.end(), v) - offset.begin() - 1);
 }
 
 }  // namespace
+
+uint32_t GraphSchedule::ClassOfVertex(uint32_t vertex) const {
+  return ClassOfVertexIn(m_class_offset, vertex);
+}
 
 std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGraph& graph,
                                                              GraphSchedule& out,
@@ -133,9 +137,16 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
   const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
   const uint32_t vertex_count = out.m_class_offset[classes];
   out.m_in_program_order = true;
-  out.m_units.resize(vertex_count);
-  out.m_waits.reserve(vertex_count * 2);
+  out.m_wait_start.resize(vertex_count + 1);
+  out.m_continues_step.resize(vertex_count);
   out.m_main_end.assign(classes, UINT32_MAX);
+  // Written through raw pointers with room checked once per node: this loop runs once per
+  // evaluation over every node, and vector bookkeeping per wait was most of its cost.
+  std::vector<uint32_t>& waits = out.m_waits;
+  waits.resize(std::max<size_t>(waits.capacity(), vertex_count * 2 + 8));
+  uint32_t used = 0;
+  uint32_t* const wait_start = out.m_wait_start.data();
+  uint8_t* const continues_step = out.m_continues_step.data();
   for (uint32_t c = 0; c < classes; ++c) {
     const auto& program = graph.classes[c].program;
     const uint32_t offset = out.m_class_offset[c];
@@ -148,36 +159,32 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
         return std::nullopt;
       }
       const uint32_t v = offset + i;
-      Unit& unit = out.m_units[v];
-      unit.rank_class = c;
-      unit.position = i;
-      unit.first_wait = static_cast<uint32_t>(out.m_waits.size());
+      if (used + node.deps.size() + 1 > waits.size()) waits.resize(2 * waits.size() + node.deps.size());
+      uint32_t* const first = waits.data() + used;
+      uint32_t* last = first;
+      wait_start[v] = used;
       // A node may list one node twice, or list its stream's previous node: wait once. Most
       // nodes wait for one or two, so looking through them beats a per-vertex table; a node
-      // with many is sorted instead.
-      const bool many = node.deps.size() > 8;
-      auto add_wait = [&](uint32_t w) {
-        for (size_t k = unit.first_wait; k < out.m_waits.size() && !many; ++k) {
-          if (out.m_waits[k] == w) return;
-        }
-        out.m_waits.push_back(w);
-      };
+      // with many is deduplicated with a set instead.
       if (const uint32_t previous = tails.Advance(node.stream, v); previous != UINT32_MAX) {
-        add_wait(previous);
+        *last++ = previous;
       }
-      for (const uint32_t dep : node.deps) add_wait(offset + dep);
+      const bool many = node.deps.size() > 8;
+      for (const uint32_t dep : node.deps) {
+        const uint32_t w = offset + dep;
+        if (many || std::find(first, last, w) == last) *last++ = w;
+      }
       if (many) {  // keep each first occurrence, in order (ties in Play go to the first)
         std::unordered_set<uint32_t> seen;
-        const auto first = out.m_waits.begin() + unit.first_wait;
-        out.m_waits.erase(std::remove_if(first, out.m_waits.end(),
-                                         [&](uint32_t w) { return !seen.insert(w).second; }),
-                          out.m_waits.end());
+        last = std::remove_if(first, last, [&](uint32_t w) { return !seen.insert(w).second; });
       }
-      unit.wait_count = static_cast<uint32_t>(out.m_waits.size()) - unit.first_wait;
-      unit.continues_step = unit.wait_count == 1 && node.continues_step;
+      used = static_cast<uint32_t>(last - waits.data());
+      continues_step[v] = last - first == 1 && node.continues_step;
     }
     tails.Finish(out.m_stream_ends, out.m_main_end[c]);
   }
+  waits.resize(used);
+  wait_start[vertex_count] = used;
   return std::nullopt;
 }
 
@@ -228,7 +235,7 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
   for (uint32_t v = 0; v < vertex_count; ++v) {
     for (uint32_t w = wait_start[v]; w < wait_start[v + 1]; ++w) {
       if (root[waits[w]] != root[v]) continue;
-      const uint32_t c = ClassOfVertex(offset, v);
+      const uint32_t c = ClassOfVertexIn(offset, v);
       return GraphError{graph.classes[c].ranks.front(), graph.classes[c].program[v - offset[c]].id,
                         "waits for a node it must start together with (a collective or send "
                         "matched with an earlier node of the same program)"};
@@ -270,7 +277,7 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
     order = SmallestFirstOrder(pending, waiters, [&](uint32_t v) { return root[v] == v; });
     for (uint32_t v = 0; v < vertex_count; ++v) {
       if (pending[root[v]] == 0) continue;
-      const uint32_t c = ClassOfVertex(offset, v);
+      const uint32_t c = ClassOfVertexIn(offset, v);
       return GraphError{graph.classes[c].ranks.front(), graph.classes[c].program[v - offset[c]].id,
                         "can never start: ranks wait on each other in a circle (a receive "
                         "before the send it needs, or collectives issued in different orders)"};
@@ -282,18 +289,19 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
   out.m_unit_of.resize(vertex_count);
   for (uint32_t v = 0; v < vertex_count; ++v) out.m_unit_of[v] = unit_index[root[v]];
   std::vector<uint32_t> last_added(vertex_count, 0);  // leading vertex + 1 of the last unit
-  out.m_units.reserve(order.size());
+  out.m_wait_start.clear();
+  out.m_wait_start.reserve(order.size() + 1);
+  out.m_continues_step.reserve(order.size());
+  out.m_member_start.reserve(order.size() + 1);
+  out.m_members.reserve(vertex_count);
   out.m_waits.reserve(waits.size());
   for (const uint32_t r : order) {
-    Unit unit;
-    unit.rank_class = ClassOfVertex(offset, r);
-    unit.position = r - offset[unit.rank_class];
-    unit.first_member = static_cast<uint32_t>(out.m_members.size());
-    const uint32_t members_before = static_cast<uint32_t>(out.m_members.size());
-    unit.first_wait = static_cast<uint32_t>(out.m_waits.size());
+    const uint32_t first_wait = static_cast<uint32_t>(out.m_waits.size());
+    out.m_wait_start.push_back(first_wait);
+    out.m_member_start.push_back(static_cast<uint32_t>(out.m_members.size()));
     for (uint32_t m = member_start[r]; m < member_start[r + 1]; ++m) {
       const uint32_t v = member_list[m];
-      const uint32_t vc = ClassOfVertex(offset, v);
+      const uint32_t vc = ClassOfVertexIn(offset, v);
       out.m_members.push_back(Member{vc, v - offset[vc]});
       for (uint32_t w = wait_start[v]; w < wait_start[v + 1]; ++w) {
         const uint32_t wu = out.m_unit_of[waits[w]];
@@ -302,13 +310,15 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
         out.m_waits.push_back(wu);
       }
     }
-    unit.member_count = member_start[r + 1] - member_start[r];
-    if (unit.member_count == 1) out.m_members.resize(members_before);  // MemberOf needs none
-    unit.wait_count = static_cast<uint32_t>(out.m_waits.size()) - unit.first_wait;
-    unit.continues_step = unit.member_count == 1 && unit.wait_count == 1 &&
-                          graph.classes[unit.rank_class].program[unit.position].continues_step;
-    out.m_units.push_back(unit);
+    const Member leader = out.m_members[out.m_member_start.back()];
+    const bool one_member = member_start[r + 1] - member_start[r] == 1;
+    const bool one_wait = out.m_waits.size() - first_wait == 1;
+    out.m_continues_step.push_back(
+        one_member && one_wait &&
+        graph.classes[leader.rank_class].program[leader.position].continues_step);
   }
+  out.m_wait_start.push_back(static_cast<uint32_t>(out.m_waits.size()));
+  out.m_member_start.push_back(static_cast<uint32_t>(out.m_members.size()));
   for (const uint32_t v : ends) {
     const uint32_t u = out.m_unit_of[v];
     if (std::find(out.m_stream_ends.begin(), out.m_stream_ends.end(), u) ==
