@@ -68,6 +68,7 @@ class FewKeys {
         if (k == key) return v;
       }
       const uint32_t value = make();
+      if (m_list.empty()) m_list.reserve(8);
       m_list.emplace_back(key, value);
       if (m_list.size() > 32) {
         for (auto& [k, v] : m_list) m_tree.emplace(std::move(k), v);
@@ -87,10 +88,24 @@ class FewKeys {
   std::map<Key, uint32_t> m_tree;
 };
 
-// (kind, size, communicator, group): a call; (kind, size, dimensions, sizes): a plan.
-// The size first: it tells most keys apart at the first comparison.
+// (size, kind, communicator, group): a call. The size first: it tells most keys apart at the
+// first comparison.
 using CallKey = std::tuple<uint64_t, CollectiveKind, uint32_t, uint32_t>;
-using PlanKey = std::tuple<uint64_t, CollectiveKind, std::vector<uint32_t>, std::vector<uint32_t>>;
+
+// (size, kind, group shape): a plan. The shape is compared by value but held by pointer (into
+// the compiled shapes, which outlive the lookups): looking a key up copies no vectors.
+struct PlanKey {
+  uint64_t size_bytes;
+  CollectiveKind kind;
+  const GroupShape* shape;
+  bool operator==(const PlanKey& other) const {
+    return size_bytes == other.size_bytes && kind == other.kind && *shape == *other.shape;
+  }
+  bool operator<(const PlanKey& other) const {
+    return std::tie(size_bytes, kind, shape->dimensions, shape->sizes) <
+           std::tie(other.size_bytes, other.kind, other.shape->dimensions, other.shape->sizes);
+  }
+};
 
 }  // namespace
 
@@ -166,6 +181,10 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   // What each unit costs: identical collectives share one plan.
   FewKeys<PlanKey> plans;
   FewKeys<CallKey> calls;  // call -> plan
+  // The last call seen on each communicator: a training job repeats a handful of collectives
+  // layer after layer, so the lookup is nearly always this one comparison.
+  std::vector<std::pair<CallKey, uint32_t>> last_call(graph.communicators.size(),
+                                                      {CallKey{0, {}, UINT32_MAX, 0}, 0});
   const GraphSchedule& schedule = pricing.m_schedule;
   pricing.m_unit_work.resize(schedule.UnitCount());
   for (uint32_t u = 0; u < schedule.UnitCount(); ++u) {
@@ -184,15 +203,19 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         const Shapes& shapes = pricing.m_shapes[node.communicator];
         const CallKey call{node.size_bytes, node.collective, node.communicator,
                            shapes.group_of_rank.empty() ? 0 : shapes.group_of_rank[rank]};
-        work.plan = calls.Find(call, [&] {
-          const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
-          return plans.Find(PlanKey{node.size_bytes, node.collective, shape.dimensions, shape.sizes},
-                            [&] {
-                              pricing.m_plans.push_back(
-                                  pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
-                              return static_cast<uint32_t>(pricing.m_plans.size() - 1);
-                            });
-        });
+        auto& [last_key, last_plan] = last_call[node.communicator];
+        if (call != last_key) {
+          last_key = call;
+          last_plan = calls.Find(call, [&] {
+            const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
+            return plans.Find(PlanKey{node.size_bytes, node.collective, &shape}, [&] {
+              pricing.m_plans.push_back(
+                  pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
+              return static_cast<uint32_t>(pricing.m_plans.size() - 1);
+            });
+          });
+        }
+        work.plan = last_plan;
         work.kind = WorkKind::kCollective;
         work.value = node.count;
         break;
@@ -294,6 +317,7 @@ void GraphPricing::FillReport(Report& report) const {
   // (nodes of no layer last): by their earliest (layer, phase), the first layer being that
   // one and the last layer the latest. Gathered while the graph is played: one pass.
   const RankClass& reported = m_graph.classes[m_reported_class];
+  using OrderKey = std::pair<uint32_t, GraphPhase>;  // (layer, phase)
   struct Entry {
     GraphPhase phase;
     uint32_t communicator;
@@ -301,10 +325,8 @@ void GraphPricing::FillReport(Report& report) const {
     uint64_t size_bytes;
     uint32_t first_node;  // position of a node with the earliest (layer, phase)
     uint32_t last_node;   // ... and of one with the latest
+    OrderKey first_key, last_key;  // theirs, kept here rather than read back from the nodes
     uint64_t occurrences;
-  };
-  auto order_key = [&](uint32_t i) {
-    return std::pair(reported.program[i].layer, reported.program[i].phase);
   };
   std::vector<Entry> entries;
   FewKeys<std::tuple<uint64_t, GraphPhase, uint32_t, CollectiveKind>> entry_of;
@@ -315,16 +337,17 @@ void GraphPricing::FillReport(Report& report) const {
     if (node.kind == GraphNodeKind::kCompute) return;
     if (node.kind == GraphNodeKind::kCollective) {
       const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
+      const OrderKey order(node.layer, node.phase);
       const uint32_t slot = entry_of.Find(key, [&] {
-        entries.push_back(
-            Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i, 0});
+        entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes,
+                                i, i, order, order, 0});
         return static_cast<uint32_t>(entries.size() - 1);
       });
       Entry& found = entries[slot];
       found.occurrences += node.count;
       // Ties (same layer and phase) keep the earlier node first and the later node last.
-      if (order_key(i) < order_key(found.first_node)) found.first_node = i;
-      if (!(order_key(i) < order_key(found.last_node))) found.last_node = i;
+      if (order < found.first_key) found.first_node = i, found.first_key = order;
+      if (!(order < found.last_key)) found.last_node = i, found.last_key = order;
       return;
     }
     point_to_point_ns += took;  // a unit's duration is its route's price
@@ -340,9 +363,8 @@ void GraphPricing::FillReport(Report& report) const {
     }
   };
   report.iteration = PlayReported<double>(m_pricer.Bandwidths(), nullptr, nullptr, gather);
-  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    return order_key(a.first_node) < order_key(b.first_node);
-  });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.first_key < b.first_key; });
   const uint32_t rank = reported.ranks.front();
   auto layer_name = [&](uint32_t i) -> const std::string& {
     static const std::string kNone;
@@ -385,9 +407,9 @@ GraphReport GraphPricing::Summary() const {
 
 Timeline GraphPricing::BuildTimeline() const {
   const std::vector<double>& bandwidths = m_pricer.Bandwidths();
-  const std::vector<double>& durations = UnitDurations<double>(bandwidths);
+  const UnitDurations<double> duration = PriceUnits<double>(bandwidths);
   std::vector<double> start, end;
-  m_schedule.Play<double>([&](uint32_t unit) { return durations[unit]; }, start, end);
+  m_schedule.Play<double>(duration, start, end);
   std::vector<CollectivePrice> prices;
   for (const CollectivePlan& plan : m_plans) prices.push_back(m_pricer.Price(plan));
 
@@ -403,7 +425,7 @@ Timeline GraphPricing::BuildTimeline() const {
       TimelineSpan span;
       if (!DescribeNode(m_graph, c, node, span)) continue;
       span.start_ns = start[unit];
-      span.duration_ns = durations[unit];
+      span.duration_ns = duration(unit);
       timeline.spans.push_back(span);
       if (node.kind != GraphNodeKind::kCollective) continue;
       // What each dimension the collective crosses is busy with, from its start.

@@ -93,10 +93,35 @@ class GraphPricing {
 
   template <typename Time>
   Time RouteNs(const PointToPointPlan& route, const std::vector<double>& bandwidth_Bpns) const;
-  /// Each schedule unit's duration at these bandwidths (a buffer kept per thread, valid until
+  /// Each schedule unit's duration at some bandwidths: compute at its duration, a collective
+  /// at its plan's price times its count, a send at its route's price. Computed when asked
+  /// (a unit's duration is read twice per play: walking the schedule and summing the
+  /// breakdown), from prices of the few plans and routes made once per play.
+  template <typename Time>
+  class UnitDurations {
+   public:
+    UnitDurations(const std::vector<Work>& work, const std::vector<Time>& prices,
+                  const std::vector<Time>& routes)
+        : m_work(work), m_prices(prices), m_routes(routes) {}
+    Time operator()(uint32_t unit) const {
+      const Work& work = m_work[unit];
+      switch (work.kind) {
+        case WorkKind::kCompute: return Time(work.value);
+        case WorkKind::kCollective: return m_prices[work.plan] * work.value;
+        case WorkKind::kPointToPoint: return m_routes[work.plan];
+      }
+      return Time(0.0);
+    }
+
+   private:
+    const std::vector<Work>& m_work;
+    const std::vector<Time>& m_prices;
+    const std::vector<Time>& m_routes;
+  };
+  /// Prices every plan and route at these bandwidths, into buffers kept per thread (valid until
   /// the next call on this thread).
   template <typename Time>
-  const std::vector<Time>& UnitDurations(const std::vector<double>& bandwidth_Bpns) const;
+  UnitDurations<Time> PriceUnits(const std::vector<double>& bandwidth_Bpns) const;
   /// Play, calling visit(position, node, its own duration) for every node of the reported
   /// class in program order as its time is added to the breakdown (FillReport gathers its
   /// collectives in the same pass).
@@ -142,43 +167,22 @@ Time GraphPricing::RouteNs(const PointToPointPlan& route,
 }
 
 template <typename Time>
-const std::vector<Time>& GraphPricing::UnitDurations(const std::vector<double>& bandwidth_Bpns) const {
+GraphPricing::UnitDurations<Time> GraphPricing::PriceUnits(
+    const std::vector<double>& bandwidth_Bpns) const {
   // Kept per thread: a report plays its graph once per evaluation, and evaluations are many.
-  thread_local std::vector<Time> prices, routes, durations;
+  thread_local std::vector<Time> prices, routes;
   prices.clear();
   for (const CollectivePlan& plan : m_plans) {
     prices.push_back(m_pricer.TimeNs<Time>(plan, bandwidth_Bpns));
   }
   routes.clear();
   for (const PointToPointPlan& route : m_routes) routes.push_back(RouteNs<Time>(route, bandwidth_Bpns));
-  durations.clear();
-  durations.reserve(m_unit_work.size());
-  for (const Work& work : m_unit_work) {
-    switch (work.kind) {
-      case WorkKind::kCompute: durations.push_back(Time(work.value)); break;
-      case WorkKind::kCollective: durations.push_back(prices[work.plan] * work.value); break;
-      case WorkKind::kPointToPoint: durations.push_back(routes[work.plan]); break;
-    }
-  }
-  return durations;
+  return UnitDurations<Time>(m_unit_work, prices, routes);
 }
 
 template <typename Time>
 Time GraphPricing::TotalNs(const std::vector<double>& bandwidth_Bpns) const {
-  thread_local std::vector<Time> prices, routes;
-  prices.clear();
-  routes.clear();
-  for (const CollectivePlan& plan : m_plans) prices.push_back(m_pricer.TimeNs<Time>(plan, bandwidth_Bpns));
-  for (const PointToPointPlan& route : m_routes) routes.push_back(RouteNs<Time>(route, bandwidth_Bpns));
-  return m_schedule.PlayTotal<Time>([&](uint32_t unit) -> Time {
-    const Work& work = m_unit_work[unit];
-    switch (work.kind) {
-      case WorkKind::kCompute: return Time(work.value);
-      case WorkKind::kCollective: return prices[work.plan] * work.value;
-      case WorkKind::kPointToPoint: return routes[work.plan];
-    }
-    return Time(0.0);
-  });
+  return m_schedule.PlayTotal<Time>(PriceUnits<Time>(bandwidth_Bpns));
 }
 
 template <typename Time>
@@ -193,25 +197,26 @@ BasicIterationTimeline<Time> GraphPricing::PlayReported(const std::vector<double
                                                         std::vector<Time>* start_out,
                                                         std::vector<Time>* end_out,
                                                         Visit&& visit) const {
-  const std::vector<Time>& durations = UnitDurations<Time>(bandwidth_Bpns);
-  auto duration = [&](uint32_t unit) -> const Time& { return durations[unit]; };
+  const UnitDurations<Time> duration = PriceUnits<Time>(bandwidth_Bpns);
   thread_local std::vector<Time> start_local, end_local;  // when the caller keeps none
   std::vector<Time>& start = start_out ? *start_out : start_local;
   std::vector<Time>& end = end_out ? *end_out : end_local;
   m_schedule.Play<Time>(duration, start, end);
 
-  // The reported rank's breakdown, summed in program order.
-  BasicIterationTimeline<Time> timeline;
-  timeline.total_ns = m_schedule.Total(end);
+  // The reported rank's breakdown, summed in program order into a local (kept in registers
+  // rather than added to memory node after node).
+  BasicIterationTimeline<Time> sums;
   const RankClass& reported = m_graph.classes[m_reported_class];
   Time main_stream_gradient_comm(0.0);
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     // A node's own duration: time spent waiting for other ranks is not its work.
-    const Time& took = duration(m_schedule.UnitOf(m_reported_class, i));
-    AddToBreakdown(node, took, timeline, main_stream_gradient_comm);
+    const Time took = duration(m_schedule.UnitOf(m_reported_class, i));
+    AddToBreakdown(node, took, sums, main_stream_gradient_comm);
     visit(i, node, took);
   }
+  BasicIterationTimeline<Time> timeline = sums;
+  timeline.total_ns = m_schedule.Total(end);
   // Gradient communication on the main stream is all exposed; on a background stream, only the
   // tail that runs on after the main stream ends.
   const uint32_t main_end = m_schedule.MainStreamEnd(m_reported_class);

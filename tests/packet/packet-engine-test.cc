@@ -225,8 +225,10 @@ TEST(PacketEngine, WatchingARunChangesNothingInItsReport) {
   for (size_t i = 0; i < seen.size(); ++i) {
     EXPECT_LE(seen[i].first, watched.iteration.total_ns * 1.5);
     EXPECT_EQ(seen[i].second % 4096, 0u);
-    if (i > 0) EXPECT_GE(seen[i].first, seen[i - 1].first);
-    if (i > 0) EXPECT_GT(seen[i].second, seen[i - 1].second);
+    if (i > 0) {
+      EXPECT_GE(seen[i].first, seen[i - 1].first);
+      EXPECT_GT(seen[i].second, seen[i - 1].second);
+    }
   }
 }
 

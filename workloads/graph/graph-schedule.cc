@@ -102,23 +102,29 @@ class StreamTails {
   /// The previous vertex on `stream`, or UINT32_MAX for the stream's first; `vertex` becomes
   /// its last.
   uint32_t Advance(uint32_t stream, uint32_t vertex) {
-    for (auto& [s, last] : m_last) {
+    if (stream < kFew) return std::exchange(m_few[stream], vertex);
+    for (auto& [s, last] : m_more) {
       if (s == stream) return std::exchange(last, vertex);
     }
-    m_last.emplace_back(stream, vertex);
+    m_more.emplace_back(stream, vertex);
     return UINT32_MAX;
   }
   /// Appends each stream's last vertex, in stream order; stream 0's is also `main_end`.
   void Finish(std::vector<uint32_t>& ends, uint32_t& main_end) {
-    std::sort(m_last.begin(), m_last.end());
-    for (const auto& [stream, last] : m_last) {
-      ends.push_back(last);
-      if (stream == 0) main_end = last;
+    for (const uint32_t last : m_few) {
+      if (last != UINT32_MAX) ends.push_back(last);
     }
+    main_end = m_few[0];
+    std::sort(m_more.begin(), m_more.end());
+    for (const auto& [stream, last] : m_more) ends.push_back(last);
   }
 
  private:
-  std::vector<std::pair<uint32_t, uint32_t>> m_last;  // (stream, vertex)
+  // The first streams, where nearly every node is, in an array; the rest in a list (a
+  // program has few streams).
+  static constexpr uint32_t kFew = 4;
+  uint32_t m_few[kFew] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  std::vector<std::pair<uint32_t, uint32_t>> m_more;  // (stream, vertex)
 };
 
 uint32_t ClassOfVertexIn(const std::vector<uint32_t>& offset, uint32_t v) {
@@ -166,13 +172,17 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
       // A node may list one node twice, or list its stream's previous node: wait once. Most
       // nodes wait for one or two, so looking through them beats a per-vertex table; a node
       // with many is deduplicated with a set instead.
-      if (const uint32_t previous = tails.Advance(node.stream, v); previous != UINT32_MAX) {
-        *last++ = previous;
-      }
+      const uint32_t previous = tails.Advance(node.stream, v);
+      if (previous != UINT32_MAX) *last++ = previous;
       const bool many = node.deps.size() > 8;
       for (const uint32_t dep : node.deps) {
         const uint32_t w = offset + dep;
-        if (many || std::find(first, last, w) == last) *last++ = w;
+        // The stream's previous node is compared in a register, not read back from the list
+        // just written (that reload stalled this loop).
+        if (!many && (w == previous || std::find(first + (previous != UINT32_MAX), last, w) != last)) {
+          continue;
+        }
+        *last++ = w;
       }
       if (many) {  // keep each first occurrence, in order (ties in Play go to the first)
         std::unordered_set<uint32_t> seen;

@@ -6,8 +6,11 @@ namespace hfsim {
 
 namespace {
 
+// Writes nodes into a program sized beforehand: a training graph has thousands of nodes and
+// sweeps build it once per evaluation, so each node is written once, in place.
 struct ProgramWriter {
-  std::vector<GraphNode>& program;
+  GraphNode* next;
+  uint32_t position = 0;
   uint32_t last_main = UINT32_MAX;  // previous node on stream 0
   uint32_t last_background = UINT32_MAX;
 
@@ -27,11 +30,9 @@ struct ProgramWriter {
   }
   // Each node waits for the main stream's previous node: the program is sequential except for
   // what runs on the background stream, which waits for the compute that made its data (and,
-  // by its stream, for the background node before it). Built in place: a training graph has
-  // thousands of nodes and the optimiser's sweeps build it often.
+  // by its stream, for the background node before it).
   GraphNode& Add(GraphPhase phase, uint32_t layer, uint32_t stream, bool continues) {
-    const uint32_t position = static_cast<uint32_t>(program.size());
-    GraphNode& node = program.emplace_back();
+    GraphNode& node = *next++;
     node.id = position;
     node.phase = phase;
     node.layer = layer;
@@ -39,6 +40,7 @@ struct ProgramWriter {
     node.continues_step = continues;
     if (last_main != UINT32_MAX) node.deps.push_back(last_main);
     (stream == 0 ? last_main : last_background) = position;
+    ++position;
     return node;
   }
 };
@@ -90,7 +92,7 @@ ExecutionGraph SymmetricGraph(const Topology& topology) {
 
 }  // namespace
 
-ExecutionGraph TrainingGraph(const TrainingIteration& iteration, const Topology& topology,
+ExecutionGraph TrainingGraph(TrainingIteration iteration, const Topology& topology,
                              const std::vector<uint32_t>& data_dimensions,
                              const std::vector<uint32_t>& tensor_dimensions,
                              const std::vector<uint32_t>& tensor_per_dimension) {
@@ -102,9 +104,16 @@ ExecutionGraph TrainingGraph(const TrainingIteration& iteration, const Topology&
     graph.communicators.push_back(SplitCommunicator("data", topology, tensor_per_dimension, false));
     graph.communicators.push_back(SplitCommunicator("tensor", topology, tensor_per_dimension, true));
   }
-  graph.classes[0].program.reserve(iteration.layers.size() * 6);
-  for (const LayerWork& layer : iteration.layers) graph.layers.push_back(layer.name);
-  ProgramWriter writer{graph.classes[0].program};
+  size_t node_count = 0;
+  graph.layers.reserve(iteration.layers.size());
+  for (LayerWork& layer : iteration.layers) {
+    graph.layers.push_back(std::move(layer.name));
+    node_count += 3 + layer.forward_comm.has_value() + layer.input_grad_comm.has_value() +
+                  layer.weight_grad_comm.has_value();
+  }
+  std::vector<GraphNode>& program = graph.classes[0].program;
+  program.resize(node_count);
+  ProgramWriter writer{program.data()};
   const uint32_t layers = static_cast<uint32_t>(iteration.layers.size());
   for (uint32_t i = 0; i < layers; ++i) {
     const LayerWork& layer = iteration.layers[i];

@@ -24,8 +24,8 @@ namespace hfsim {
 /// group's NPUs along each dimension, the data group getting the rest; then groups are listed
 /// explicitly, the tensor index varying fastest within each dimension (Megatron's order):
 /// coordinate c = tensor index + t x data index, so tensor groups are contiguous blocks and data
-/// groups are strided.
-ExecutionGraph TrainingGraph(const TrainingIteration& iteration, const Topology& topology,
+/// groups are strided. The iteration is taken by value: its layer names move into the graph.
+ExecutionGraph TrainingGraph(TrainingIteration iteration, const Topology& topology,
                              const std::vector<uint32_t>& data_dimensions,
                              const std::vector<uint32_t>& tensor_dimensions,
                              const std::vector<uint32_t>& tensor_per_dimension = {});
