@@ -30,6 +30,7 @@ std::vector<CollectiveStage> ComposeStages(CollectiveKind kind, MultiDimScheme s
   }
 
   std::vector<CollectiveStage> stages;
+  stages.reserve(2 * dimensions.size());  // the most any kind needs (all-reduce: 2n - 1)
   // All-to-all never shards, and the naive all-reduce does not either: the whole buffer on every
   // dimension in turn. Reduce-scatter and all-gather have no naive form (a reduce-scatter of the
   // whole buffer on each dimension would not compute the collective), so they always shard.

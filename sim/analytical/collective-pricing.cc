@@ -11,6 +11,7 @@ CollectivePricer::CollectivePricer(const std::vector<Dimension>& dimensions,
                                    const CommunicationSpec& communication,
                                    const std::optional<AggregationSwitchSpec>& aggregation)
     : m_topology(dimensions), m_communication(communication), m_aggregation(aggregation) {
+  m_bandwidth_Bpns.reserve(dimensions.size());
   for (const Dimension& dim : dimensions) m_bandwidth_Bpns.push_back(dim.bandwidth_Bpns);
 }
 
@@ -46,6 +47,7 @@ CollectivePlan CollectivePricer::Plan(CollectiveKind kind, uint64_t size_bytes,
                                     m_communication.AlgorithmsFor(kind));
   const double chunks = m_communication.chunks;
   const double size = static_cast<double>(size_bytes);
+  plan.stages.reserve(stages.size());
   for (const CollectiveStage& stage : stages) {
     const Dimension& dim = seen.Dim(stage.dimension);
     CollectivePlan::Stage planned;

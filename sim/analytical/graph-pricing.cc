@@ -151,6 +151,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
     const Communicator& comm = graph.communicators[k];
     Shapes& shapes = pricing.m_shapes[k];
     if (comm.DimensionAligned()) {
+      shapes.aligned.dimensions.reserve(comm.dimensions.size());
+      shapes.aligned.sizes.reserve(comm.dimensions.size());
       for (const uint32_t d : comm.dimensions) {
         if (graph.dimension_sizes[d] < 2) continue;
         shapes.aligned.dimensions.push_back(d);
@@ -329,7 +331,10 @@ void GraphPricing::FillReport(Report& report) const {
     uint64_t occurrences;
   };
   std::vector<Entry> entries;
+  entries.reserve(8);  // a training job has a handful
   FewKeys<std::tuple<uint64_t, GraphPhase, uint32_t, CollectiveKind>> entry_of;
+  uint32_t last_entry[static_cast<size_t>(GraphPhase::kCollective) + 1];
+  std::fill(std::begin(last_entry), std::end(last_entry), UINT32_MAX);
   // The reported rank's sends and receives: their time is communication; its sends' bytes and
   // link time go to the dimensions they cross.
   double point_to_point_ns = 0.0;
@@ -338,11 +343,17 @@ void GraphPricing::FillReport(Report& report) const {
     if (node.kind == GraphNodeKind::kCollective) {
       const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
       const OrderKey order(node.layer, node.phase);
-      const uint32_t slot = entry_of.Find(key, [&] {
+      // The entry of the last collective of this phase first: layers repeat theirs.
+      uint32_t& last = last_entry[static_cast<size_t>(node.phase)];
+      const bool same = last != UINT32_MAX && entries[last].size_bytes == node.size_bytes &&
+                        entries[last].communicator == node.communicator &&
+                        entries[last].kind == node.collective;
+      const uint32_t slot = same ? last : entry_of.Find(key, [&] {
         entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes,
                                 i, i, order, order, 0});
         return static_cast<uint32_t>(entries.size() - 1);
       });
+      last = slot;
       Entry& found = entries[slot];
       found.occurrences += node.count;
       // Ties (same layer and phase) keep the earlier node first and the later node last.

@@ -131,7 +131,35 @@ uint32_t ClassOfVertexIn(const std::vector<uint32_t>& offset, uint32_t v) {
   return static_cast<uint32_t>(std::upper_bound(offset.begin(), offset.end(), v) - offset.begin() - 1);
 }
 
+// Grows the wait list to at least `needed` entries; returns its data.
+[[gnu::noinline]] uint32_t* GrowWaits(std::vector<uint32_t>& waits, size_t needed) {
+  waits.resize(std::max(2 * waits.size(), needed));
+  return waits.data();
+}
+
+// Writes the waits of a node with several dependencies from `first` on: its stream's previous
+// node (UINT32_MAX: none), then each dependency (positions in a program starting at vertex
+// `offset`) not already there, in order. Returns the end.
+[[gnu::noinline]] uint32_t* WriteWaits(uint32_t previous, const DepList& deps, uint32_t offset,
+                                       uint32_t* first) {
+  uint32_t* last = first;
+  if (previous != UINT32_MAX) *last++ = previous;
+  if (deps.size() <= 8) {  // few: looking through them beats a table
+    for (const uint32_t dep : deps) {
+      const uint32_t w = offset + dep;
+      if (std::find(first, last, w) == last) *last++ = w;
+    }
+    return last;
+  }
+  std::unordered_set<uint32_t> seen(first, last);
+  for (const uint32_t dep : deps) {
+    if (seen.insert(offset + dep).second) *last++ = offset + dep;
+  }
+  return last;
+}
+
 }  // namespace
+
 
 uint32_t GraphSchedule::ClassOfVertex(uint32_t vertex) const {
   return ClassOfVertexIn(m_class_offset, vertex);
@@ -146,49 +174,49 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
   out.m_wait_start.resize(vertex_count + 1);
   out.m_continues_step.resize(vertex_count);
   out.m_main_end.assign(classes, UINT32_MAX);
-  // Written through raw pointers with room checked once per node: this loop runs once per
-  // evaluation over every node, and vector bookkeeping per wait was most of its cost.
+  // Written through raw pointers with room checked once per node, sizes and pointers held in
+  // locals: this loop runs once per evaluation over every node, and vector bookkeeping (which
+  // the compiler must reload after every byte stored, since a byte may alias anything) was
+  // most of its cost.
   std::vector<uint32_t>& waits = out.m_waits;
   waits.resize(std::max<size_t>(waits.capacity(), vertex_count * 2 + 8));
+  uint32_t* wait_data = waits.data();
+  size_t wait_room = waits.size();
   uint32_t used = 0;
   uint32_t* const wait_start = out.m_wait_start.data();
   uint8_t* const continues_step = out.m_continues_step.data();
   for (uint32_t c = 0; c < classes; ++c) {
-    const auto& program = graph.classes[c].program;
+    const GraphNode* const nodes = graph.classes[c].program.data();
+    const uint32_t node_count = static_cast<uint32_t>(graph.classes[c].program.size());
     const uint32_t offset = out.m_class_offset[c];
     StreamTails tails;
-    for (uint32_t i = 0; i < program.size(); ++i) {
-      const GraphNode& node = program[i];
+    for (uint32_t i = 0; i < node_count; ++i) {
+      const GraphNode& node = nodes[i];
       if (point_to_point &&
           (node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv)) {
         *point_to_point = true;
         return std::nullopt;
       }
       const uint32_t v = offset + i;
-      if (used + node.deps.size() + 1 > waits.size()) waits.resize(2 * waits.size() + node.deps.size());
-      uint32_t* const first = waits.data() + used;
-      uint32_t* last = first;
+      const uint32_t dep_count = node.deps.size();
+      if (used + dep_count + 1 > wait_room) {
+        wait_data = GrowWaits(waits, used + dep_count + 1);
+        wait_room = waits.size();
+      }
+      uint32_t* const first = wait_data + used;
       wait_start[v] = used;
-      // A node may list one node twice, or list its stream's previous node: wait once. Most
-      // nodes wait for one or two, so looking through them beats a per-vertex table; a node
-      // with many is deduplicated with a set instead.
+      // The stream's previous node, then the dependencies, each once (a node may list one
+      // twice, or list its stream's previous node). One dependency, by far the commonest, is
+      // handled here; more out of line, which keeps this loop's registers free.
       const uint32_t previous = tails.Advance(node.stream, v);
-      if (previous != UINT32_MAX) *last++ = previous;
-      const bool many = node.deps.size() > 8;
-      for (const uint32_t dep : node.deps) {
-        const uint32_t w = offset + dep;
-        // The stream's previous node is compared in a register, not read back from the list
-        // just written (that reload stalled this loop).
-        if (!many && (w == previous || std::find(first + (previous != UINT32_MAX), last, w) != last)) {
-          continue;
-        }
-        *last++ = w;
+      uint32_t* last = first;
+      if (dep_count > 1) {
+        last = WriteWaits(previous, node.deps, offset, first);
+      } else {
+        if (previous != UINT32_MAX) *last++ = previous;
+        if (dep_count == 1 && offset + node.deps[0] != previous) *last++ = offset + node.deps[0];
       }
-      if (many) {  // keep each first occurrence, in order (ties in Play go to the first)
-        std::unordered_set<uint32_t> seen;
-        last = std::remove_if(first, last, [&](uint32_t w) { return !seen.insert(w).second; });
-      }
-      used = static_cast<uint32_t>(last - waits.data());
+      used = static_cast<uint32_t>(last - wait_data);
       continues_step[v] = last - first == 1 && node.continues_step;
     }
     tails.Finish(out.m_stream_ends, out.m_main_end[c]);
