@@ -188,10 +188,38 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   std::vector<std::pair<CallKey, uint32_t>> last_call(graph.communicators.size(),
                                                       {CallKey{0, {}, UINT32_MAX, 0}, 0});
   const GraphSchedule& schedule = pricing.m_schedule;
+  // A collective's plan, when it is not the communicator's last one.
+  auto plan_of = [&](const GraphNode& node, uint32_t rank, const CallKey& call)
+                     __attribute__((noinline)) {
+    return calls.Find(call, [&] {
+      const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
+      return plans.Find(PlanKey{node.size_bytes, node.collective, &shape}, [&] {
+        pricing.m_plans.push_back(pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
+        return static_cast<uint32_t>(pricing.m_plans.size() - 1);
+      });
+    });
+  };
+  // A send's route, priced from the sender's side, whichever member of unit u came first.
+  auto route_of = [&](uint32_t u, const GraphNode& node) __attribute__((noinline)) {
+    uint32_t src = 0, dst = 0;
+    for (uint32_t m = 0; m < schedule.MemberCount(u); ++m) {
+      const GraphSchedule::Member member = schedule.MemberOf(u, m);
+      const GraphNode& side = graph.classes[member.rank_class].program[member.position];
+      if (side.kind != GraphNodeKind::kSend) continue;
+      src = graph.classes[member.rank_class].ranks.front();
+      dst = side.peer;
+    }
+    pricing.m_routes.push_back(
+        RouteOf(topology, pricing.m_endpoint_delay_ns, src, dst, node.size_bytes));
+    return static_cast<uint32_t>(pricing.m_routes.size() - 1);
+  };
+  // Each unit's work; the common cases (compute, the collective of the communicator's last
+  // call) make no call.
   pricing.m_unit_work.resize(schedule.UnitCount());
   for (uint32_t u = 0; u < schedule.UnitCount(); ++u) {
     const GraphSchedule::Member unit = schedule.MemberOf(u);
-    const GraphNode& node = graph.classes[unit.rank_class].program[unit.position];
+    const RankClass& rank_class = graph.classes[unit.rank_class];
+    const GraphNode& node = rank_class.program[unit.position];
     Work& work = pricing.m_unit_work[u];
     switch (node.kind) {
       case GraphNodeKind::kCompute:
@@ -201,52 +229,33 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
       case GraphNodeKind::kCollective: {
         // Looked up by communicator and group first (integers), by shape only when new: a
         // training job has hundreds of collectives and a handful of distinct ones.
-        const uint32_t rank = graph.classes[unit.rank_class].ranks.front();
+        const uint32_t rank = rank_class.ranks.front();
         const Shapes& shapes = pricing.m_shapes[node.communicator];
         const CallKey call{node.size_bytes, node.collective, node.communicator,
                            shapes.group_of_rank.empty() ? 0 : shapes.group_of_rank[rank]};
         auto& [last_key, last_plan] = last_call[node.communicator];
         if (call != last_key) {
           last_key = call;
-          last_plan = calls.Find(call, [&] {
-            const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
-            return plans.Find(PlanKey{node.size_bytes, node.collective, &shape}, [&] {
-              pricing.m_plans.push_back(
-                  pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
-              return static_cast<uint32_t>(pricing.m_plans.size() - 1);
-            });
-          });
+          last_plan = plan_of(node, rank, call);
         }
-        work.plan = last_plan;
         work.kind = WorkKind::kCollective;
+        work.plan = last_plan;
         work.value = node.count;
         break;
       }
       case GraphNodeKind::kSend:
-      case GraphNodeKind::kRecv: {
-        // Priced from the sender's side, whichever member came first.
-        uint32_t src = 0, dst = 0;
-        for (uint32_t m = 0; m < schedule.MemberCount(u); ++m) {
-          const GraphSchedule::Member member = schedule.MemberOf(u, m);
-          const GraphNode& side = graph.classes[member.rank_class].program[member.position];
-          if (side.kind != GraphNodeKind::kSend) continue;
-          src = graph.classes[member.rank_class].ranks.front();
-          dst = side.peer;
-        }
+      case GraphNodeKind::kRecv:
         work.kind = WorkKind::kPointToPoint;
-        work.plan = static_cast<uint32_t>(pricing.m_routes.size());
-        pricing.m_routes.push_back(
-            RouteOf(topology, pricing.m_endpoint_delay_ns, src, dst, node.size_bytes));
+        work.plan = route_of(u, node);
         break;
-      }
     }
   }
   pricing.m_graph = std::move(graph);
 
   // The reported rank: the class whose last node ends last (the first of equals).
   if (pricing.m_graph.classes.size() > 1) {
-    std::vector<double> start, end;
-    pricing.Play<double>(pricing.m_pricer.Bandwidths(), &start, &end);
+    std::vector<double> end;
+    pricing.Play<double>(pricing.m_pricer.Bandwidths(), nullptr, &end);
     double latest = -1.0;
     for (uint32_t c = 0; c < pricing.m_graph.classes.size(); ++c) {
       double last = 0.0;
@@ -338,29 +347,18 @@ void GraphPricing::FillReport(Report& report) const {
   // The reported rank's sends and receives: their time is communication; its sends' bytes and
   // link time go to the dimensions they cross.
   double point_to_point_ns = 0.0;
-  auto gather = [&](uint32_t i, const GraphNode& node, double took) {
-    if (node.kind == GraphNodeKind::kCompute) return;
-    if (node.kind == GraphNodeKind::kCollective) {
-      const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
-      const OrderKey order(node.layer, node.phase);
-      // The entry of the last collective of this phase first: layers repeat theirs.
-      uint32_t& last = last_entry[static_cast<size_t>(node.phase)];
-      const bool same = last != UINT32_MAX && entries[last].size_bytes == node.size_bytes &&
-                        entries[last].communicator == node.communicator &&
-                        entries[last].kind == node.collective;
-      const uint32_t slot = same ? last : entry_of.Find(key, [&] {
-        entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes,
-                                i, i, order, order, 0});
-        return static_cast<uint32_t>(entries.size() - 1);
-      });
-      last = slot;
-      Entry& found = entries[slot];
-      found.occurrences += node.count;
-      // Ties (same layer and phase) keep the earlier node first and the later node last.
-      if (order < found.first_key) found.first_node = i, found.first_key = order;
-      if (!(order < found.last_key)) found.last_node = i, found.last_key = order;
-      return;
-    }
+  // What is rare (a collective not seen yet, a send or receive) is kept out of line, so that
+  // the loop summing the breakdown makes no call on its common path.
+  auto new_collective = [&](uint32_t i, const GraphNode& node) __attribute__((noinline)) {
+    const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
+    const OrderKey order(node.layer, node.phase);
+    return entry_of.Find(key, [&] {
+      entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes,
+                              i, i, order, order, 0});
+      return static_cast<uint32_t>(entries.size() - 1);
+    });
+  };
+  auto point_to_point = [&](uint32_t i, const GraphNode& node, double took) __attribute__((noinline)) {
     point_to_point_ns += took;  // a unit's duration is its route's price
     if (node.kind != GraphNodeKind::kSend) return;
     const PointToPointPlan& route = m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
@@ -372,6 +370,22 @@ void GraphPricing::FillReport(Report& report) const {
       report.point_to_point_traffic_bytes[d] += route.traffic_bytes[d];
       if (route.traffic_bytes[d] > 0.0) report.point_to_point_busy_ns[d] += took;
     }
+  };
+  auto gather = [&](uint32_t i, const GraphNode& node, double took) {
+    if (node.kind == GraphNodeKind::kCompute) return;
+    if (node.kind != GraphNodeKind::kCollective) return point_to_point(i, node, took);
+    // The entry of the last collective of this phase first: layers repeat theirs.
+    uint32_t& last = last_entry[static_cast<size_t>(node.phase)];
+    if (last == UINT32_MAX || entries[last].size_bytes != node.size_bytes ||
+        entries[last].communicator != node.communicator || entries[last].kind != node.collective) {
+      last = new_collective(i, node);
+    }
+    Entry& found = entries[last];
+    found.occurrences += node.count;
+    // Ties (same layer and phase) keep the earlier node first and the later node last.
+    const OrderKey order(node.layer, node.phase);
+    if (order < found.first_key) found.first_node = i, found.first_key = order;
+    if (!(order < found.last_key)) found.last_node = i, found.last_key = order;
   };
   report.iteration = PlayReported<double>(m_pricer.Bandwidths(), nullptr, nullptr, gather);
   std::stable_sort(entries.begin(), entries.end(),

@@ -198,10 +198,13 @@ BasicIterationTimeline<Time> GraphPricing::PlayReported(const std::vector<double
                                                         std::vector<Time>* end_out,
                                                         Visit&& visit) const {
   const UnitDurations<Time> duration = PriceUnits<Time>(bandwidth_Bpns);
-  thread_local std::vector<Time> start_local, end_local;  // when the caller keeps none
-  std::vector<Time>& start = start_out ? *start_out : start_local;
+  thread_local std::vector<Time> end_local;  // when the caller keeps none
   std::vector<Time>& end = end_out ? *end_out : end_local;
-  m_schedule.Play<Time>(duration, start, end);
+  if (start_out) {
+    m_schedule.Play<Time>(duration, *start_out, end);
+  } else {
+    m_schedule.PlayEnds<Time>(duration, end);
+  }
 
   // The reported rank's breakdown, summed in program order into a local (kept in registers
   // rather than added to memory node after node).

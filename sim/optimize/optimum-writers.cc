@@ -109,7 +109,7 @@ std::string FrontierCsv(const OptimizeOutcome& outcome, const Scenario& scenario
     const Allocation& a = p.allocation;
     out += fmt::format("{},{},{}", NumberText(a.cost_usd), NumberText(a.time_ns),
                        NumberText(a.time_ns * a.cost_usd));
-    for (double b : a.bandwidth_GBps) out += "," + NumberText(b);
+    for (double b : a.bandwidth_GBps) (out += ',') += NumberText(b);
     out += "\n";
   }
   return out;

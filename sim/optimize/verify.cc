@@ -137,7 +137,7 @@ std::string VerifyCsv(const std::vector<VerifyRow>& rows, const Scenario& scenar
                        ToString(c.source), NumberText(c.allocation.cost_usd),
                        NumberText(row.analytical_ns), NumberText(row.packet_ns),
                        NumberText(row.DifferencePercent()));
-    for (double b : c.allocation.bandwidth_GBps) out += "," + NumberText(b);
+    for (double b : c.allocation.bandwidth_GBps) (out += ',') += NumberText(b);
     out += "\n";
   }
   return out;

@@ -67,6 +67,11 @@ class GraphSchedule {
   void Play(Duration&& duration_of_unit, std::vector<Time>& start, std::vector<Time>& end) const {
     Walk<Time>(duration_of_unit, &start, end);
   }
+  /// The same with end times only.
+  template <typename Time, typename Duration>
+  void PlayEnds(Duration&& duration_of_unit, std::vector<Time>& end) const {
+    Walk<Time>(duration_of_unit, nullptr, end);
+  }
   /// Only when the job ends: the same arithmetic as Play, without start times and into buffers
   /// kept per thread, for callers that play one graph many times (the optimiser).
   template <typename Time, typename Duration>
