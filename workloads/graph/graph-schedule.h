@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "workloads/graph/execution-graph.h"
@@ -105,34 +106,59 @@ class GraphSchedule {
     thread_local std::vector<Time> step_start, step_sum;
     step_start.resize(units);
     step_sum.resize(units);
-    // Most units wait for the unit just before: its figures are also kept in locals, so the
-    // chain from one end to the next does not pass through a store and a reload per unit.
-    Time last_end(0.0), last_step_start(0.0), last_step_sum(0.0);
-    for (uint32_t u = 0; u < units; ++u) {
-      const uint32_t* wait = WaitsBegin(u);
-      const uint32_t* const wait_end = WaitsEnd(u);
-      auto end_of = [&](uint32_t w) -> const Time& { return w + 1 == u ? last_end : end[w]; };
-      if (m_continues_step[u]) {
-        const uint32_t p = *wait;
-        const bool just_before = p + 1 == u;
-        if (start) (*start)[u] = end_of(p);
-        Time sum = (just_before ? last_step_sum : step_sum[p]) + duration_of_unit(u);
-        if (!just_before) last_step_start = step_start[p];
-        last_step_sum = sum;
-      } else {
-        Time at(0.0);
-        if (wait != wait_end) {
-          at = end_of(*wait);
-          while (++wait != wait_end) at = TimeMax(at, end_of(*wait));
+    if constexpr (std::is_floating_point_v<Time>) {
+      // Most units wait for the unit just before: its figures are also kept in locals, so the
+      // chain from one end to the next does not pass through a store and a reload per unit.
+      Time last_end(0.0), last_step_start(0.0), last_step_sum(0.0);
+      for (uint32_t u = 0; u < units; ++u) {
+        const uint32_t* wait = WaitsBegin(u);
+        const uint32_t* const wait_end = WaitsEnd(u);
+        auto end_of = [&](uint32_t w) -> const Time& { return w + 1 == u ? last_end : end[w]; };
+        if (m_continues_step[u]) {
+          const uint32_t p = *wait;
+          const bool just_before = p + 1 == u;
+          if (start) (*start)[u] = end_of(p);
+          Time sum = (just_before ? last_step_sum : step_sum[p]) + duration_of_unit(u);
+          if (!just_before) last_step_start = step_start[p];
+          last_step_sum = sum;
+        } else {
+          Time at(0.0);
+          if (wait != wait_end) {
+            at = end_of(*wait);
+            while (++wait != wait_end) at = TimeMax(at, end_of(*wait));
+          }
+          if (start) (*start)[u] = at;
+          last_step_start = at;
+          last_step_sum = duration_of_unit(u);
         }
-        if (start) (*start)[u] = at;
-        last_step_start = at;
-        last_step_sum = duration_of_unit(u);
+        last_end = last_step_start + last_step_sum;
+        step_start[u] = last_step_start;
+        step_sum[u] = last_step_sum;
+        end[u] = last_end;
       }
-      last_end = last_step_start + last_step_sum;
-      step_start[u] = last_step_start;
-      step_sum[u] = last_step_sum;
-      end[u] = last_end;
+    } else {
+      // A number carrying a gradient is too wide for registers: copying it into locals would
+      // only add work, so it is read from and written to the arrays once each.
+      for (uint32_t u = 0; u < units; ++u) {
+        const uint32_t* wait = WaitsBegin(u);
+        const uint32_t* const wait_end = WaitsEnd(u);
+        if (m_continues_step[u]) {
+          const uint32_t p = *wait;
+          if (start) (*start)[u] = end[p];
+          step_start[u] = step_start[p];
+          step_sum[u] = step_sum[p] + duration_of_unit(u);
+        } else {
+          Time at(0.0);
+          if (wait != wait_end) {
+            at = end[*wait];
+            while (++wait != wait_end) at = TimeMax(at, end[*wait]);
+          }
+          if (start) (*start)[u] = at;
+          step_start[u] = at;
+          step_sum[u] = duration_of_unit(u);
+        }
+        end[u] = step_start[u] + step_sum[u];
+      }
     }
   }
 
