@@ -1,0 +1,262 @@
+#include "workloads/graph/pipeline-graph.h"
+
+#include <fmt/format.h>
+
+namespace hfsim {
+
+namespace {
+
+// One step of a stage's schedule: a forward or backward pass of one micro-batch through one of
+// the stage's chunks (0 .. virtual_stages - 1).
+struct Step {
+  bool forward;
+  uint32_t micro_batch;
+  uint32_t chunk;
+};
+
+std::vector<Step> StageSchedule(const PipelineLayout& layout, uint32_t stage) {
+  const uint32_t p = layout.pipeline, m = layout.micro_batches, v = layout.virtual_stages;
+  std::vector<Step> steps;
+  steps.reserve(2 * m * v);
+  switch (layout.schedule) {
+    case PipelineSchedule::kGPipe:
+      for (uint32_t j = 0; j < m; ++j) steps.push_back({true, j, 0});
+      for (uint32_t j = 0; j < m; ++j) steps.push_back({false, j, 0});
+      break;
+    case PipelineSchedule::kOneFOneB: {
+      const uint32_t warmup = std::min(p - stage - 1, m);
+      for (uint32_t j = 0; j < warmup; ++j) steps.push_back({true, j, 0});
+      for (uint32_t i = 0; i + warmup < m; ++i) {
+        steps.push_back({true, warmup + i, 0});
+        steps.push_back({false, i, 0});
+      }
+      for (uint32_t j = m - warmup; j < m; ++j) steps.push_back({false, j, 0});
+      break;
+    }
+    case PipelineSchedule::kInterleaved: {
+      // Virtual step k of the m x v this stage runs in each direction.
+      const uint32_t total = m * v;
+      auto chunk_of = [&](uint32_t k, bool forward) {
+        const uint32_t chunk = k % (p * v) / p;
+        return forward ? chunk : v - 1 - chunk;
+      };
+      auto micro_of = [&](uint32_t k) { return k / (p * v) * p + k % p; };
+      const uint32_t warmup = std::min((p - stage - 1) * 2 + (v - 1) * p, total);
+      for (uint32_t k = 0; k < warmup; ++k) steps.push_back({true, micro_of(k), chunk_of(k, true)});
+      for (uint32_t i = 0; i + warmup < total; ++i) {
+        const uint32_t k = warmup + i;
+        steps.push_back({true, micro_of(k), chunk_of(k, true)});
+        steps.push_back({false, micro_of(i), chunk_of(i, false)});
+      }
+      for (uint32_t k = total - warmup; k < total; ++k) {
+        steps.push_back({false, micro_of(k), chunk_of(k, false)});
+      }
+      break;
+    }
+  }
+  return steps;
+}
+
+// Streams: compute and blocking collectives, sends, receives, background gradient collectives.
+constexpr uint32_t kMainStream = 0, kSendStream = 1, kRecvStream = 2, kGradientStream = 3;
+
+// Appends nodes to one rank's program; a node's id is its position.
+struct ProgramWriter {
+  std::vector<GraphNode>& program;
+  uint32_t Add(GraphNodeKind kind, GraphPhase phase, uint32_t layer, uint32_t stream) {
+    GraphNode& node = program.emplace_back();
+    node.id = program.size() - 1;
+    node.kind = kind;
+    node.phase = phase;
+    node.layer = layer;
+    node.stream = stream;
+    return static_cast<uint32_t>(node.id);
+  }
+  uint32_t Compute(GraphPhase phase, uint32_t layer, double duration_ns, bool continues) {
+    const uint32_t at = Add(GraphNodeKind::kCompute, phase, layer, kMainStream);
+    program[at].duration_ns = duration_ns;
+    program[at].continues_step = continues;
+    return at;
+  }
+  uint32_t Collective(GraphPhase phase, uint32_t layer, const CommRequest& request,
+                      uint32_t stream, bool continues) {
+    const uint32_t at = Add(GraphNodeKind::kCollective, phase, layer, stream);
+    GraphNode& node = program[at];
+    node.collective = request.kind;
+    node.size_bytes = request.size_bytes;
+    node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
+    node.count = request.count;
+    node.continues_step = continues;
+    return at;
+  }
+  uint32_t PointToPoint(GraphNodeKind kind, uint32_t peer, uint64_t tag, uint64_t bytes,
+                        uint32_t stream) {
+    const uint32_t at = Add(kind, GraphPhase::kCollective, kNoLayer, stream);
+    program[at].peer = peer;
+    program[at].tag = tag;
+    program[at].size_bytes = bytes;
+    return at;
+  }
+};
+
+}  // namespace
+
+std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
+                                                                 const TrainingConfig& config,
+                                                                 const PipelineLayout& layout,
+                                                                 const Topology& topology) {
+  const uint32_t tensor = config.tensor_parallel, data = config.data_parallel;
+  const uint32_t p = layout.pipeline, m = layout.micro_batches, v = layout.virtual_stages;
+  if (p == 0 || m == 0 || v == 0 || tensor == 0 || data == 0) {
+    return std::string("every degree, the micro-batch count and the virtual stages must be >= 1");
+  }
+  if (uint64_t{tensor} * data * p != topology.NpuCount()) {
+    return fmt::format("tensor ({}) x data ({}) x pipeline ({}) = {}, but the fabric has {} NPUs",
+                       tensor, data, p, uint64_t{tensor} * data * p, topology.NpuCount());
+  }
+  if (v > 1 && layout.schedule != PipelineSchedule::kInterleaved) {
+    return std::string("virtual stages above 1 need the interleaved schedule");
+  }
+  if (layout.schedule == PipelineSchedule::kInterleaved && m % p != 0) {
+    return fmt::format("the interleaved schedule runs micro-batches in groups of the pipeline "
+                       "depth: {} micro-batches is not a multiple of {}", m, p);
+  }
+  const uint32_t chunks = p * v;
+  const auto layer_count = static_cast<uint32_t>(model.layers.size());
+  if (layer_count < chunks) {
+    return fmt::format("{} layers cannot fill {} pipeline chunks (pipeline {} x virtual stages {})",
+                       layer_count, chunks, p, v);
+  }
+  if (config.global_batch_samples % (uint64_t{m} * data) != 0) {
+    return fmt::format("a batch of {} samples does not split into {} data-parallel replicas x {} "
+                       "micro-batches", config.global_batch_samples, data, m);
+  }
+  // One micro-batch's work per rank: the loop's formulas with the micro-batch as the batch.
+  TrainingConfig micro_config = config;
+  micro_config.global_batch_samples = config.global_batch_samples / m;
+  TrainingIteration micro = BuildTrainingIteration(model, micro_config);
+  // Measured times and explicit activation collectives are given per iteration: each
+  // micro-batch takes its share (explicit sizes rounded up to a byte).
+  for (uint32_t i = 0; i < model.layers.size(); ++i) {
+    const Layer& layer = model.layers[i];
+    LayerWork& work = micro.layers[i];
+    if (layer.forward_ns) work.forward_ns = *layer.forward_ns / m;
+    if (layer.input_grad_ns) work.input_grad_ns = *layer.input_grad_ns / m;
+    if (layer.weight_grad_ns) work.weight_grad_ns = *layer.weight_grad_ns / m;
+    if (layer.forward_comm && work.forward_comm) {
+      work.forward_comm->size_bytes = (layer.forward_comm->size_bytes + m - 1) / m;
+    }
+    if (layer.input_grad_comm && work.input_grad_comm) {
+      work.input_grad_comm->size_bytes = (layer.input_grad_comm->size_bytes + m - 1) / m;
+    }
+  }
+  const uint64_t micro_samples = micro_config.global_batch_samples / data;
+  // Bytes a chunk ending with layer i passes on per micro-batch (and gets back as gradient):
+  // the layer's whole output, from every tensor rank.
+  auto boundary_bytes = [&](uint32_t i) {
+    return micro_samples * model.layers[i].output_elements_per_sample *
+           config.activation_bytes_per_element;
+  };
+  auto first_layer = [&](uint32_t k) { return static_cast<uint32_t>(uint64_t{k} * layer_count / chunks); };
+
+  ExecutionGraph graph;
+  graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
+  for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
+  for (const Layer& layer : model.layers) graph.layers.push_back(layer.name);
+  auto rank_of = [&](uint32_t t, uint32_t d, uint32_t s) { return t + tensor * (d + data * s); };
+  Communicator& data_comm = graph.communicators.emplace_back();
+  data_comm.name = "data";
+  Communicator& tensor_comm = graph.communicators.emplace_back();
+  tensor_comm.name = "tensor";
+  for (uint32_t s = 0; s < p; ++s) {
+    for (uint32_t t = 0; t < tensor; ++t) {
+      auto& group = graph.communicators[0].groups.emplace_back();
+      for (uint32_t d = 0; d < data; ++d) group.push_back(rank_of(t, d, s));
+    }
+    for (uint32_t d = 0; d < data; ++d) {
+      auto& group = graph.communicators[1].groups.emplace_back();
+      for (uint32_t t = 0; t < tensor; ++t) group.push_back(rank_of(t, d, s));
+    }
+  }
+
+  const bool overlap = config.overlap == OverlapMode::kBackward;
+  graph.classes.resize(graph.rank_count);
+  for (uint32_t s = 0; s < p; ++s) {
+    const std::vector<Step> steps = StageSchedule(layout, s);
+    for (uint32_t d = 0; d < data; ++d) {
+      for (uint32_t t = 0; t < tensor; ++t) {
+        const uint32_t rank = rank_of(t, d, s);
+        RankClass& rank_class = graph.classes[rank];
+        rank_class.ranks = {rank};
+        ProgramWriter out{rank_class.program};
+        // Per layer of this stage: the position of its last weight-gradient compute.
+        std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);
+        for (const Step& step : steps) {
+          const uint32_t k = step.chunk * p + s;  // the model chunk
+          const uint32_t lo = first_layer(k), hi = first_layer(k + 1);
+          // Activations into chunk k travel with tag 2k, gradients out of chunk k with 2k + 1.
+          const uint32_t previous_rank = rank_of(t, d, (k + chunks - 1) % chunks % p);
+          const uint32_t next_rank = rank_of(t, d, (k + 1) % p);
+          uint32_t received = UINT32_MAX;
+          auto wait_for_receive = [&](uint32_t at) {
+            if (received != UINT32_MAX) rank_class.program[at].deps.push_back(received);
+            received = UINT32_MAX;
+          };
+          if (step.forward) {
+            if (k > 0) {
+              received = out.PointToPoint(GraphNodeKind::kRecv, previous_rank, 2 * k,
+                                          boundary_bytes(lo - 1), kRecvStream);
+            }
+            uint32_t last = UINT32_MAX;
+            for (uint32_t i = lo; i < hi; ++i) {
+              const LayerWork& work = micro.layers[i];
+              last = out.Compute(GraphPhase::kForward, i, work.forward_ns, false);
+              wait_for_receive(last);
+              if (work.forward_comm) {
+                last = out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, true);
+              }
+            }
+            if (k + 1 < chunks) {
+              const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
+                                                     boundary_bytes(hi - 1), kSendStream);
+              rank_class.program[sent].deps.push_back(last);
+            }
+          } else {
+            if (k + 1 < chunks) {
+              received = out.PointToPoint(GraphNodeKind::kRecv, next_rank, 2 * (k + 1) + 1,
+                                          boundary_bytes(hi - 1), kRecvStream);
+            }
+            uint32_t last = UINT32_MAX;
+            for (uint32_t i = hi; i-- > lo;) {
+              const LayerWork& work = micro.layers[i];
+              last = out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
+              wait_for_receive(last);
+              if (work.input_grad_comm) {
+                last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream,
+                                      true);
+              }
+              last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, true);
+              last_weight_grad[i] = last;
+            }
+            if (k > 0) {
+              const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, previous_rank, 2 * k + 1,
+                                                     boundary_bytes(lo - 1), kSendStream);
+              rank_class.program[sent].deps.push_back(last);
+            }
+          }
+        }
+        // Gradients, once per iteration, last layer first (the order backward finishes them).
+        for (uint32_t i = layer_count; i-- > 0;) {
+          const LayerWork& work = micro.layers[i];
+          if (last_weight_grad[i] == UINT32_MAX || !work.weight_grad_comm) continue;
+          const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, *work.weight_grad_comm,
+                                             overlap ? kGradientStream : kMainStream, false);
+          if (overlap) rank_class.program[at].deps.push_back(last_weight_grad[i]);
+        }
+      }
+    }
+  }
+  return graph;
+}
+
+}  // namespace hfsim

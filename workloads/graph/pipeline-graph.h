@@ -1,0 +1,65 @@
+// Pipeline-parallel training, with tensor and data parallelism around it, as an execution graph.
+//
+// The model's layers are cut into pipeline x virtual_stages contiguous chunks of (nearly) equal
+// layer counts; chunk k runs on pipeline stage k mod pipeline (Megatron's placement: with v
+// virtual stages a stage holds chunks s, s + p, ..., s + (v - 1) p). The batch is cut into
+// micro-batches; every stage runs forward (F) and backward (B) steps of its chunks, one
+// micro-batch at a time, in the order of the schedule:
+//   - GPipe: every forward, then every backward;
+//   - 1F1B (PipeDream-Flush): p - s - 1 forwards to fill the pipeline, then one forward and one
+//     backward in turn, then the remaining backwards;
+//   - interleaved 1F1B: the same with v chunks per stage, in Megatron-LM's order
+//     (megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
+//     (p - s - 1) x 2 + (v - 1) x p warm-up steps; step k runs chunk (k mod pv) / p, reversed
+//     for backward, on micro-batch (k / pv) p + k mod p). It needs a micro-batch count that is a
+//     multiple of p.
+// A chunk's forward receives the activation of the chunk before it and sends its own to the
+// chunk after it; backward sends gradients the other way. Sends and receives run on their own
+// streams (posted ahead, as Megatron's batched isend/irecv are), so a stage computes while its
+// activations travel; the compute that needs a receive waits for it. Inside a step every layer
+// runs as in the data x tensor loop (training-graph.h): compute and its blocking tensor-parallel
+// collectives. After the last micro-batch each layer's gradients are all-reduced over the data
+// group: on the main stream, or with OverlapMode::kBackward on a background stream as soon as
+// the layer's last backward is done.
+//
+// Measured layer times and explicit activation collectives are per iteration, as in the data x
+// tensor loop: each micro-batch takes 1/m of them. A chunk passes on its last layer's whole
+// output (no scatter over the tensor group).
+//
+// Ranks: tensor index fastest, then data, then pipeline stage (Megatron's default order):
+// rank = t + T (d + D s). Communicators: 0 "data" (same t and s), 1 "tensor" (same d and s),
+// both as explicit groups. Every rank is its own class (its sends name their peers).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include "topologies/topology.h"
+#include "workloads/graph/execution-graph.h"
+#include "workloads/layer.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+enum class PipelineSchedule : uint8_t { kGPipe, kOneFOneB, kInterleaved };
+
+struct PipelineLayout {
+  uint32_t pipeline = 1;
+  uint32_t micro_batches = 1;
+  /// Model chunks per stage; above 1 only with kInterleaved.
+  uint32_t virtual_stages = 1;
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+};
+
+/// `config` gives the whole batch and the tensor and data degrees; tensor x data x pipeline
+/// must be the fabric's NPU count. Returns the reason, as text naming what does not fit, when
+/// the layout cannot run: fewer layers than chunks, a batch that does not split into
+/// data x micro-batches, an interleaved schedule whose micro-batches are not a multiple of the
+/// pipeline depth.
+std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
+                                                                 const TrainingConfig& config,
+                                                                 const PipelineLayout& layout,
+                                                                 const Topology& topology);
+
+}  // namespace hfsim
