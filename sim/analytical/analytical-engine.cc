@@ -49,7 +49,7 @@ Report AnalyticalEngine::Run(const Scenario& scenario, std::optional<Timeline>& 
     report.in_network = PlanInNetworkReport(scenario);
   }
   AddDimensionReports(scenario.dimensions, report);
-  if (scenario.workload_kind == WorkloadKind::kGraph) {
+  if (RanksRunDifferentPrograms(scenario)) {
     report.graph = graph.Value().Summary();
     // Ranks differ: the job's traffic is each program's times the ranks that run it.
     report.total_traffic_bytes = graph.Value().JobTrafficBytes();

@@ -123,7 +123,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
                                         graph.rank_count, topology.NpuCount())};
   }
   for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
-    if (d >= graph.dimension_sizes.size() || graph.dimension_sizes[d] != scenario.dimensions[d].size) {
+    if (d >= graph.dimension_sizes.size() ||
+        graph.dimension_sizes[d] != scenario.dimensions[d].size) {
       return UserError{where, "the graph was made for another fabric (its dimension sizes differ)"};
     }
   }
@@ -358,10 +359,12 @@ void GraphPricing::FillReport(Report& report) const {
       return static_cast<uint32_t>(entries.size() - 1);
     });
   };
-  auto point_to_point = [&](uint32_t i, const GraphNode& node, double took) __attribute__((noinline)) {
+  auto point_to_point = [&](uint32_t i, const GraphNode& node, double took)
+      __attribute__((noinline)) {
     point_to_point_ns += took;  // a unit's duration is its route's price
     if (node.kind != GraphNodeKind::kSend) return;
-    const PointToPointPlan& route = m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
+    const PointToPointPlan& route =
+        m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
     if (report.point_to_point_traffic_bytes.empty()) {
       report.point_to_point_traffic_bytes.assign(m_dimensions.size(), 0.0);
       report.point_to_point_busy_ns.assign(m_dimensions.size(), 0.0);

@@ -161,8 +161,9 @@ Time GraphPricing::RouteNs(const PointToPointPlan& route,
   }
   const double bandwidth = bandwidth_Bpns[bottleneck] * share;
   Time time(route.latency_ns + route.bytes / bandwidth);
-  SetBandwidthDerivative(time, bottleneck,
-                         -route.bytes / (share * bandwidth_Bpns[bottleneck] * bandwidth_Bpns[bottleneck]));
+  SetBandwidthDerivative(
+      time, bottleneck,
+      -route.bytes / (share * bandwidth_Bpns[bottleneck] * bandwidth_Bpns[bottleneck]));
   return time;
 }
 
@@ -176,7 +177,8 @@ GraphPricing::UnitDurations<Time> GraphPricing::PriceUnits(
     prices.push_back(m_pricer.TimeNs<Time>(plan, bandwidth_Bpns));
   }
   routes.clear();
-  for (const PointToPointPlan& route : m_routes) routes.push_back(RouteNs<Time>(route, bandwidth_Bpns));
+  for (const PointToPointPlan& route : m_routes)
+    routes.push_back(RouteNs<Time>(route, bandwidth_Bpns));
   return UnitDurations<Time>(m_unit_work, prices, routes);
 }
 
@@ -189,7 +191,8 @@ template <typename Time>
 BasicIterationTimeline<Time> GraphPricing::Play(const std::vector<double>& bandwidth_Bpns,
                                                 std::vector<Time>* start,
                                                 std::vector<Time>* end) const {
-  return PlayReported<Time>(bandwidth_Bpns, start, end, [](uint32_t, const GraphNode&, const Time&) {});
+  return PlayReported<Time>(bandwidth_Bpns, start, end,
+                            [](uint32_t, const GraphNode&, const Time&) {});
 }
 
 template <typename Time, typename Visit>

@@ -398,7 +398,7 @@ void RunGraph(const Scenario& scenario, Simulation& sim, Report& report, bool wa
   }
   AddCollectives(scenario, std::move(ran), report);
   if (want_timeline) timeline = MeasuredTimeline(graph, driver);
-  if (scenario.workload_kind == WorkloadKind::kGraph) {
+  if (RanksRunDifferentPrograms(scenario)) {
     report.graph = pricing.Summary();
     sim.job_traffic_bytes = pricing.JobTrafficBytes();
   }

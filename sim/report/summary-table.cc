@@ -41,7 +41,24 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   std::string out;
   out += fmt::format("hfsim {} | {} engine | scenario \"{}\" | {} NPUs\n", report.hfsim_version,
                      report.engine, scenario.name, report.npus);
-  if (scenario.workload_kind == WorkloadKind::kTraining) {
+  if (scenario.workload_kind == WorkloadKind::kTraining &&
+      scenario.training.pipeline.pipeline > 1) {
+    const TrainingWorkload& t = scenario.training;
+    const PipelineLayout& p = t.pipeline;
+    static constexpr const char* kSchedules[] = {"GPipe", "1F1B", "interleaved 1F1B"};
+    out += fmt::format("workload: {} ({} layers), batch {}, tensor {} x data {} x pipeline {} "
+                       "(ranks in Megatron's order), {} over {} micro-batches{}, overlap {}\n",
+                       t.model_name, t.model.layers.size(), t.config.global_batch_samples,
+                       t.config.tensor_parallel, t.config.data_parallel, p.pipeline,
+                       kSchedules[static_cast<size_t>(p.schedule)], p.micro_batches,
+                       p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
+                                            : std::string(),
+                       ToString(t.config.overlap));
+    if (report.graph) {
+      out += fmt::format("breakdown of rank {}, the first of those whose program ends last\n",
+                         report.graph->reported_rank);
+    }
+  } else if (scenario.workload_kind == WorkloadKind::kTraining) {
     const TrainingWorkload& t = scenario.training;
     out += fmt::format("workload: {} ({} layers), batch {}, data {} on dims [{}], tensor {} on dims "
                        "[{}], overlap {}\n",

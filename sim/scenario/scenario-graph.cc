@@ -7,6 +7,11 @@
 
 namespace hfsim {
 
+bool RanksRunDifferentPrograms(const Scenario& scenario) {
+  return scenario.workload_kind == WorkloadKind::kGraph ||
+         (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.pipeline.pipeline > 1);
+}
+
 bool RunsAsGraph(const Scenario& scenario) {
   return scenario.workload_kind == WorkloadKind::kTraining ||
          scenario.workload_kind == WorkloadKind::kCollective ||
@@ -17,6 +22,15 @@ ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
   switch (scenario.workload_kind) {
     case WorkloadKind::kTraining: {
       const TrainingWorkload& training = scenario.training;
+      if (training.pipeline.pipeline > 1) {
+        auto graph = PipelineTrainingGraph(training.model, training.config, training.pipeline,
+                                           Topology(scenario.dimensions));
+        // The loader checked the layout against the fabric, the model and the batch.
+        if (auto* reason = std::get_if<std::string>(&graph)) {
+          throw std::logic_error("BuildExecutionGraph: " + *reason);
+        }
+        return std::get<ExecutionGraph>(std::move(graph));
+      }
       return TrainingGraph(BuildTrainingIteration(training.model, training.config),
                            Topology(scenario.dimensions), training.data_dimensions,
                            training.tensor_dimensions, training.tensor_per_dimension);

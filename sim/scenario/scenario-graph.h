@@ -12,6 +12,10 @@
 namespace hfsim {
 
 /// Whether the scenario's workload is run as an execution graph.
+/// Whether the job's ranks run different programs (a graph given, or a pipeline's stages): the
+/// report then names the rank whose breakdown it shows and sums each program's traffic times
+/// its ranks.
+bool RanksRunDifferentPrograms(const Scenario& scenario);
 bool RunsAsGraph(const Scenario& scenario);
 
 /// The graph of a training, collective or graph workload (RunsAsGraph must hold).

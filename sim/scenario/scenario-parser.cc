@@ -20,6 +20,7 @@
 #include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/packet-section.h"
 #include "sim/scenario/parameter-server-section.h"
+#include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/workload-section.h"
 #include "sim/analytical/graph-pricing.h"
 #include "workloads/graph/group-shape.h"
@@ -216,12 +217,12 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
   }
 }
 
-// workload.graph, once every section is read (its structure was checked where it was read):
-// every group's algorithms, then the schedule (no circular waits) and the groups' shapes,
-// through the analytical engine's own compilation.
-void CheckGraphWorkload(const JsonCursor& root, const Scenario& scenario) {
-  const std::string where = "workload.graph";
-  const ExecutionGraph& graph = scenario.graph;
+// A graph given (workload.graph) or generated (a pipeline), once every section is read (its
+// structure was checked where it was read or made): every group's algorithms, then the
+// schedule (no circular waits) and the groups' shapes, through the analytical engine's own
+// compilation. Errors name `where`.
+void CheckGraphFits(const JsonCursor& root, const Scenario& scenario, const ExecutionGraph& graph,
+                    const std::string& where) {
   const Topology topology(scenario.dimensions);
   std::vector<std::pair<CollectiveKind, GroupShape>> checked;
   for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
@@ -273,10 +274,14 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
     return;
   }
   if (scenario.workload_kind == WorkloadKind::kGraph) {
-    CheckGraphWorkload(root, scenario);
+    CheckGraphFits(root, scenario, scenario.graph, "workload.graph");
     return;
   }
   const TrainingWorkload& training = scenario.training;
+  if (training.pipeline.pipeline > 1) {
+    CheckGraphFits(root, scenario, BuildExecutionGraph(scenario), "workload.training.parallelism");
+    return;
+  }
   if (!training.tensor_per_dimension.empty()) {
     // Each group sees the dimensions it spans with its own share of their NPUs.
     GroupShape data, tensor;

@@ -12,6 +12,7 @@
 #include "sim/scenario/gossip-section.h"
 #include "sim/scenario/graph-section.h"
 #include "sim/scenario/parameter-server-section.h"
+#include "sim/scenario/pipeline-section.h"
 #include "sim/scenario/scenario-parser.h"
 #include "workloads/model-zoo.h"
 
@@ -194,7 +195,9 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   const auto section = training.Find("parallelism");
   if (section) {
     section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
-                           "tensor_per_dimension"});
+                           "tensor_per_dimension", "pipeline", "micro_batches",
+                           "pipeline_schedule", "virtual_stages"});
+    if (ReadPipelineParallelism(*section, dims, workload)) return;
   }
   auto find = [&](std::string_view key) {
     return section ? section->Find(key) : std::optional<JsonCursor>{};
@@ -316,6 +319,11 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
                            "accepted: a multiple of {}",
                            config.global_batch_samples, config.data_parallel, config.data_parallel));
   }
+  if (workload.pipeline.pipeline > 1) {
+    uint64_t npus = 1;
+    for (const Dimension& dim : scenario.dimensions) npus *= dim.size;
+    CheckPipelineBatch(batch, workload, npus);
+  }
   if (auto bytes = section.Find("gradient_bytes_per_param")) {
     config.gradient_bytes_per_param = static_cast<uint32_t>(bytes->Integer(1, 16));
   }
@@ -435,7 +443,9 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   }
   training["global_batch_samples"] = t.config.global_batch_samples;
   training["parallelism"] = {{"data", t.config.data_parallel}, {"tensor", t.config.tensor_parallel}};
-  if (t.tensor_per_dimension.empty()) {
+  if (t.pipeline.pipeline > 1) {
+    PipelineToJson(t.pipeline, training["parallelism"]);
+  } else if (t.tensor_per_dimension.empty()) {
     training["parallelism"]["data_dimensions"] = t.data_dimensions;
     training["parallelism"]["tensor_dimensions"] = t.tensor_dimensions;
   } else {

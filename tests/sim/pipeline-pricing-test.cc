@@ -6,26 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "sim/analytical/graph-pricing.h"
+#include "tests/workloads/pipeline-test-util.h"
 #include "workloads/graph/pipeline-graph.h"
 
 namespace hfsim {
 namespace {
 
-Model UniformModel(uint32_t layers, double f, double b, uint64_t output_elements) {
-  Model model;
-  model.name = "uniform";
-  for (uint32_t i = 0; i < layers; ++i) {
-    Layer layer;
-    layer.name = "l";
-    layer.name += std::to_string(i);
-    layer.output_elements_per_sample = output_elements;
-    layer.forward_ns = f;
-    layer.input_grad_ns = b / 2;
-    layer.weight_grad_ns = b / 2;
-    model.layers.push_back(layer);
-  }
-  return model;
-}
+using test::PipelineConfig;
+using test::UniformModel;
 
 Scenario Fabric(std::vector<Dimension> dims) {
   Scenario scenario;
@@ -40,7 +28,8 @@ double Price(const Scenario& scenario, const Model& model, const TrainingConfig&
     ADD_FAILURE() << *reason;
     return 0.0;
   }
-  auto pricing = GraphPricing::Compile(scenario, std::get<ExecutionGraph>(std::move(graph)), "test");
+  auto pricing =
+      GraphPricing::Compile(scenario, std::get<ExecutionGraph>(std::move(graph)), "test");
   if (!pricing) {
     ADD_FAILURE() << pricing.Error().ToString();
     return 0.0;
@@ -48,15 +37,6 @@ double Price(const Scenario& scenario, const Model& model, const TrainingConfig&
   Report report;
   pricing.Value().FillReport(report);
   return report.iteration.total_ns;
-}
-
-TrainingConfig Config(uint32_t tensor, uint32_t data, uint64_t batch) {
-  TrainingConfig config;
-  config.tensor_parallel = tensor;
-  config.data_parallel = data;
-  config.global_batch_samples = batch;
-  config.peak_flops_per_ns = 1000.0;
-  return config;
 }
 
 TEST(PipelinePricing, ComputeOnlyPipelineTakesTheClosedForm) {
@@ -67,7 +47,7 @@ TEST(PipelinePricing, ComputeOnlyPipelineTakesTheClosedForm) {
                                     {DimensionKind::kSwitch, 4, 100.0, 0.0}});
   const uint32_t p = 4, m = 8;
   const double f = 10.0 * m, b = 30.0 * m;  // per iteration; 10 and 30 per micro-batch
-  const double total = Price(scenario, UniformModel(4, f, b, 0), Config(2, 2, 64),
+  const double total = Price(scenario, UniformModel(4, f, b, 0), PipelineConfig(2, 2, 64),
                              {p, m, 1, PipelineSchedule::kOneFOneB});
   EXPECT_NEAR(total, (m + p - 1) * (10.0 + 30.0), 1e-9);
 }
@@ -77,7 +57,7 @@ TEST(PipelinePricing, TwoStageGPipeWaitsForEachMessage) {
   // elements x 2 bytes = 8,000 bytes each way: 1,000 ns + 160 ns per message.
   const Scenario scenario = Fabric({{DimensionKind::kSwitch, 2, 50.0, 500.0}});
   const double f = 100.0, b = 300.0;
-  const double total = Price(scenario, UniformModel(2, f, b, 1000), Config(1, 1, 4),
+  const double total = Price(scenario, UniformModel(2, f, b, 1000), PipelineConfig(1, 1, 4),
                              {2, 1, 1, PipelineSchedule::kGPipe});
   const double message = 2 * 500.0 + 8000.0 / 50.0;
   EXPECT_NEAR(total, f + message + f + b + message + b, 1e-9);

@@ -4,35 +4,25 @@
 // graphs pass the graph checks (every send has its receive, groups are consistent), bytes
 // sent equal bytes received, every layer's gradients are all-reduced exactly once per rank,
 // and layouts that cannot run are refused with the reason.
+#include "workloads/graph/pipeline-graph.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <tuple>
 
+#include "tests/workloads/pipeline-test-util.h"
 #include "workloads/graph/graph-check.h"
 #include "workloads/graph/graph-schedule.h"
-#include "workloads/graph/pipeline-graph.h"
 
 namespace hfsim {
 namespace {
 
-// `layers` layers with measured times: per micro-batch forward f, backward b (input and
-// weight gradients b/2 each) when the iteration has m micro-batches.
+using test::PipelineConfig;
+
+// `layers` layers taking, per micro-batch of an iteration cut in m, forward f and backward b.
 Model UniformModel(uint32_t layers, uint32_t m, double f, double b, uint64_t params = 0) {
-  Model model;
-  model.name = "uniform";
-  for (uint32_t i = 0; i < layers; ++i) {
-    Layer layer;
-    layer.name = "l";
-    layer.name += std::to_string(i);
-    layer.params = params;
-    layer.output_elements_per_sample = 1024;
-    layer.forward_ns = f * m;
-    layer.input_grad_ns = b / 2 * m;
-    layer.weight_grad_ns = b / 2 * m;
-    model.layers.push_back(layer);
-  }
-  return model;
+  return test::UniformModel(layers, f * m, b * m, 1024, params);
 }
 
 Topology Ring(uint32_t npus) {
@@ -41,15 +31,6 @@ Topology Ring(uint32_t npus) {
   dim.size = npus;
   dim.bandwidth_Bpns = 100.0;
   return Topology({dim});
-}
-
-TrainingConfig Config(uint32_t tensor, uint32_t data, uint64_t batch) {
-  TrainingConfig config;
-  config.tensor_parallel = tensor;
-  config.data_parallel = data;
-  config.global_batch_samples = batch;
-  config.peak_flops_per_ns = 1000.0;
-  return config;
 }
 
 ExecutionGraph BuildOrDie(const Model& model, const TrainingConfig& config,
@@ -87,17 +68,18 @@ struct Case {
 
 TEST(PipelineGraph, BubbleFractionMatchesClosedForm) {
   const double f = 3.0, b = 7.0;  // per micro-batch, per chunk of one layer
-  for (const Case c : {Case{PipelineSchedule::kGPipe, 4, 8, 1}, Case{PipelineSchedule::kOneFOneB, 4, 8, 1},
-                       Case{PipelineSchedule::kOneFOneB, 4, 2, 1}, Case{PipelineSchedule::kOneFOneB, 8, 16, 1},
-                       Case{PipelineSchedule::kInterleaved, 4, 8, 2},
-                       Case{PipelineSchedule::kInterleaved, 4, 8, 4},
-                       Case{PipelineSchedule::kInterleaved, 2, 4, 3}}) {
+  for (const Case c :
+       {Case{PipelineSchedule::kGPipe, 4, 8, 1}, Case{PipelineSchedule::kOneFOneB, 4, 8, 1},
+        Case{PipelineSchedule::kOneFOneB, 4, 2, 1}, Case{PipelineSchedule::kOneFOneB, 8, 16, 1},
+        Case{PipelineSchedule::kInterleaved, 4, 8, 2},
+        Case{PipelineSchedule::kInterleaved, 4, 8, 4},
+        Case{PipelineSchedule::kInterleaved, 2, 4, 3}}) {
     SCOPED_TRACE(::testing::Message() << "schedule " << static_cast<int>(c.schedule) << " p " << c.p
                                       << " m " << c.m << " v " << c.v);
     // One layer per chunk: a stage's forward of one micro-batch takes v f in all.
     const Model model = UniformModel(c.p * c.v, c.m, f, b);
     PipelineLayout layout{c.p, c.m, c.v, c.schedule};
-    const ExecutionGraph graph = BuildOrDie(model, Config(1, 1, 64), layout, Ring(c.p));
+    const ExecutionGraph graph = BuildOrDie(model, PipelineConfig(1, 1, 64), layout, Ring(c.p));
     const double total = ComputeOnlyTime(graph);
     const double work = c.m * c.v * (f + b);  // one stage's compute
     // Filling and draining the pipeline costs (p - 1) chunk steps of f + b.
@@ -112,9 +94,10 @@ TEST(PipelineGraph, InterleavingDividesTheBubbleByTheVirtualStages) {
   const uint32_t p = 4, m = 8;
   // The same model (8 layers) as 4 chunks of 2 layers, or 8 chunks of 1 layer interleaved.
   const Model model = UniformModel(8, m, f, b);
-  const double plain = ComputeOnlyTime(BuildOrDie(model, Config(1, 1, 64), {p, m, 1, PipelineSchedule::kOneFOneB}, Ring(p)));
-  const double interleaved = ComputeOnlyTime(
-      BuildOrDie(model, Config(1, 1, 64), {p, m, 2, PipelineSchedule::kInterleaved}, Ring(p)));
+  const double plain = ComputeOnlyTime(
+      BuildOrDie(model, PipelineConfig(1, 1, 64), {p, m, 1, PipelineSchedule::kOneFOneB}, Ring(p)));
+  const double interleaved = ComputeOnlyTime(BuildOrDie(
+      model, PipelineConfig(1, 1, 64), {p, m, 2, PipelineSchedule::kInterleaved}, Ring(p)));
   const double work = m * 2 * (f + b);
   EXPECT_NEAR(plain - work, (p - 1) * 2 * (f + b), 1e-9);
   EXPECT_NEAR(interleaved - work, (plain - work) / 2, 1e-9);
@@ -125,8 +108,9 @@ TEST(PipelineGraph, BytesSentEqualBytesReceivedAndGradientsReducedOnce) {
   const uint32_t m = 4;
   Model model = UniformModel(6, m, 1.0, 2.0, 1'000'000);
   for (Layer& layer : model.layers) layer.tensor_parallel_all_reduces = 2;
-  TrainingConfig config = Config(2, 2, 32);
-  const ExecutionGraph graph = BuildOrDie(model, config, {2, m, 1, PipelineSchedule::kOneFOneB}, Ring(8));
+  TrainingConfig config = PipelineConfig(2, 2, 32);
+  const ExecutionGraph graph =
+      BuildOrDie(model, config, {2, m, 1, PipelineSchedule::kOneFOneB}, Ring(8));
   ASSERT_EQ(graph.classes.size(), 8u);
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> sent, received;
   for (const RankClass& rank_class : graph.classes) {
@@ -138,7 +122,8 @@ TEST(PipelineGraph, BytesSentEqualBytesReceivedAndGradientsReducedOnce) {
         sent[{rank, node.peer, node.tag}] += node.size_bytes;
         ++sends;
       }
-      if (node.kind == GraphNodeKind::kRecv) received[{node.peer, rank, node.tag}] += node.size_bytes;
+      if (node.kind == GraphNodeKind::kRecv)
+        received[{node.peer, rank, node.tag}] += node.size_bytes;
       if (node.kind == GraphNodeKind::kCollective && node.phase == GraphPhase::kWeightGrad) {
         ++gradient_collectives;
         EXPECT_EQ(node.size_bytes, 1'000'000 / 2 * 2u);  // params / tensor x 2 bytes
@@ -161,22 +146,25 @@ TEST(PipelineGraph, RefusesLayoutsThatCannotRun) {
   auto reason = [](const Model& model, const TrainingConfig& config, const PipelineLayout& layout,
                    const Topology& topology) {
     auto graph = PipelineTrainingGraph(model, config, layout, topology);
-    return std::holds_alternative<std::string>(graph) ? std::get<std::string>(graph) : std::string();
+    return std::holds_alternative<std::string>(graph) ? std::get<std::string>(graph)
+                                                      : std::string();
   };
   const Model model = UniformModel(8, 1, 1.0, 1.0);
-  EXPECT_NE(reason(model, Config(1, 1, 64), {4, 6, 2, PipelineSchedule::kInterleaved}, Ring(4))
-                .find("not a multiple of 4"),
-            std::string::npos);
-  EXPECT_NE(reason(model, Config(1, 1, 64), {4, 8, 3, PipelineSchedule::kInterleaved}, Ring(4))
-                .find("8 layers cannot fill 12"),
-            std::string::npos);
-  EXPECT_NE(reason(model, Config(1, 1, 64), {4, 8, 2, PipelineSchedule::kOneFOneB}, Ring(4))
+  EXPECT_NE(
+      reason(model, PipelineConfig(1, 1, 64), {4, 6, 2, PipelineSchedule::kInterleaved}, Ring(4))
+          .find("not a multiple of 4"),
+      std::string::npos);
+  EXPECT_NE(
+      reason(model, PipelineConfig(1, 1, 64), {4, 8, 3, PipelineSchedule::kInterleaved}, Ring(4))
+          .find("8 layers cannot fill 12"),
+      std::string::npos);
+  EXPECT_NE(reason(model, PipelineConfig(1, 1, 64), {4, 8, 2, PipelineSchedule::kOneFOneB}, Ring(4))
                 .find("interleaved"),
             std::string::npos);
-  EXPECT_NE(reason(model, Config(2, 1, 64), {4, 8, 1, PipelineSchedule::kOneFOneB}, Ring(4))
+  EXPECT_NE(reason(model, PipelineConfig(2, 1, 64), {4, 8, 1, PipelineSchedule::kOneFOneB}, Ring(4))
                 .find("the fabric has 4 NPUs"),
             std::string::npos);
-  EXPECT_NE(reason(model, Config(1, 1, 60), {4, 8, 1, PipelineSchedule::kOneFOneB}, Ring(4))
+  EXPECT_NE(reason(model, PipelineConfig(1, 1, 60), {4, 8, 1, PipelineSchedule::kOneFOneB}, Ring(4))
                 .find("does not split"),
             std::string::npos);
 }

@@ -128,7 +128,8 @@ class StreamTails {
 };
 
 uint32_t ClassOfVertexIn(const std::vector<uint32_t>& offset, uint32_t v) {
-  return static_cast<uint32_t>(std::upper_bound(offset.begin(), offset.end(), v) - offset.begin() - 1);
+  return static_cast<uint32_t>(std::upper_bound(offset.begin(), offset.end(), v) - offset.begin() -
+                               1);
 }
 
 // Grows the wait list to at least `needed` entries; returns its data.

@@ -78,8 +78,8 @@ struct ProgramWriter {
     program[at].continues_step = continues;
     return at;
   }
-  uint32_t Collective(GraphPhase phase, uint32_t layer, const CommRequest& request,
-                      uint32_t stream, bool continues) {
+  uint32_t Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
+                      bool continues) {
     const uint32_t at = Add(GraphNodeKind::kCollective, phase, layer, stream);
     GraphNode& node = program[at];
     node.collective = request.kind;
@@ -102,9 +102,9 @@ struct ProgramWriter {
 }  // namespace
 
 std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
-                                                                 const TrainingConfig& config,
-                                                                 const PipelineLayout& layout,
-                                                                 const Topology& topology) {
+                                                                const TrainingConfig& config,
+                                                                const PipelineLayout& layout,
+                                                                const Topology& topology) {
   const uint32_t tensor = config.tensor_parallel, data = config.data_parallel;
   const uint32_t p = layout.pipeline, m = layout.micro_batches, v = layout.virtual_stages;
   if (p == 0 || m == 0 || v == 0 || tensor == 0 || data == 0) {
@@ -118,8 +118,10 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
     return std::string("virtual stages above 1 need the interleaved schedule");
   }
   if (layout.schedule == PipelineSchedule::kInterleaved && m % p != 0) {
-    return fmt::format("the interleaved schedule runs micro-batches in groups of the pipeline "
-                       "depth: {} micro-batches is not a multiple of {}", m, p);
+    return fmt::format(
+        "the interleaved schedule runs micro-batches in groups of the pipeline "
+        "depth: {} micro-batches is not a multiple of {}",
+        m, p);
   }
   const uint32_t chunks = p * v;
   const auto layer_count = static_cast<uint32_t>(model.layers.size());
@@ -128,8 +130,10 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
                        layer_count, chunks, p, v);
   }
   if (config.global_batch_samples % (uint64_t{m} * data) != 0) {
-    return fmt::format("a batch of {} samples does not split into {} data-parallel replicas x {} "
-                       "micro-batches", config.global_batch_samples, data, m);
+    return fmt::format(
+        "a batch of {} samples does not split into {} data-parallel replicas x {} "
+        "micro-batches",
+        config.global_batch_samples, data, m);
   }
   // One micro-batch's work per rank: the loop's formulas with the micro-batch as the batch.
   TrainingConfig micro_config = config;
@@ -157,7 +161,9 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
     return micro_samples * model.layers[i].output_elements_per_sample *
            config.activation_bytes_per_element;
   };
-  auto first_layer = [&](uint32_t k) { return static_cast<uint32_t>(uint64_t{k} * layer_count / chunks); };
+  auto first_layer = [&](uint32_t k) {
+    return static_cast<uint32_t>(uint64_t{k} * layer_count / chunks);
+  };
 
   ExecutionGraph graph;
   graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
@@ -213,7 +219,8 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
               last = out.Compute(GraphPhase::kForward, i, work.forward_ns, false);
               wait_for_receive(last);
               if (work.forward_comm) {
-                last = out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, true);
+                last =
+                    out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, true);
               }
             }
             if (k + 1 < chunks) {

@@ -58,8 +58,8 @@ struct PipelineLayout {
 /// data x micro-batches, an interleaved schedule whose micro-batches are not a multiple of the
 /// pipeline depth.
 std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
-                                                                 const TrainingConfig& config,
-                                                                 const PipelineLayout& layout,
-                                                                 const Topology& topology);
+                                                                const TrainingConfig& config,
+                                                                const PipelineLayout& layout,
+                                                                const Topology& topology);
 
 }  // namespace hfsim

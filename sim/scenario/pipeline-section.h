@@ -1,0 +1,30 @@
+// Pipeline parallelism in "workload.training.parallelism" (docs/scenario.md §3.2): the keys
+// "pipeline", "micro_batches", "pipeline_schedule" and "virtual_stages", read into the
+// workload's PipelineLayout (workloads/graph/pipeline-graph.h). Internal to the loader (throws
+// JsonPathError).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "sim/scenario/json-cursor.h"
+#include "sim/scenario/scenario.h"
+
+namespace hfsim {
+
+/// The nodes a generated graph may hold in all (72 bytes each: 4 Mi nodes is 300 MiB).
+inline constexpr uint64_t kMaxGeneratedGraphNodes = uint64_t{1} << 22;
+
+/// When the parallelism section asks for a pipeline (any pipeline key), reads the degrees and
+/// the layout, checks them against the fabric and the model (already read), and returns true;
+/// otherwise returns false and reads nothing.
+bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Dimension>& dims,
+                             TrainingWorkload& workload);
+/// Once the batch is read: it must split into data-parallel replicas x micro-batches, and the
+/// graph must stay within kMaxGeneratedGraphNodes.
+void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workload, uint64_t npus);
+/// The pipeline keys, for the scenario's echo.
+void PipelineToJson(const PipelineLayout& layout, nlohmann::json& parallelism);
+
+}  // namespace hfsim
