@@ -66,6 +66,19 @@ TEST(PipelineScenario, MoreMicroBatchesShrinkTheBubble) {
   EXPECT_LT(total(8, "interleaved", 2), total(8, "1f1b", 1));
 }
 
+TEST(PipelineScenario, OverlappedGradientsHideBehindTheLastBackwards) {
+  // Without overlap a stage all-reduces its layers' gradients after its last backward; with
+  // it, each layer's starts when that layer is done, during the other layers' backwards.
+  nlohmann::json doc = PipelineScenario();
+  const Report serial = AnalyticalEngine().Run(ParseOrDie(doc));
+  doc["workload"]["training"]["overlap"] = "backward";
+  const Report overlapped = AnalyticalEngine().Run(ParseOrDie(doc));
+  EXPECT_LT(overlapped.iteration.total_ns, serial.iteration.total_ns);
+  // The same gradients cross the same links either way.
+  EXPECT_EQ(overlapped.total_traffic_bytes, serial.total_traffic_bytes);
+  EXPECT_DOUBLE_EQ(overlapped.iteration.weight_grad_comm_ns, serial.iteration.weight_grad_comm_ns);
+}
+
 TEST(PipelineScenario, RefusesLayoutsThatCannotRun) {
   const std::string at = "workload.training.parallelism";
   nlohmann::json doc = PipelineScenario();
