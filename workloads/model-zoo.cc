@@ -8,7 +8,7 @@
 namespace hfsim {
 namespace {
 
-enum class Family { kResNet50, kVgg16, kBert, kGpt };
+enum class Family { kResNet50, kVgg16, kBert, kGpt, kLlama };
 
 struct ZooEntry {
   Family family;
@@ -17,10 +17,13 @@ struct ZooEntry {
 };
 
 // Hyper-parameters as published (BERT: Devlin et al. 2019; GPT-2: the released checkpoints'
-// configs; GPT-3: Brown et al. 2020, Table 2.1). Every MLP is 4 * d_model wide.
+// configs; GPT-3: Brown et al. 2020, Table 2.1; Llama 3: the released checkpoints' configs
+// (Meta 2024, "The Llama 3 Herd of Models", Table 3), trained with an 8,192-token context).
+// Every BERT and GPT MLP is 4 * d_model wide; Llama's are as published.
 const std::vector<ZooEntry>& Entries() {
   constexpr uint64_t kBertVocab = 30522;
   constexpr uint64_t kGptVocab = 50257;
+  constexpr uint64_t kLlamaVocab = 128256;
   static const std::vector<ZooEntry> entries = {
       {Family::kResNet50, {.name = "resnet50"}},
       {Family::kVgg16, {.name = "vgg16"}},
@@ -31,6 +34,9 @@ const std::vector<ZooEntry>& Entries() {
       {Family::kGpt, {"gpt2_large", 36, 1280, 5120, kGptVocab, 1024, 0}},
       {Family::kGpt, {"gpt2_xl", 48, 1600, 6400, kGptVocab, 1024, 0}},
       {Family::kGpt, {"gpt3_175b", 96, 12288, 49152, kGptVocab, 2048, 0}},
+      {Family::kLlama, {"llama3_8b", 32, 4096, 14336, kLlamaVocab, 8192, 0, 32, 8}},
+      {Family::kLlama, {"llama3_70b", 80, 8192, 28672, kLlamaVocab, 8192, 0, 64, 8}},
+      {Family::kLlama, {"llama3_405b", 126, 16384, 53248, kLlamaVocab, 8192, 0, 128, 8}},
   };
   return entries;
 }
@@ -53,7 +59,8 @@ const std::vector<std::string>& ModelZooNames() {
   return names;
 }
 
-// A transformer's default is the context it was trained with, i.e. its position-table length.
+// A transformer's default is the context it was trained with: its position-table length (for
+// Llama, which has no table, the context length it was trained with).
 uint32_t ZooDefaultSequenceLength(std::string_view name) {
   const ZooEntry* entry = Find(name);
   return entry == nullptr ? 0 : static_cast<uint32_t>(entry->config.max_positions);
@@ -74,6 +81,8 @@ std::optional<Model> BuildZooModel(std::string_view name, uint32_t sequence_leng
       return BuildBert(entry->config, seq);
     case Family::kGpt:
       return BuildGpt(entry->config, seq);
+    case Family::kLlama:
+      return BuildLlama(entry->config, seq);
   }
   return std::nullopt;
 }

@@ -105,4 +105,55 @@ Model BuildGpt(const TransformerConfig& c, uint32_t sequence_length) {
   return model;
 }
 
+// A Llama block: Q and O are d x d, K and V d x (kv_heads x head_dim), the SwiGLU MLP three
+// d x ffn matrices (gate, up, down), two RMSNorm scales of d; no biases. Llama 3 8B (d = 4096,
+// 32 heads, 8 KV heads of 128, ffn 14,336): 2 x 16,777,216 + 2 x 4,194,304 + 176,160,768 +
+// 8,192 = 218,112,000.
+uint64_t LlamaBlockParams(const TransformerConfig& c) {
+  const uint64_t d = c.d_model;
+  const uint64_t kv = d / c.heads * c.kv_heads;
+  return 2 * d * d + 2 * d * kv + 3 * d * c.d_ffn + 2 * d;
+}
+
+// Forward FLOPs of one Llama block for L tokens, counted as for GPT (BlockForwardFlops): every
+// token through the projections and the MLP, 2 L (2 d^2 + 2 d kv + 3 d ffn), and attention over
+// all query heads, 4 L^2 d (grouped keys and values save memory, not arithmetic).
+uint64_t LlamaBlockForwardFlops(const TransformerConfig& c, uint64_t seq) {
+  const uint64_t d = c.d_model;
+  const uint64_t kv = d / c.heads * c.kv_heads;
+  return 2 * seq * (2 * d * d + 2 * d * kv + 3 * d * c.d_ffn) + 2 * 2 * seq * seq * d;
+}
+
+Model BuildLlama(const TransformerConfig& c, uint32_t sequence_length) {
+  const uint64_t d = c.d_model;
+  const uint64_t seq = sequence_length;
+  Model model;
+  model.name = c.name;
+  model.layers.push_back(EmbeddingRow("tok_embeddings", c.vocab_size * d, seq, d));
+  for (uint32_t i = 0; i < c.num_layers; ++i) {
+    Layer block;
+    block.name = "layers.";
+    block.name += std::to_string(i);
+    block.params = LlamaBlockParams(c);
+    block.forward_flops_per_sample = static_cast<double>(LlamaBlockForwardFlops(c, seq));
+    block.output_elements_per_sample = seq * d;
+    block.tensor_parallel_all_reduces = 2;  // after attention's O and the MLP's down matrix
+    model.layers.push_back(block);
+  }
+  Layer norm;
+  norm.name = "norm";
+  norm.params = d;
+  norm.output_elements_per_sample = seq * d;
+  model.layers.push_back(norm);
+  // The LM head is a matrix of its own (not tied to the embedding). Vocab-parallel with a
+  // parallel cross-entropy, it exchanges only per-token scalars: no activation all-reduce.
+  Layer output;
+  output.name = "output";
+  output.params = c.vocab_size * d;
+  output.forward_flops_per_sample = static_cast<double>(2 * seq * d * c.vocab_size);
+  output.output_elements_per_sample = seq * d;
+  model.layers.push_back(output);
+  return model;
+}
+
 }  // namespace hfsim

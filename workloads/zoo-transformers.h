@@ -21,6 +21,10 @@ struct TransformerConfig {
   uint64_t max_positions = 0;
   /// Rows of the segment embedding (BERT: 2; GPT: none).
   uint64_t token_types = 0;
+  /// Llama only: query heads, and key/value heads (grouped-query attention shares each key and
+  /// value head among heads / kv_heads query heads).
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
 };
 
 /// BERT encoder as Hugging Face's BertModel (no pre-training heads): rows
@@ -30,5 +34,11 @@ Model BuildBert(const TransformerConfig& config, uint32_t sequence_length);
 /// GPT-2-style decoder with the LM head tied to the token embedding: rows "wte+wpe", "h.<i>",
 /// "ln_f" (which also carries the LM head's logits FLOPs). `sequence_length` > 0 tokens.
 Model BuildGpt(const TransformerConfig& config, uint32_t sequence_length);
+
+/// Llama-style decoder (Llama 3): grouped-query attention, a SwiGLU MLP of three d x ffn
+/// matrices, RMSNorm (a scale only), no biases, rotary positions (no table) and an LM head of
+/// its own. Rows "tok_embeddings", "layers.<i>", "norm", "output" (the LM head, with its logits
+/// FLOPs). `sequence_length` > 0 tokens.
+Model BuildLlama(const TransformerConfig& config, uint32_t sequence_length);
 
 }  // namespace hfsim

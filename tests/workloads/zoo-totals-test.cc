@@ -18,6 +18,9 @@ TEST(ZooTotalsTest, ParamsMatchPublishedCounts) {
       {"resnet50", 25'557'032},    {"vgg16", 138'357'544},      {"bert_base", 109'482'240},
       {"bert_large", 335'141'888}, {"gpt2_small", 124'439'808}, {"gpt2_medium", 354'823'168},
       {"gpt2_large", 774'030'080}, {"gpt2_xl", 1'557'611'200},  {"gpt3_175b", 174'604'259'328ull},
+      // Llama 3: the counts of the released checkpoints (sum of their tensors' sizes).
+      {"llama3_8b", 8'030'261'248ull}, {"llama3_70b", 70'553'706'496ull},
+      {"llama3_405b", 405'853'388'800ull},
   };
   for (const auto& [name, params] : expected) {
     const std::optional<Model> model = BuildZooModel(name);
@@ -32,17 +35,40 @@ TEST(ZooTotalsTest, CnnFlopsMatchPublishedMacs) {
   EXPECT_EQ(BuildZooModel("vgg16")->TotalForwardFlopsPerSample(), 2.0 * 15'470'264'320);
 }
 
+// The model cards' rounded sizes: 8B, 70B and 405B parameters (the 70B card's 70.6B).
+TEST(ZooTotalsTest, LlamaMatchesItsModelCards) {
+  EXPECT_NEAR(BuildZooModel("llama3_8b")->TotalParams() / 1e9, 8.0, 0.05);
+  EXPECT_NEAR(BuildZooModel("llama3_70b")->TotalParams() / 1e9, 70.6, 0.05);
+  EXPECT_NEAR(BuildZooModel("llama3_405b")->TotalParams() / 1e9, 405.0, 0.9);
+}
+
+// One Llama 3 8B block at its 8,192-token context, by hand: per token 2 x 4096^2 (Q, O) +
+// 2 x 4096 x 1024 (K, V) + 3 x 4096 x 14336 (MLP) = 218,103,808 multiply-adds, x 2 x 8192 =
+// 3,573,412,790,272; attention 4 x 8192^2 x 4096 = 1,099,511,627,776; in all 4,672,924,418,048.
+// The LM head: 2 x 8192 x 4096 x 128,256 = 8,607,114,461,184.
+TEST(ZooTotalsTest, LlamaFlopsByHand) {
+  const Model model = *BuildZooModel("llama3_8b");
+  EXPECT_EQ(model.layers[1].forward_flops_per_sample, 4'672'924'418'048.0);
+  EXPECT_EQ(model.layers.back().name, "output");
+  EXPECT_EQ(model.layers.back().forward_flops_per_sample, 8'607'114'461'184.0);
+  EXPECT_EQ(model.layers[1].output_elements_per_sample, 8192u * 4096u);
+}
+
 TEST(ZooTotalsTest, LayerCounts) {
   EXPECT_EQ(BuildZooModel("resnet50")->layers.size(), 54u);  // 49 convs + 4 downsamples + fc
   EXPECT_EQ(BuildZooModel("vgg16")->layers.size(), 16u);
   EXPECT_EQ(BuildZooModel("bert_large")->layers.size(), 26u);  // embeddings + 24 + pooler
   EXPECT_EQ(BuildZooModel("gpt3_175b")->layers.size(), 98u);   // wte+wpe + 96 + ln_f
+  // tok_embeddings + blocks + norm + output
+  EXPECT_EQ(BuildZooModel("llama3_8b")->layers.size(), 35u);
+  EXPECT_EQ(BuildZooModel("llama3_405b")->layers.size(), 129u);
 }
 
 TEST(ZooTotalsTest, NamesAllBuildUnderTheirOwnName) {
   const std::vector<std::string> expected = {"resnet50",   "vgg16",      "bert_base",
                                              "bert_large", "gpt2_small", "gpt2_medium",
-                                             "gpt2_large", "gpt2_xl",    "gpt3_175b"};
+                                             "gpt2_large", "gpt2_xl",    "gpt3_175b",
+                                             "llama3_8b",  "llama3_70b", "llama3_405b"};
   EXPECT_EQ(ModelZooNames(), expected);
   for (const std::string& name : ModelZooNames()) {
     const std::optional<Model> model = BuildZooModel(name);
@@ -58,6 +84,7 @@ TEST(ZooTotalsTest, DefaultSequenceLengths) {
     EXPECT_EQ(ZooDefaultSequenceLength(gpt2), 1024u) << gpt2;
   }
   EXPECT_EQ(ZooDefaultSequenceLength("gpt3_175b"), 2048u);
+  EXPECT_EQ(ZooDefaultSequenceLength("llama3_70b"), 8192u);
   EXPECT_EQ(ZooDefaultSequenceLength("resnet50"), 0u);
   EXPECT_EQ(ZooDefaultSequenceLength("vgg16"), 0u);
   EXPECT_EQ(ZooDefaultSequenceLength("no_such_model"), 0u);
