@@ -41,12 +41,13 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     work.weight_grad_ns = layer.params == 0 ? layer.weight_grad_ns.value_or(0.0)
                                             : layer.weight_grad_ns.value_or(forward_ns);
     auto request = [](std::optional<CommRequest>& slot, CollectiveKind kind, ParallelGroup group,
-                      uint64_t size_bytes, uint32_t count) {
+                      uint64_t size_bytes, uint32_t count, bool split = false) {
       CommRequest& made = slot.emplace();
       made.kind = kind;
       made.group = group;
       made.size_bytes = size_bytes;
       made.count = count;
+      made.split = split;
     };
     // Explicit collectives replace the derived ones of their phase; a group of one NPU has
     // nothing to exchange.
@@ -61,7 +62,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
       }
     } else if (derived_activation) {
       request(work.forward_comm, CollectiveKind::kAllReduce, ParallelGroup::kTensor,
-              activation_bytes, layer.tensor_parallel_all_reduces);
+              activation_bytes, layer.tensor_parallel_all_reduces, config.sequence_parallel);
     }
     if (layer.input_grad_comm) {
       if (tensor_split) {
@@ -70,7 +71,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
       }
     } else if (derived_activation) {
       request(work.input_grad_comm, CollectiveKind::kAllReduce, ParallelGroup::kTensor,
-              activation_bytes, layer.tensor_parallel_all_reduces);
+              activation_bytes, layer.tensor_parallel_all_reduces, config.sequence_parallel);
     }
     if (layer.weight_grad_comm) {
       if (config.data_parallel > 1) {

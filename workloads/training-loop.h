@@ -40,6 +40,9 @@ struct TrainingConfig {
   /// Fraction of peak achieved, in (0, 1].
   double compute_efficiency = 1.0;
   OverlapMode overlap = OverlapMode::kNone;
+  /// Megatron's sequence parallelism: each derived tensor-parallel all-reduce of an activation
+  /// runs as an all-gather and a reduce-scatter of the same buffer (CommRequest::split).
+  bool sequence_parallel = false;
 };
 
 /// `count` back-to-back collectives of `size_bytes` each over the NPUs of `group`.
@@ -48,6 +51,10 @@ struct CommRequest {
   ParallelGroup group = ParallelGroup::kData;
   uint64_t size_bytes = 0;
   uint32_t count = 1;
+  /// An all-reduce run as an all-gather and then a reduce-scatter of the same buffer (sequence
+  /// parallelism): the same bytes on every link (each moves (n - 1)/n of the buffer, the
+  /// all-reduce twice that), in two collectives.
+  bool split = false;
 
   bool operator==(const CommRequest&) const = default;
 };

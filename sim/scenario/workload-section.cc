@@ -195,7 +195,7 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   const auto section = training.Find("parallelism");
   if (section) {
     section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
-                           "tensor_per_dimension", "pipeline", "micro_batches",
+                           "tensor_per_dimension", "sequence_parallel", "pipeline", "micro_batches",
                            "pipeline_schedule", "virtual_stages"});
     if (ReadPipelineParallelism(*section, dims, workload)) return;
   }
@@ -311,6 +311,15 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
   ReadModel(section, workload);
   ReadParallelism(section, scenario.dimensions, workload);
   TrainingConfig& config = workload.config;
+  if (const auto parallelism = section.Find("parallelism")) {
+    if (const auto sequence = parallelism->Find("sequence_parallel")) {
+      config.sequence_parallel = sequence->Bool();
+      if (config.sequence_parallel && config.tensor_parallel == 1) {
+        sequence->Fail("sequence parallelism splits the tensor-parallel all-reduces; it needs "
+                       "\"tensor\" above 1");
+      }
+    }
+  }
   const JsonCursor batch = section.At("global_batch_samples",
                                       "an integer number of samples per iteration over all replicas");
   config.global_batch_samples = batch.Integer(1, uint64_t{1} << 40);
@@ -443,6 +452,7 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   }
   training["global_batch_samples"] = t.config.global_batch_samples;
   training["parallelism"] = {{"data", t.config.data_parallel}, {"tensor", t.config.tensor_parallel}};
+  if (t.config.sequence_parallel) training["parallelism"]["sequence_parallel"] = true;
   if (t.pipeline.pipeline > 1) {
     PipelineToJson(t.pipeline, training["parallelism"]);
   } else if (t.tensor_per_dimension.empty()) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/graph/training-graph.h"
+
 namespace hfsim {
 
 namespace {
@@ -78,15 +80,20 @@ struct ProgramWriter {
     program[at].continues_step = continues;
     return at;
   }
-  uint32_t Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
-                      bool continues) {
-    const uint32_t at = Add(GraphNodeKind::kCollective, phase, layer, stream);
-    GraphNode& node = program[at];
-    node.collective = request.kind;
-    node.size_bytes = request.size_bytes;
-    node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
-    node.count = request.count;
-    node.continues_step = continues;
+  // One node, or two for a split all-reduce (training-graph.h, SplitKinds); returns the last.
+  uint32_t Collective(GraphPhase phase, uint32_t layer, const CommRequest& request,
+                      uint32_t stream, bool continues) {
+    uint32_t at = 0;
+    for (const CollectiveKind kind : SplitKinds(request)) {
+      at = Add(GraphNodeKind::kCollective, phase, layer, stream);
+      GraphNode& node = program[at];
+      node.collective = kind;
+      node.size_bytes = request.size_bytes;
+      node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
+      node.count = request.count;
+      node.continues_step = continues;
+      continues = continues || request.split;  // the second half follows the first
+    }
     return at;
   }
   uint32_t PointToPoint(GraphNodeKind kind, uint32_t peer, uint64_t tag, uint64_t bytes,

@@ -21,12 +21,15 @@ struct ProgramWriter {
   }
   void Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
                   bool continues = false) {
-    GraphNode& node = Add(phase, layer, stream, continues);
-    node.kind = GraphNodeKind::kCollective;
-    node.collective = request.kind;
-    node.size_bytes = request.size_bytes;
-    node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
-    node.count = request.count;
+    for (const CollectiveKind kind : SplitKinds(request)) {
+      GraphNode& node = Add(phase, layer, stream, continues);
+      node.kind = GraphNodeKind::kCollective;
+      node.collective = kind;
+      node.size_bytes = request.size_bytes;
+      node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
+      node.count = request.count;
+      continues = continues || request.split;  // the second half follows the first
+    }
   }
   // Each node waits for the main stream's previous node: the program is sequential except for
   // what runs on the background stream, which waits for the compute that made its data (and,
@@ -106,10 +109,13 @@ ExecutionGraph TrainingGraph(TrainingIteration iteration, const Topology& topolo
   }
   size_t node_count = 0;
   graph.layers.reserve(iteration.layers.size());
+  auto nodes_of = [](const std::optional<CommRequest>& comm) -> size_t {
+    return comm ? SplitKinds(*comm).size() : 0;
+  };
   for (LayerWork& layer : iteration.layers) {
     graph.layers.push_back(std::move(layer.name));
-    node_count += 3 + layer.forward_comm.has_value() + layer.input_grad_comm.has_value() +
-                  layer.weight_grad_comm.has_value();
+    node_count += 3 + nodes_of(layer.forward_comm) + nodes_of(layer.input_grad_comm) +
+                  nodes_of(layer.weight_grad_comm);
   }
   std::vector<GraphNode>& program = graph.classes[0].program;
   program.resize(node_count);

@@ -3,6 +3,7 @@
 // so each graph has one rank class holding every rank.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "workloads/graph/execution-graph.h"
@@ -10,6 +11,21 @@
 #include "topologies/topology.h"
 
 namespace hfsim {
+
+/// The collectives a request runs as, in order: itself, or for a split all-reduce (sequence
+/// parallelism) an all-gather and then a reduce-scatter of the same buffer. No allocation:
+/// generators call it for every collective they write.
+struct CollectiveSequence {
+  std::array<CollectiveKind, 2> kinds;
+  uint32_t count;
+  const CollectiveKind* begin() const { return kinds.data(); }
+  const CollectiveKind* end() const { return kinds.data() + count; }
+  uint32_t size() const { return count; }
+};
+inline CollectiveSequence SplitKinds(const CommRequest& request) {
+  if (!request.split) return {{request.kind, request.kind}, 1};
+  return {{CollectiveKind::kAllGather, CollectiveKind::kReduceScatter}, 2};
+}
 
 /// One training iteration per NPU: per layer, forward compute then its tensor-parallel
 /// collectives; backward in reverse, input-gradient compute, its collectives, weight-gradient
