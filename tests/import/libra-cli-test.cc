@@ -7,6 +7,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include "tests/temp-path.h"
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -29,7 +30,7 @@ std::string ReadText(const std::filesystem::path& path) {
 }
 
 TEST(LibraCli, ConvertedScenarioGivesTheSameOptimumAsLibraInputs) {
-  const auto dir = std::filesystem::temp_directory_path() / "hfsim-libra-cli-test";
+  const auto dir = hfsim::test::TempPath("hfsim-libra-cli-test");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string scenario = (dir / "gpt.json").string();

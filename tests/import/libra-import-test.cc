@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/temp-path.h"
 #include "sim/import/libra-inputs.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/scenario/scenario-parser.h"
@@ -92,9 +93,19 @@ TEST(LibraImport, SizesAndGroupsFollowTheDocumentedConventions) {
   EXPECT_EQ(document.Value().dump(2), ImportLibra(ShippedFiles(), {"time", 500.0, "equal"}).Value().dump(2));
 }
 
+// The test process's scratch directory, removed when the process ends.
+struct ScratchDir {
+  std::filesystem::path path = test::TempPath("hfsim-libra-import-test");
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
 // Writes `text` to a fresh file in the test's temporary directory.
 std::string Write(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "hfsim-libra-import-test";
+  static const ScratchDir scratch;
+  const std::filesystem::path& dir = scratch.path;
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();
   std::ofstream(path) << text;

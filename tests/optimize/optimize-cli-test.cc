@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include "tests/temp-path.h"
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -18,7 +19,7 @@ int RunHfsim(const std::string& arguments) {
 }
 
 TEST(OptimizeCli, WritesOptimumFrontierAndPlot) {
-  const auto dir = std::filesystem::temp_directory_path() / "hfsim-optimize-cli-test";
+  const auto dir = hfsim::test::TempPath("hfsim-optimize-cli-test");
   std::filesystem::remove_all(dir);
   ASSERT_EQ(RunHfsim(std::string("optimize -q ") + HFSIM_SOURCE_DIR +
                 "/configs/libra-gpt3-4d-time-x-cost.json -o " + dir.string()),
@@ -42,7 +43,7 @@ TEST(OptimizeCli, WritesOptimumFrontierAndPlot) {
 }
 
 TEST(OptimizeCli, InfeasibleExitsTwo) {
-  const auto path = std::filesystem::temp_directory_path() / "hfsim-optimize-infeasible.json";
+  const auto path = std::filesystem::path(hfsim::test::TempPath("hfsim-optimize-infeasible")) += ".json";
   std::ifstream in(std::string(HFSIM_SOURCE_DIR) + "/configs/libra-gpt3-4d-optimize.json");
   nlohmann::json scenario = nlohmann::json::parse(in);
   scenario["optimize"]["fixed"] = {{{"dimension", 0}, {"bandwidth_GBps", 600}}};
@@ -100,7 +101,7 @@ nlohmann::json SmallPacketScenario() {
 // to what `hfsim run` reports for that allocation with either engine; verify.csv is the same on
 // every run.
 TEST(OptimizeCli, VerifyTwoMatchesRunWithBothEngines) {
-  const auto dir = std::filesystem::temp_directory_path() / "hfsim-optimize-verify-cli-test";
+  const auto dir = hfsim::test::TempPath("hfsim-optimize-verify-cli-test");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const nlohmann::json scenario = SmallPacketScenario();
@@ -170,7 +171,7 @@ TEST(OptimizeCli, VerifyTwoMatchesRunWithBothEngines) {
 }
 
 TEST(OptimizeCli, VerifyRejectsCountBelowOne) {
-  const auto dir = std::filesystem::temp_directory_path() / "hfsim-optimize-verify-bad-k";
+  const auto dir = hfsim::test::TempPath("hfsim-optimize-verify-bad-k");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string scenario =
@@ -192,7 +193,7 @@ TEST(OptimizeCli, VerifyRejectsCountBelowOne) {
 // "engine": "packet" without --verify: one note on stderr that suggests it; the optimum is the
 // same as with the analytical engine.
 TEST(OptimizeCli, PacketEngineScenarioGetsANote) {
-  const auto dir = std::filesystem::temp_directory_path() / "hfsim-optimize-packet-note";
+  const auto dir = hfsim::test::TempPath("hfsim-optimize-packet-note");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   nlohmann::json scenario = SmallPacketScenario();

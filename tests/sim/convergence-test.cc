@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/temp-path.h"
 #include "sim/analytical/analytical-engine.h"
 #include "sim/scenario/scenario-parser.h"
 #include "tests/sim/scenario-test-util.h"
@@ -118,7 +119,7 @@ TEST(ConvergenceLoader, FewerSamplesThanWorkersAndFilesThatAreNotIdxAreRefused) 
   few["workload"]["parameter_server"]["convergence"]["task"] = {{"train_samples", 7}};
   ExpectLoadError(few, c + ".task.train_samples", "8 workers");
   // Four files that exist but are not IDX: refused at load time, naming the file.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hfsim-not-idx";
+  const std::filesystem::path dir = test::TempPath("hfsim-not-idx");
   std::filesystem::create_directories(dir);
   for (const char* name : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                            "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}) {
