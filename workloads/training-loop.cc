@@ -55,24 +55,18 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     const uint64_t activation_bytes =
         samples * layer.output_elements_per_sample * config.activation_bytes_per_element;
     const bool derived_activation = tensor_split && layer.tensor_parallel_all_reduces > 0;
-    if (layer.forward_comm) {
-      if (tensor_split) {
-        request(work.forward_comm, layer.forward_comm->kind, ParallelGroup::kTensor,
-                layer.forward_comm->size_bytes, 1);
+    // Forward and input gradients exchange the same activation over the tensor group.
+    auto tensor_phase = [&](std::optional<CommRequest>& slot,
+                            const std::optional<LayerComm>& given) {
+      if (given) {
+        if (tensor_split) request(slot, given->kind, ParallelGroup::kTensor, given->size_bytes, 1);
+      } else if (derived_activation) {
+        request(slot, CollectiveKind::kAllReduce, ParallelGroup::kTensor, activation_bytes,
+                layer.tensor_parallel_all_reduces, config.sequence_parallel);
       }
-    } else if (derived_activation) {
-      request(work.forward_comm, CollectiveKind::kAllReduce, ParallelGroup::kTensor,
-              activation_bytes, layer.tensor_parallel_all_reduces, config.sequence_parallel);
-    }
-    if (layer.input_grad_comm) {
-      if (tensor_split) {
-        request(work.input_grad_comm, layer.input_grad_comm->kind, ParallelGroup::kTensor,
-                layer.input_grad_comm->size_bytes, 1);
-      }
-    } else if (derived_activation) {
-      request(work.input_grad_comm, CollectiveKind::kAllReduce, ParallelGroup::kTensor,
-              activation_bytes, layer.tensor_parallel_all_reduces, config.sequence_parallel);
-    }
+    };
+    tensor_phase(work.forward_comm, layer.forward_comm);
+    tensor_phase(work.input_grad_comm, layer.input_grad_comm);
     if (layer.weight_grad_comm) {
       if (config.data_parallel > 1) {
         request(work.weight_grad_comm, layer.weight_grad_comm->kind, ParallelGroup::kData,

@@ -45,12 +45,11 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
       scenario.training.pipeline.pipeline > 1) {
     const TrainingWorkload& t = scenario.training;
     const PipelineLayout& p = t.pipeline;
-    static constexpr const char* kSchedules[] = {"GPipe", "1F1B", "interleaved 1F1B"};
     out += fmt::format("workload: {} ({} layers), batch {}, tensor {} x data {} x pipeline {} "
                        "(ranks in Megatron's order), {} over {} micro-batches{}, overlap {}\n",
                        t.model_name, t.model.layers.size(), t.config.global_batch_samples,
                        t.config.tensor_parallel, t.config.data_parallel, p.pipeline,
-                       kSchedules[static_cast<size_t>(p.schedule)], p.micro_batches,
+                       ToString(p.schedule), p.micro_batches,
                        p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
                                             : std::string(),
                        ToString(t.config.overlap));

@@ -6,8 +6,12 @@ namespace hfsim {
 
 namespace {
 
-// In the order of PipelineSchedule.
-const std::vector<std::string_view> kScheduleNames = {"gpipe", "1f1b", "interleaved"};
+// The accepted names, in the order of PipelineSchedule.
+std::vector<std::string_view> ScheduleNames() {
+  std::vector<std::string_view> names;
+  for (const PipelineSchedule schedule : kAllPipelineSchedules) names.push_back(ToString(schedule));
+  return names;
+}
 
 }  // namespace
 
@@ -52,7 +56,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
       micro_batches ? *micro_batches
                     : parallelism.At("micro_batches", "the number of micro-batches per iteration");
   layout.micro_batches = static_cast<uint32_t>(count.Integer(1, 1 << 20));
-  if (schedule) layout.schedule = static_cast<PipelineSchedule>(schedule->Choice(kScheduleNames));
+  if (schedule) layout.schedule = static_cast<PipelineSchedule>(schedule->Choice(ScheduleNames()));
   if (virtual_stages) {
     layout.virtual_stages = static_cast<uint32_t>(virtual_stages->Integer(1, 1024));
     if (layout.virtual_stages > 1 && layout.schedule != PipelineSchedule::kInterleaved) {
@@ -109,7 +113,7 @@ void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workloa
 void PipelineToJson(const PipelineLayout& layout, nlohmann::json& parallelism) {
   parallelism["pipeline"] = layout.pipeline;
   parallelism["micro_batches"] = layout.micro_batches;
-  parallelism["pipeline_schedule"] = kScheduleNames[static_cast<size_t>(layout.schedule)];
+  parallelism["pipeline_schedule"] = ToString(layout.schedule);
   parallelism["virtual_stages"] = layout.virtual_stages;
 }
 

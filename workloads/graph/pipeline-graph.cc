@@ -81,17 +81,13 @@ struct ProgramWriter {
     return at;
   }
   // One node, or two for a split all-reduce (training-graph.h, SplitKinds); returns the last.
-  uint32_t Collective(GraphPhase phase, uint32_t layer, const CommRequest& request,
-                      uint32_t stream, bool continues) {
+  uint32_t Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
+                      bool continues) {
     uint32_t at = 0;
     for (const CollectiveKind kind : SplitKinds(request)) {
       at = Add(GraphNodeKind::kCollective, phase, layer, stream);
-      GraphNode& node = program[at];
-      node.collective = kind;
-      node.size_bytes = request.size_bytes;
-      node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
-      node.count = request.count;
-      node.continues_step = continues;
+      SetCollective(program[at], kind, request);
+      program[at].continues_step = continues;
       continues = continues || request.split;  // the second half follows the first
     }
     return at;
@@ -107,6 +103,18 @@ struct ProgramWriter {
 };
 
 }  // namespace
+
+std::string_view ToString(PipelineSchedule schedule) {
+  switch (schedule) {
+    case PipelineSchedule::kGPipe:
+      return "gpipe";
+    case PipelineSchedule::kOneFOneB:
+      return "1f1b";
+    case PipelineSchedule::kInterleaved:
+      return "interleaved";
+  }
+  return "?";
+}
 
 std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
                                                                 const TrainingConfig& config,

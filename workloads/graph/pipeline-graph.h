@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "topologies/topology.h"
@@ -43,6 +44,10 @@
 namespace hfsim {
 
 enum class PipelineSchedule : uint8_t { kGPipe, kOneFOneB, kInterleaved };
+inline constexpr PipelineSchedule kAllPipelineSchedules[] = {
+    PipelineSchedule::kGPipe, PipelineSchedule::kOneFOneB, PipelineSchedule::kInterleaved};
+/// The schedule's name in scenarios and reports: "gpipe", "1f1b", "interleaved".
+std::string_view ToString(PipelineSchedule schedule);
 
 struct PipelineLayout {
   uint32_t pipeline = 1;

@@ -22,12 +22,7 @@ struct ProgramWriter {
   void Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
                   bool continues = false) {
     for (const CollectiveKind kind : SplitKinds(request)) {
-      GraphNode& node = Add(phase, layer, stream, continues);
-      node.kind = GraphNodeKind::kCollective;
-      node.collective = kind;
-      node.size_bytes = request.size_bytes;
-      node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
-      node.count = request.count;
+      SetCollective(Add(phase, layer, stream, continues), kind, request);
       continues = continues || request.split;  // the second half follows the first
     }
   }

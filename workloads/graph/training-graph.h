@@ -27,6 +27,16 @@ inline CollectiveSequence SplitKinds(const CommRequest& request) {
   return {{CollectiveKind::kAllGather, CollectiveKind::kReduceScatter}, 2};
 }
 
+/// Makes `node` the collective `kind` (one of SplitKinds(request)) of `request`, on the
+/// training generators' communicators: 0 "data", 1 "tensor".
+inline void SetCollective(GraphNode& node, CollectiveKind kind, const CommRequest& request) {
+  node.kind = GraphNodeKind::kCollective;
+  node.collective = kind;
+  node.size_bytes = request.size_bytes;
+  node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
+  node.count = request.count;
+}
+
 /// One training iteration per NPU: per layer, forward compute then its tensor-parallel
 /// collectives; backward in reverse, input-gradient compute, its collectives, weight-gradient
 /// compute, then the data-parallel gradient collective. Without overlap every node waits for
