@@ -41,6 +41,9 @@ void RunScenario(benchmark::State& state, const char* config) {
 
 void BM_Gpt3FourDim(benchmark::State& state) { RunScenario(state, "gpt3-4d-4096.json"); }
 void BM_Gpt3ThreeDim(benchmark::State& state) { RunScenario(state, "gpt3-3d-4096.json"); }
+// Llama 3 405B, tensor 8 x pipeline 16 x data 128 on 16,384 NPUs, interleaved 1F1B: one
+// program per pipeline stage (its 1,024 ranks share it), 16 programs of about 1,000 nodes.
+void BM_Llama3405B16384(benchmark::State& state) { RunScenario(state, "llama3-405b-16384.json"); }
 void BM_ResNet50DataParallel(benchmark::State& state) {
   RunScenario(state, "resnet50-data-parallel.json");
 }
@@ -62,6 +65,7 @@ void BM_LoadGpt3FourDim(benchmark::State& state) {
 
 BENCHMARK(BM_Gpt3FourDim);
 BENCHMARK(BM_Gpt3ThreeDim);
+BENCHMARK(BM_Llama3405B16384);
 BENCHMARK(BM_ResNet50DataParallel);
 BENCHMARK(BM_PriceAllReduceFourDim);
 BENCHMARK(BM_LoadGpt3FourDim);

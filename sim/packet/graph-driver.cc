@@ -41,7 +41,8 @@ GraphDriver::GraphDriver(const Topology& topology, const ExecutionGraph& graph,
       m_p2p(point_to_point),
       m_clock(clock),
       m_endpoint_delay_ns(endpoint_delay_ns),
-      m_rank_count(graph.rank_count) {
+      m_rank_count(graph.rank_count),
+      m_peers(graph) {
   if (m_rank_count != topology.NpuCount()) {
     throw std::invalid_argument("GraphDriver: a graph of " + S(m_rank_count) +
                                 " ranks on a fabric of " + S(topology.NpuCount()) + " NPUs");
@@ -69,7 +70,7 @@ GraphDriver::GraphDriver(const Topology& topology, const ExecutionGraph& graph,
     for (const GraphNode& node : rank_class.program) {
       if (node.kind != GraphNodeKind::kSend) continue;
       for (uint32_t rank : rank_class.ranks) {
-        if (node.peer != rank) m_p2p_bytes_planned += node.size_bytes;
+        if (m_peers.PeerOf(rank, node) != rank) m_p2p_bytes_planned += node.size_bytes;
       }
     }
     MeasuredProgram measured;
@@ -261,7 +262,8 @@ CollectiveId GraphDriver::CollectiveFor(uint32_t rank, const GraphNode& node, ui
 void GraphDriver::Issue(uint32_t rank, uint32_t node) {
   const GraphNode& n = NodeOf(rank, node);
   const bool send = n.kind == GraphNodeKind::kSend;
-  const auto key = send ? std::tuple(rank, n.peer, n.tag) : std::tuple(n.peer, rank, n.tag);
+  const uint32_t peer = m_peers.PeerOf(rank, n);
+  const auto key = send ? std::tuple(rank, peer, n.tag) : std::tuple(peer, rank, n.tag);
   auto& waiting = send ? m_receives : m_sends;
   auto found = waiting.find(key);
   if (found == waiting.end() || found->second.empty()) {

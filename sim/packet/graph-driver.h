@@ -155,6 +155,7 @@ class GraphDriver {
   std::map<std::pair<uint32_t, uint32_t>, CollectiveMembers> m_members;  ///< (comm, group)
 
   // Sends and receives, FIFO per (source, destination, tag).
+  PeerResolver m_peers;
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::deque<Pending>> m_sends, m_receives;
   std::vector<Message> m_messages;  ///< by message id
   uint64_t m_p2p_bytes_planned = 0;

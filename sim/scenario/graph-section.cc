@@ -291,7 +291,13 @@ ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scena
   // Matching collectives, sends and receives: everything that needs no other section.
   if (auto error = CheckGraph(graph)) throw JsonPathError(section.Path(), error->ToString());
   // A program written for ranks whose groups differ becomes one class per kind of rank.
-  RefineRankClasses(graph, Topology(scenario.dimensions));
+  if (!RefineRankClasses(graph, Topology(scenario.dimensions), kMaxGraphNodes)) {
+    programs.Fail(fmt::format(
+        "ranks of one program sit so differently on the fabric (groups of other shapes, sends "
+        "crossing other dimensions) that they need programs of their own, and the graph would "
+        "then hold more than {} nodes; accepted: programs whose ranks sit alike",
+        kMaxGraphNodes));
+  }
   // Algorithms on each group, deadlocks and groups the analytical engine can price are checked
   // once the whole scenario is read (CheckGraphWorkload).
   return graph;

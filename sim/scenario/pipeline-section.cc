@@ -86,7 +86,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   return true;
 }
 
-void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workload, uint64_t npus) {
+void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workload) {
   const PipelineLayout& layout = workload.pipeline;
   const uint64_t split = uint64_t{workload.config.data_parallel} * layout.micro_batches;
   if (workload.config.global_batch_samples % split != 0) {
@@ -96,17 +96,20 @@ void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workloa
                     workload.config.global_batch_samples, workload.config.data_parallel,
                     layout.micro_batches, split));
   }
-  // Every rank runs, per micro-batch and chunk, a receive, a send and up to three nodes per
-  // layer each way; and one gradient collective per layer at the end.
+  // Every stage runs one program (its ranks share it): per micro-batch and chunk, a receive, a
+  // send and up to three nodes per layer each way; and one gradient collective per layer at the
+  // end. The generator refuses, in the same terms, a layout whose ranks need more programs.
   const uint64_t layers = workload.model.layers.size();
-  const uint64_t per_rank = uint64_t{layout.micro_batches} * (4 * uint64_t{layout.virtual_stages} +
-                                                              5 * layers / layout.pipeline + 5) +
-                            layers;
-  if (per_rank * npus > kMaxGeneratedGraphNodes) {
+  const uint64_t per_stage =
+      uint64_t{layout.micro_batches} *
+          (4 * uint64_t{layout.virtual_stages} + 5 * layers / layout.pipeline + 5) +
+      layers;
+  if (per_stage * layout.pipeline > kMaxGeneratedGraphNodes) {
     batch.Fail(
-        fmt::format("this pipeline job's graph would hold about {} nodes ({} ranks x {}), "
-                    "above the {} hfsim builds; accepted: fewer micro-batches or NPUs",
-                    per_rank * npus, npus, per_rank, kMaxGeneratedGraphNodes));
+        fmt::format("this pipeline job's graph would hold about {} nodes ({} stages x {}), "
+                    "above the {} hfsim builds; accepted: fewer micro-batches",
+                    per_stage * layout.pipeline, layout.pipeline, per_stage,
+                    kMaxGeneratedGraphNodes));
   }
 }
 

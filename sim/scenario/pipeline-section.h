@@ -23,7 +23,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
                              TrainingWorkload& workload);
 /// Once the batch is read: it must split into data-parallel replicas x micro-batches, and the
 /// graph must stay within kMaxGeneratedGraphNodes.
-void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workload, uint64_t npus);
+void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workload);
 /// The pipeline keys, for the scenario's echo.
 void PipelineToJson(const PipelineLayout& layout, nlohmann::json& parallelism);
 

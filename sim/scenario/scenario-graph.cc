@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sim/scenario/pipeline-section.h"
 #include "topologies/topology.h"
 #include "workloads/graph/training-graph.h"
 
@@ -24,7 +25,7 @@ ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
       const TrainingWorkload& training = scenario.training;
       if (training.pipeline.pipeline > 1) {
         auto graph = PipelineTrainingGraph(training.model, training.config, training.pipeline,
-                                           Topology(scenario.dimensions));
+                                           Topology(scenario.dimensions), kMaxGeneratedGraphNodes);
         // The loader checked the layout against the fabric, the model and the batch.
         if (auto* reason = std::get_if<std::string>(&graph)) {
           throw std::logic_error("BuildExecutionGraph: " + *reason);

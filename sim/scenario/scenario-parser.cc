@@ -20,6 +20,7 @@
 #include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/packet-section.h"
 #include "sim/scenario/parameter-server-section.h"
+#include "sim/scenario/pipeline-section.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/workload-section.h"
 #include "sim/analytical/graph-pricing.h"
@@ -279,7 +280,12 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
   }
   const TrainingWorkload& training = scenario.training;
   if (training.pipeline.pipeline > 1) {
-    CheckGraphFits(root, scenario, BuildExecutionGraph(scenario), "workload.training.parallelism");
+    auto graph = PipelineTrainingGraph(training.model, training.config, training.pipeline,
+                                       Topology(scenario.dimensions), kMaxGeneratedGraphNodes);
+    if (auto* reason = std::get_if<std::string>(&graph)) {
+      throw JsonPathError("workload.training.parallelism", *reason);
+    }
+    CheckGraphFits(root, scenario, std::get<ExecutionGraph>(graph), "workload.training.parallelism");
     return;
   }
   if (!training.tensor_per_dimension.empty()) {

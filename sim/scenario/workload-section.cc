@@ -328,11 +328,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
                            "accepted: a multiple of {}",
                            config.global_batch_samples, config.data_parallel, config.data_parallel));
   }
-  if (workload.pipeline.pipeline > 1) {
-    uint64_t npus = 1;
-    for (const Dimension& dim : scenario.dimensions) npus *= dim.size;
-    CheckPipelineBatch(batch, workload, npus);
-  }
+  if (workload.pipeline.pipeline > 1) CheckPipelineBatch(batch, workload);
   if (auto bytes = section.Find("gradient_bytes_per_param")) {
     config.gradient_bytes_per_param = static_cast<uint32_t>(bytes->Integer(1, 16));
   }

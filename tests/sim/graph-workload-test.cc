@@ -113,6 +113,42 @@ TEST(GraphWorkload, SendIsPricedByItsRoute) {
   EXPECT_NEAR(report.total_traffic_bytes, 1e6, 1e-6);
 }
 
+// Programs of two ranks sending to each other position by position: ranks 0 and 1 send 1 MB to
+// ranks 2 and 3 on a Ring of 4, both two hops of 300 ns, 1 MB over one direction of the ring
+// (half its 50 GB/s): 40 us. The job's traffic is both messages. On a Ring of 6 with ranks 3 and
+// 5 as receivers (three hops and two) the ranks reach their peers differently: each gets a
+// program of its own, and rank 1's message, two hops, arrives first.
+TEST(GraphWorkload, ProgramsOfSeveralRanksSendPositionByPosition) {
+  auto doc = [](int ring, nlohmann::json senders, nlohmann::json receivers) {
+    return nlohmann::json{
+        {"topology", {{"dimensions", {Dim("Ring", ring, 50, 300)}}}},
+        {"workload", {{"graph", {{"programs", {
+            {{"ranks", senders},
+             {"nodes", {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1000}},
+                        {{"id", 2}, {"type", "send"}, {"peer", receivers[0]},
+                         {"size_bytes", 1000000}, {"deps", {1}}}}}},
+            {{"ranks", receivers},
+             {"nodes", {{{"id", 1}, {"type", "recv"}, {"peer", senders[0]},
+                         {"size_bytes", 1000000}},
+                        {{"id", 2}, {"type", "compute"}, {"duration_ns", 2000}, {"deps", {1}}}}}},
+            {{"ranks", {{"others"}}}, {"nodes", nlohmann::json::array()}}}}}}}}};
+  };
+  nlohmann::json even = doc(4, {0, 1}, {2, 3});
+  even["workload"]["graph"]["programs"].erase(2);
+  const Report report = AnalyticalEngine().Run(ParseOrDie(even));
+  EXPECT_NEAR(report.iteration.total_ns, 1000 + 2 * 300 + 40000 + 2000, 1e-6);
+  ASSERT_TRUE(report.graph.has_value());
+  EXPECT_EQ(report.graph->programs, 2u);
+  EXPECT_NEAR(report.total_traffic_bytes, 2e6, 1e-6);
+
+  nlohmann::json uneven = doc(6, {0, 1}, {3, 5});
+  uneven["workload"]["graph"]["programs"][2]["ranks"] = {2, 4};
+  const Report apart = AnalyticalEngine().Run(ParseOrDie(uneven));
+  ASSERT_TRUE(apart.graph.has_value());
+  EXPECT_EQ(apart.graph->programs, 5u);  // 0, 1, 3, 5 alone; 2 and 4 together
+  EXPECT_NEAR(apart.iteration.total_ns, 1000 + 3 * 300 + 40000 + 2000, 1e-6);
+}
+
 // parallelism.tensor_per_dimension [4, 4, 1] on [Ring 4 @ 200, FullyConnected 8 @ 140, Switch 4
 // @ 50]: the tensor group is the whole ring x 4 of the FC's 8 NPUs (60 GB/s of their links), the
 // data group the other 2 of the FC's (20 GB/s) x the Switch. One layer, compute 1 us per pass,

@@ -63,5 +63,53 @@ TEST(PipelinePricing, TwoStageGPipeWaitsForEachMessage) {
   EXPECT_NEAR(total, f + message + f + b + message + b, 1e-9);
 }
 
+// A stage's ranks share one program; giving every rank its own (its peers written out, as the
+// generator wrote them before) must not change a single figure of the report.
+TEST(PipelinePricing, SharedStageProgramsPriceAsOneProgramPerRank) {
+  Scenario scenario = Fabric({{DimensionKind::kFullyConnected, 2, 300.0, 100.0},
+                              {DimensionKind::kRing, 4, 100.0, 500.0},
+                              {DimensionKind::kSwitch, 4, 50.0, 1000.0}});
+  for (auto& per_dimension : scenario.communication.algorithms) {
+    per_dimension.assign(3, CollectiveAlgorithm::kRing);
+  }
+  Model model = UniformModel(8, 4000.0, 8000.0, 4096, 1'000'000);
+  for (Layer& layer : model.layers) layer.tensor_parallel_all_reduces = 2;
+  for (const PipelineLayout layout :
+       {PipelineLayout{4, 8, 1, PipelineSchedule::kOneFOneB},
+        PipelineLayout{4, 8, 2, PipelineSchedule::kInterleaved},
+        PipelineLayout{2, 4, 1, PipelineSchedule::kGPipe}}) {
+    const uint32_t data = 32 / 2 / layout.pipeline;
+    auto built = PipelineTrainingGraph(model, PipelineConfig(2, data, 64), layout,
+                                       Topology(scenario.dimensions));
+    ASSERT_TRUE(std::holds_alternative<ExecutionGraph>(built)) << std::get<std::string>(built);
+    const ExecutionGraph shared = std::get<ExecutionGraph>(std::move(built));
+    EXPECT_EQ(shared.classes.size(), layout.pipeline);
+    ExecutionGraph alone = shared;
+    alone.classes.clear();
+    const PeerResolver peers(shared);
+    for (uint32_t rank = 0; rank < shared.rank_count; ++rank) {
+      for (const RankClass& rank_class : shared.classes) {
+        if (std::find(rank_class.ranks.begin(), rank_class.ranks.end(), rank) ==
+            rank_class.ranks.end()) {
+          continue;
+        }
+        RankClass& own = alone.classes.emplace_back(RankClass{{rank}, rank_class.program});
+        for (GraphNode& node : own.program) node.peer = peers.PeerOf(rank, node);
+      }
+    }
+    Report reports[2];
+    for (int i = 0; i < 2; ++i) {
+      auto pricing = GraphPricing::Compile(scenario, i == 0 ? shared : alone, "test");
+      ASSERT_TRUE(pricing) << pricing.Error().ToString();
+      pricing.Value().FillReport(reports[i]);
+    }
+    SCOPED_TRACE(ToString(layout.schedule));
+    EXPECT_EQ(reports[0].iteration.total_ns, reports[1].iteration.total_ns);
+    EXPECT_EQ(reports[0].iteration.ComputeNs(), reports[1].iteration.ComputeNs());
+    EXPECT_EQ(reports[0].total_traffic_bytes, reports[1].total_traffic_bytes);
+    EXPECT_EQ(reports[0].point_to_point_traffic_bytes, reports[1].point_to_point_traffic_bytes);
+  }
+}
+
 }  // namespace
 }  // namespace hfsim

@@ -42,11 +42,11 @@ TEST(PipelineScenario, ReadsRunsAndEchoes) {
   const Report report = AnalyticalEngine().Run(scenario);
   // Every stage's compute, plus waiting: the iteration is longer than one stage's compute.
   EXPECT_GT(report.iteration.total_ns, report.iteration.ComputeNs());
-  // Every rank is its own program; the report names the one it describes (the first of those
-  // that end last) and counts each rank's traffic.
+  // Each stage's 2 x 2 ranks run one program; the report names the one it describes (the
+  // first of those that end last) and counts each rank's traffic.
   ASSERT_TRUE(report.graph.has_value());
-  EXPECT_EQ(report.graph->programs, 16u);
-  EXPECT_EQ(report.graph->reported_class_ranks, 1u);
+  EXPECT_EQ(report.graph->programs, 4u);
+  EXPECT_EQ(report.graph->reported_class_ranks, 4u);
   // The echo reads back to the same job.
   const Scenario again = ParseOrDie(ScenarioToJson(scenario));
   EXPECT_EQ(AnalyticalEngine().Run(again).iteration.total_ns, report.iteration.total_ns);
@@ -111,6 +111,15 @@ TEST(PipelineScenario, RefusesLayoutsThatCannotRun) {
   doc["workload"]["training"]["global_batch_samples"] = 24;
   ExpectLoadError(doc, "workload.training.global_batch_samples",
                   "2 data-parallel replicas x 8 micro-batches; accepted: a multiple of 16");
+
+  // One program per stage of about 26 nodes per micro-batch: 65,536 micro-batches make more
+  // than the 4 Mi nodes hfsim builds.
+  doc = PipelineScenario();
+  Parallelism(doc)["micro_batches"] = 65536;
+  doc["workload"]["training"]["global_batch_samples"] = 131072;
+  ExpectLoadError(doc, "workload.training.global_batch_samples",
+                  "nodes (4 stages x 1703950), above the 4194304 hfsim builds; accepted: fewer "
+                  "micro-batches");
 
   doc = PipelineScenario();
   Parallelism(doc)["pipeline"] = 1;

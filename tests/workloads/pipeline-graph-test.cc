@@ -111,34 +111,38 @@ TEST(PipelineGraph, BytesSentEqualBytesReceivedAndGradientsReducedOnce) {
   TrainingConfig config = PipelineConfig(2, 2, 32);
   const ExecutionGraph graph =
       BuildOrDie(model, config, {2, m, 1, PipelineSchedule::kOneFOneB}, Ring(8));
-  ASSERT_EQ(graph.classes.size(), 8u);
+  // Each stage's 4 ranks run one program; rank i of stage 0 talks to rank i of stage 1.
+  ASSERT_EQ(graph.classes.size(), 2u);
+  const PeerResolver peers(graph);
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> sent, received;
   for (const RankClass& rank_class : graph.classes) {
-    const uint32_t rank = rank_class.ranks.front();
-    const uint32_t stage = rank / 4;
-    uint32_t gradient_collectives = 0, sends = 0;
-    for (const GraphNode& node : rank_class.program) {
-      if (node.kind == GraphNodeKind::kSend) {
-        sent[{rank, node.peer, node.tag}] += node.size_bytes;
-        ++sends;
+    ASSERT_EQ(rank_class.ranks.size(), 4u);
+    for (const uint32_t rank : rank_class.ranks) {
+      const uint32_t stage = rank / 4;
+      uint32_t gradient_collectives = 0, sends = 0;
+      for (const GraphNode& node : rank_class.program) {
+        if (node.kind == GraphNodeKind::kSend) {
+          sent[{rank, peers.PeerOf(rank, node), node.tag}] += node.size_bytes;
+          ++sends;
+          // Each micro-batch's activation: 32 / (2 x 4) = 4 samples x 1024 elements x 2 bytes,
+          // to the rank with the same tensor and data indices in the other stage.
+          EXPECT_EQ(node.size_bytes, 4u * 1024 * 2);
+          EXPECT_EQ(peers.PeerOf(rank, node), stage == 0 ? rank + 4 : rank - 4);
+        }
+        if (node.kind == GraphNodeKind::kRecv) {
+          received[{peers.PeerOf(rank, node), rank, node.tag}] += node.size_bytes;
+        }
+        if (node.kind == GraphNodeKind::kCollective && node.phase == GraphPhase::kWeightGrad) {
+          ++gradient_collectives;
+          EXPECT_EQ(node.size_bytes, 1'000'000 / 2 * 2u);  // params / tensor x 2 bytes
+        }
       }
-      if (node.kind == GraphNodeKind::kRecv)
-        received[{node.peer, rank, node.tag}] += node.size_bytes;
-      if (node.kind == GraphNodeKind::kCollective && node.phase == GraphPhase::kWeightGrad) {
-        ++gradient_collectives;
-        EXPECT_EQ(node.size_bytes, 1'000'000 / 2 * 2u);  // params / tensor x 2 bytes
-      }
-    }
-    // Each stage holds 3 layers; each sends one activation or one gradient per micro-batch.
-    EXPECT_EQ(gradient_collectives, 3u) << "rank " << rank;
-    EXPECT_EQ(sends, m) << "rank " << rank;
-    // Each micro-batch's activation: 32 / (2 x 4) = 4 samples x 1024 elements x 2 bytes.
-    for (const GraphNode& node : rank_class.program) {
-      if (node.kind != GraphNodeKind::kSend) continue;
-      EXPECT_EQ(node.size_bytes, 4u * 1024 * 2);
-      EXPECT_EQ(node.peer, stage == 0 ? rank + 4 : rank - 4);
+      // Each stage holds 3 layers; each sends one activation or one gradient per micro-batch.
+      EXPECT_EQ(gradient_collectives, 3u) << "rank " << rank;
+      EXPECT_EQ(sends, m) << "rank " << rank;
     }
   }
+  EXPECT_EQ(sent.size(), 8u);  // per rank one (peer, tag): activations forward, gradients back
   EXPECT_EQ(sent, received);
 }
 

@@ -25,6 +25,16 @@ std::string_view ToString(GraphPhase phase) {
   return "?";
 }
 
+PeerResolver::PeerResolver(const ExecutionGraph& graph)
+    : m_graph(&graph), m_place(graph.rank_count, Place{0, 0}) {
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    const auto& ranks = graph.classes[c].ranks;
+    for (uint32_t i = 0; i < ranks.size(); ++i) {
+      if (ranks[i] < graph.rank_count) m_place[ranks[i]] = Place{c, i};
+    }
+  }
+}
+
 GroupIndex::GroupIndex(const ExecutionGraph& graph, uint32_t communicator)
     : m_graph(&graph), m_comm(&graph.communicators[communicator]) {
   if (m_comm->DimensionAligned()) {

@@ -56,7 +56,9 @@ struct GraphNode {
   /// this one node.
   uint32_t communicator = 0;
   uint32_t count = 1;
-  /// Send / receive: the other rank.
+  /// Send / receive: the other rank, as seen by the class's first rank. In a class of several
+  /// ranks, the rank at position i of the class talks to the rank at position i of the peer's
+  /// class (PeerResolver), so a pipeline stage's replicas share one program.
   uint32_t peer = 0;
   GraphNodeKind kind = GraphNodeKind::kCompute;
   GraphPhase phase = GraphPhase::kCollective;
@@ -103,6 +105,29 @@ struct ExecutionGraph {
   std::vector<std::string> layers;
   std::vector<Communicator> communicators;
   std::vector<RankClass> classes;
+};
+
+/// The rank each send or receive talks to. A class of one rank talks to the `peer` its node
+/// names; a class of several names its first rank's peer, and its rank at position i talks to
+/// the rank at position i of that peer's class (CheckGraph: classes of equal size).
+class PeerResolver {
+ public:
+  explicit PeerResolver(const ExecutionGraph& graph);
+  /// The peer of `node` (a send or receive of `rank`'s program) for `rank`.
+  uint32_t PeerOf(uint32_t rank, const GraphNode& node) const {
+    const Place place = m_place[rank];
+    if (place.index == 0) return node.peer;
+    const Place peer = m_place[node.peer];
+    return m_graph->classes[peer.rank_class].ranks[place.index];
+  }
+
+ private:
+  struct Place {
+    uint32_t rank_class;
+    uint32_t index;  ///< position in the class's ranks
+  };
+  const ExecutionGraph* m_graph;
+  std::vector<Place> m_place;
 };
 
 /// Which group of one communicator holds a rank, and who is in it.

@@ -1,5 +1,6 @@
 #include "workloads/graph/graph-check.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -85,7 +86,8 @@ std::optional<GraphError> CheckGroups(const ExecutionGraph& graph) {
   return std::nullopt;
 }
 
-std::optional<GraphError> CheckPrograms(const ExecutionGraph& graph) {
+std::optional<GraphError> CheckPrograms(const ExecutionGraph& graph,
+                                        const std::vector<uint32_t>& class_of) {
   for (const RankClass& rank_class : graph.classes) {
     const uint32_t rank = rank_class.ranks.front();
     std::map<uint64_t, uint32_t> ids;
@@ -113,14 +115,32 @@ std::optional<GraphError> CheckPrograms(const ExecutionGraph& graph) {
           break;
         case GraphNodeKind::kSend:
         case GraphNodeKind::kRecv:
-          if (rank_class.ranks.size() != 1) {
-            return fail("a send or receive needs a program of its own rank (a class of one)");
-          }
           if (node.peer >= graph.rank_count) {
             return fail(fmt::format("{} names rank {}, which does not exist: the job has {} "
                                     "ranks", ToString(node.kind), node.peer, graph.rank_count));
           }
           if (node.peer == rank) return fail(fmt::format("{} to itself", ToString(node.kind)));
+          // A program of several ranks pairs its i-th rank with the i-th of the peer's
+          // program (PeerResolver): that needs as many ranks there, and another program.
+          if (rank_class.ranks.size() > 1) {
+            const RankClass& peer_class = graph.classes[class_of[node.peer]];
+            if (&peer_class == &rank_class) {
+              return fail(fmt::format("{} to rank {}, which runs this same program: its other "
+                                      "ranks would talk to themselves",
+                                      ToString(node.kind), node.peer));
+            }
+            if (peer_class.ranks.size() != rank_class.ranks.size() ||
+                peer_class.ranks.front() != node.peer) {
+              return fail(fmt::format(
+                  "{} to rank {} from a program of {} ranks: the peer must be the first rank of "
+                  "a program of as many ranks (the i-th rank of one talks to the i-th of the "
+                  "other), but rank {} is rank {} of a program of {}",
+                  ToString(node.kind), node.peer, rank_class.ranks.size(), node.peer,
+                  std::find(peer_class.ranks.begin(), peer_class.ranks.end(), node.peer) -
+                      peer_class.ranks.begin(),
+                  peer_class.ranks.size()));
+            }
+          }
           break;
       }
     }
@@ -236,7 +256,7 @@ std::optional<GraphError> CheckGraph(const ExecutionGraph& graph) {
   std::vector<uint32_t> class_of;
   if (auto error = CheckClasses(graph, class_of)) return error;
   if (auto error = CheckGroups(graph)) return error;
-  if (auto error = CheckPrograms(graph)) return error;
+  if (auto error = CheckPrograms(graph, class_of)) return error;
   if (auto error = CheckCollectives(graph, class_of)) return error;
   return CheckPointToPoint(graph);
 }

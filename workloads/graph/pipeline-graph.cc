@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <numeric>
+
+#include "workloads/graph/rank-classes.h"
 #include "workloads/graph/training-graph.h"
 
 namespace hfsim {
@@ -116,10 +119,9 @@ std::string_view ToString(PipelineSchedule schedule) {
   return "?";
 }
 
-std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
-                                                                const TrainingConfig& config,
-                                                                const PipelineLayout& layout,
-                                                                const Topology& topology) {
+std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
+    const Model& model, const TrainingConfig& config, const PipelineLayout& layout,
+    const Topology& topology, uint64_t max_nodes) {
   const uint32_t tensor = config.tensor_parallel, data = config.data_parallel;
   const uint32_t p = layout.pipeline, m = layout.micro_batches, v = layout.virtual_stages;
   if (p == 0 || m == 0 || v == 0 || tensor == 0 || data == 0) {
@@ -201,82 +203,91 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
   }
 
   const bool overlap = config.overlap == OverlapMode::kBackward;
-  graph.classes.resize(graph.rank_count);
+  // One program per stage, written for its first rank (t = d = 0): a stage's ranks are the
+  // block rank_of(0, 0, s) .. rank_of(T - 1, D - 1, s), and the i-th of one stage talks to the
+  // i-th of the next (PeerResolver), the rank with the same t and d.
+  graph.classes.resize(p);
   for (uint32_t s = 0; s < p; ++s) {
     const std::vector<Step> steps = StageSchedule(layout, s);
-    for (uint32_t d = 0; d < data; ++d) {
-      for (uint32_t t = 0; t < tensor; ++t) {
-        const uint32_t rank = rank_of(t, d, s);
-        RankClass& rank_class = graph.classes[rank];
-        rank_class.ranks = {rank};
-        ProgramWriter out{rank_class.program};
-        // Per layer of this stage: the position of its last weight-gradient compute.
-        std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);
-        for (const Step& step : steps) {
-          const uint32_t k = step.chunk * p + s;  // the model chunk
-          const uint32_t lo = first_layer(k), hi = first_layer(k + 1);
-          // Activations into chunk k travel with tag 2k, gradients out of chunk k with 2k + 1.
-          const uint32_t previous_rank = rank_of(t, d, (k + chunks - 1) % chunks % p);
-          const uint32_t next_rank = rank_of(t, d, (k + 1) % p);
-          uint32_t received = UINT32_MAX;
-          auto wait_for_receive = [&](uint32_t at) {
-            if (received != UINT32_MAX) rank_class.program[at].deps.push_back(received);
-            received = UINT32_MAX;
-          };
-          if (step.forward) {
-            if (k > 0) {
-              received = out.PointToPoint(GraphNodeKind::kRecv, previous_rank, 2 * k,
-                                          boundary_bytes(lo - 1), kRecvStream);
-            }
-            uint32_t last = UINT32_MAX;
-            for (uint32_t i = lo; i < hi; ++i) {
-              const LayerWork& work = micro.layers[i];
-              last = out.Compute(GraphPhase::kForward, i, work.forward_ns, false);
-              wait_for_receive(last);
-              if (work.forward_comm) {
-                last =
-                    out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, true);
-              }
-            }
-            if (k + 1 < chunks) {
-              const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
-                                                     boundary_bytes(hi - 1), kSendStream);
-              rank_class.program[sent].deps.push_back(last);
-            }
-          } else {
-            if (k + 1 < chunks) {
-              received = out.PointToPoint(GraphNodeKind::kRecv, next_rank, 2 * (k + 1) + 1,
-                                          boundary_bytes(hi - 1), kRecvStream);
-            }
-            uint32_t last = UINT32_MAX;
-            for (uint32_t i = hi; i-- > lo;) {
-              const LayerWork& work = micro.layers[i];
-              last = out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
-              wait_for_receive(last);
-              if (work.input_grad_comm) {
-                last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream,
-                                      true);
-              }
-              last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, true);
-              last_weight_grad[i] = last;
-            }
-            if (k > 0) {
-              const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, previous_rank, 2 * k + 1,
-                                                     boundary_bytes(lo - 1), kSendStream);
-              rank_class.program[sent].deps.push_back(last);
-            }
+    const uint32_t t = 0, d = 0;  // the stage's first rank
+    RankClass& rank_class = graph.classes[s];
+    rank_class.ranks.resize(uint64_t{tensor} * data);
+    std::iota(rank_class.ranks.begin(), rank_class.ranks.end(), rank_of(0, 0, s));
+    ProgramWriter out{rank_class.program};
+    // Per layer of this stage: the position of its last weight-gradient compute.
+    std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);
+    for (const Step& step : steps) {
+      const uint32_t k = step.chunk * p + s;  // the model chunk
+      const uint32_t lo = first_layer(k), hi = first_layer(k + 1);
+      // Activations into chunk k travel with tag 2k, gradients out of chunk k with 2k + 1.
+      const uint32_t previous_rank = rank_of(t, d, (k + chunks - 1) % chunks % p);
+      const uint32_t next_rank = rank_of(t, d, (k + 1) % p);
+      uint32_t received = UINT32_MAX;
+      auto wait_for_receive = [&](uint32_t at) {
+        if (received != UINT32_MAX) rank_class.program[at].deps.push_back(received);
+        received = UINT32_MAX;
+      };
+      if (step.forward) {
+        if (k > 0) {
+          received = out.PointToPoint(GraphNodeKind::kRecv, previous_rank, 2 * k,
+                                      boundary_bytes(lo - 1), kRecvStream);
+        }
+        uint32_t last = UINT32_MAX;
+        for (uint32_t i = lo; i < hi; ++i) {
+          const LayerWork& work = micro.layers[i];
+          last = out.Compute(GraphPhase::kForward, i, work.forward_ns, false);
+          wait_for_receive(last);
+          if (work.forward_comm) {
+            last = out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, true);
           }
         }
-        // Gradients, once per iteration, last layer first (the order backward finishes them).
-        for (uint32_t i = layer_count; i-- > 0;) {
+        if (k + 1 < chunks) {
+          const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
+                                                 boundary_bytes(hi - 1), kSendStream);
+          rank_class.program[sent].deps.push_back(last);
+        }
+      } else {
+        if (k + 1 < chunks) {
+          received = out.PointToPoint(GraphNodeKind::kRecv, next_rank, 2 * (k + 1) + 1,
+                                      boundary_bytes(hi - 1), kRecvStream);
+        }
+        uint32_t last = UINT32_MAX;
+        for (uint32_t i = hi; i-- > lo;) {
           const LayerWork& work = micro.layers[i];
-          if (last_weight_grad[i] == UINT32_MAX || !work.weight_grad_comm) continue;
-          const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, *work.weight_grad_comm,
-                                             overlap ? kGradientStream : kMainStream, false);
-          if (overlap) rank_class.program[at].deps.push_back(last_weight_grad[i]);
+          last = out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
+          wait_for_receive(last);
+          if (work.input_grad_comm) {
+            last =
+                out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream, true);
+          }
+          last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, true);
+          last_weight_grad[i] = last;
+        }
+        if (k > 0) {
+          const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, previous_rank, 2 * k + 1,
+                                                 boundary_bytes(lo - 1), kSendStream);
+          rank_class.program[sent].deps.push_back(last);
         }
       }
     }
+    // Gradients, once per iteration, last layer first (the order backward finishes them).
+    for (uint32_t i = layer_count; i-- > 0;) {
+      const LayerWork& work = micro.layers[i];
+      if (last_weight_grad[i] == UINT32_MAX || !work.weight_grad_comm) continue;
+      const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, *work.weight_grad_comm,
+                                         overlap ? kGradientStream : kMainStream, false);
+      if (overlap) rank_class.program[at].deps.push_back(last_weight_grad[i]);
+    }
+  }
+  // Stages whose ranks sit differently on the fabric (groups of other shapes, sends crossing
+  // other dimensions) are told apart here, so the engines can time a class by its first rank.
+  if (!RefineRankClasses(graph, topology, max_nodes)) {
+    return fmt::format(
+        "the stages' ranks sit on the fabric so unevenly (their groups or their sends to the "
+        "next stage differ in shape) that they need programs of their own, and the graph would "
+        "hold more than {} nodes; accepted: degrees whose groups line up with the dimensions, "
+        "or fewer micro-batches",
+        max_nodes);
   }
   return graph;
 }

@@ -28,7 +28,10 @@
 //
 // Ranks: tensor index fastest, then data, then pipeline stage (Megatron's default order):
 // rank = t + T (d + D s). Communicators: 0 "data" (same t and s), 1 "tensor" (same d and s),
-// both as explicit groups. Every rank is its own class (its sends name their peers).
+// both as explicit groups. A stage's ranks run one program (one rank class): the i-th rank of a
+// stage talks to the i-th of the next, the rank with the same t and d (PeerResolver). Where the
+// fabric places a stage's ranks unevenly (their groups of different shapes, their sends crossing
+// different dimensions), RefineRankClasses tells them apart.
 #pragma once
 
 #include <cstdint>
@@ -61,10 +64,10 @@ struct PipelineLayout {
 /// must be the fabric's NPU count. Returns the reason, as text naming what does not fit, when
 /// the layout cannot run: fewer layers than chunks, a batch that does not split into
 /// data x micro-batches, an interleaved schedule whose micro-batches are not a multiple of the
-/// pipeline depth.
-std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
-                                                                const TrainingConfig& config,
-                                                                const PipelineLayout& layout,
-                                                                const Topology& topology);
+/// pipeline depth, or ranks placed so unevenly that the graph would hold more than `max_nodes`
+/// nodes.
+std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
+    const Model& model, const TrainingConfig& config, const PipelineLayout& layout,
+    const Topology& topology, uint64_t max_nodes = UINT64_MAX);
 
 }  // namespace hfsim

@@ -23,8 +23,113 @@ struct GroupView {
   bool operator==(const GroupView&) const = default;
 };
 
-// One pass: returns whether some class was split.
-bool SplitOnce(ExecutionGraph& graph, const Topology& topology) {
+bool HasPointToPoint(const RankClass& rank_class) {
+  return std::any_of(rank_class.program.begin(), rank_class.program.end(), [](const GraphNode& n) {
+    return n.kind == GraphNodeKind::kSend || n.kind == GraphNodeKind::kRecv;
+  });
+}
+
+// Classes of several ranks whose sends pair them position by position (PeerResolver) split
+// only together. Rather than keep those pairings through a split, such classes and every class
+// they talk to become classes of one rank each, with their peers written out: exact, and only
+// hand-written graphs whose pairings do not hold come here (generators give pairings that do).
+// Returns false, changing nothing, when the graph would then hold more than `max_nodes` nodes.
+bool SeparateRanks(ExecutionGraph& graph, std::vector<uint32_t> classes, uint64_t max_nodes) {
+  std::vector<uint32_t> class_of(graph.rank_count, 0);
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
+  }
+  // Close the set over pairings, both ways (a receive names its sender's class).
+  std::vector<bool> chosen(graph.classes.size(), false);
+  for (const uint32_t c : classes) chosen[c] = true;
+  for (size_t next = 0; next < classes.size(); ++next) {
+    for (const GraphNode& node : graph.classes[classes[next]].program) {
+      if (node.kind != GraphNodeKind::kSend && node.kind != GraphNodeKind::kRecv) continue;
+      const uint32_t peer_class = class_of[node.peer];
+      if (!chosen[peer_class]) {
+        chosen[peer_class] = true;
+        classes.push_back(peer_class);
+      }
+    }
+  }
+  uint64_t nodes = 0;
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    const RankClass& rank_class = graph.classes[c];
+    nodes += rank_class.program.size() * (chosen[c] ? rank_class.ranks.size() : 1);
+  }
+  if (nodes > max_nodes) return false;
+  // Peers are read from the graph as it is, so the separated programs are written first and
+  // the others moved after.
+  const PeerResolver peers(graph);
+  std::vector<RankClass> refined;
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    const RankClass& rank_class = graph.classes[c];
+    if (!chosen[c] || rank_class.ranks.size() == 1) continue;
+    for (const uint32_t rank : rank_class.ranks) {
+      RankClass& alone = refined.emplace_back(RankClass{{rank}, rank_class.program});
+      for (GraphNode& node : alone.program) {
+        if (node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv) {
+          node.peer = peers.PeerOf(rank, node);
+        }
+      }
+    }
+  }
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    if (!chosen[c] || graph.classes[c].ranks.size() == 1) {
+      refined.push_back(std::move(graph.classes[c]));
+    }
+  }
+  std::sort(refined.begin(), refined.end(), [](const RankClass& a, const RankClass& b) {
+    return a.ranks.front() < b.ranks.front();
+  });
+  graph.classes = std::move(refined);
+  return true;
+}
+
+// Classes of several ranks with sends or receives whose ranks do not all reach their peers
+// the same way (the same offset along every dimension): the engines price a class's sends
+// through its first rank, so those ranks must be told apart. A class's ranks pair with the
+// same positions of every class it talks to, so each pair of classes is checked once.
+std::vector<uint32_t> UnevenRoutes(const ExecutionGraph& graph, const Topology& topology) {
+  std::vector<uint32_t> class_of(graph.rank_count, 0);
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
+  }
+  const uint32_t dims = topology.DimensionCount();
+  auto offset = [&](uint32_t rank, uint32_t peer, uint32_t d) {
+    const uint32_t size = topology.Dim(d).size;
+    return (topology.Coordinate(peer, d) + size - topology.Coordinate(rank, d)) % size;
+  };
+  std::vector<uint32_t> uneven;
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    const RankClass& rank_class = graph.classes[c];
+    if (rank_class.ranks.size() == 1) continue;
+    std::set<uint32_t> peer_classes;
+    for (const GraphNode& node : rank_class.program) {
+      if (node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv) {
+        peer_classes.insert(class_of[node.peer]);
+      }
+    }
+    bool even = true;
+    for (const uint32_t p : peer_classes) {
+      const auto& peers = graph.classes[p].ranks;
+      if (peers.size() != rank_class.ranks.size()) continue;  // CheckGraph refuses it
+      for (size_t i = 1; i < peers.size() && even; ++i) {
+        for (uint32_t d = 0; d < dims && even; ++d) {
+          even =
+              offset(rank_class.ranks[i], peers[i], d) == offset(rank_class.ranks[0], peers[0], d);
+        }
+      }
+    }
+    if (!even) uneven.push_back(c);
+  }
+  return uneven;
+}
+
+enum class Pass { kStable, kSplit, kTooBig };
+
+// One pass: splits what it must, unless the graph would then hold more than `max_nodes` nodes.
+Pass SplitOnce(ExecutionGraph& graph, const Topology& topology, uint64_t max_nodes) {
   std::vector<uint32_t> class_of(graph.rank_count, 0);
   for (uint32_t c = 0; c < graph.classes.size(); ++c) {
     for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
@@ -53,42 +158,69 @@ bool SplitOnce(ExecutionGraph& graph, const Topology& topology) {
         const std::vector<uint32_t> members = index.Members(rank);
         for (const uint32_t member : members) view.classes.push_back(class_of[member]);
         std::sort(view.classes.begin(), view.classes.end());
-        view.classes.erase(std::unique(view.classes.begin(), view.classes.end()), view.classes.end());
+        view.classes.erase(std::unique(view.classes.begin(), view.classes.end()),
+                           view.classes.end());
         auto shape = ShapeOfGroup(topology, members);
         if (auto* ok = std::get_if<GroupShape>(&shape)) view.shape = *ok;
-        const uint32_t id = view_ids.emplace(view, static_cast<uint32_t>(view_ids.size())).first->second;
+        const uint32_t id =
+            view_ids.emplace(view, static_cast<uint32_t>(view_ids.size())).first->second;
         found = view_of_group.emplace(group, id).first;
       }
       view_of[k][rank] = found->second;
     }
   }
-  std::vector<RankClass> refined;
+  std::vector<std::map<std::vector<uint32_t>, std::vector<uint32_t>>> parts_of(
+      graph.classes.size());  // per class: signature -> ranks
+  std::vector<uint32_t> paired;  // classes to split whose sends pair them with others
   bool split = false;
+  uint64_t nodes = 0;
   for (uint32_t c = 0; c < graph.classes.size(); ++c) {
-    std::map<std::vector<uint32_t>, std::vector<uint32_t>> parts;  // signature -> ranks
+    auto& parts = parts_of[c];
     for (const uint32_t rank : graph.classes[c].ranks) {
       std::vector<uint32_t> signature;
       for (const uint32_t k : uses[c]) signature.push_back(view_of[k][rank]);
       parts[signature].push_back(rank);
     }
     split |= parts.size() > 1;
-    for (auto& [signature, ranks] : parts) {
+    if (parts.size() > 1 && HasPointToPoint(graph.classes[c])) paired.push_back(c);
+    nodes += graph.classes[c].program.size() * parts.size();
+  }
+  if (!paired.empty()) {
+    return SeparateRanks(graph, std::move(paired), max_nodes) ? Pass::kSplit : Pass::kTooBig;
+  }
+  if (!split) return Pass::kStable;
+  if (nodes > max_nodes) return Pass::kTooBig;
+  std::vector<RankClass> refined;
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    for (auto& [signature, ranks] : parts_of[c]) {
       refined.push_back(RankClass{std::move(ranks), graph.classes[c].program});
     }
   }
-  if (!split) return false;
-  std::sort(refined.begin(), refined.end(),
-            [](const RankClass& a, const RankClass& b) { return a.ranks.front() < b.ranks.front(); });
+  std::sort(refined.begin(), refined.end(), [](const RankClass& a, const RankClass& b) {
+    return a.ranks.front() < b.ranks.front();
+  });
   graph.classes = std::move(refined);
-  return true;
+  return Pass::kSplit;
 }
 
 }  // namespace
 
-void RefineRankClasses(ExecutionGraph& graph, const Topology& topology) {
-  // Each pass splits at least one class or stops: at most one pass per rank.
-  for (uint32_t pass = 0; pass <= graph.rank_count && SplitOnce(graph, topology); ++pass) {
+bool RefineRankClasses(ExecutionGraph& graph, const Topology& topology, uint64_t max_nodes) {
+  if (auto uneven = UnevenRoutes(graph, topology); !uneven.empty()) {
+    if (!SeparateRanks(graph, std::move(uneven), max_nodes)) return false;
   }
+  // Each pass splits at least one class or stops: at most one pass per rank.
+  for (uint32_t pass = 0; pass <= graph.rank_count; ++pass) {
+    switch (SplitOnce(graph, topology, max_nodes)) {
+      case Pass::kStable:
+        return true;
+      case Pass::kTooBig:
+        return false;
+      case Pass::kSplit:
+        break;
+    }
+  }
+  return true;
 }
 
 }  // namespace hfsim

@@ -6,14 +6,21 @@
 // classes as it needs; generators' symmetric jobs need no split.
 #pragma once
 
+#include <cstdint>
+
 #include "topologies/topology.h"
 #include "workloads/graph/execution-graph.h"
 
 namespace hfsim {
 
 /// Splits classes until every rank of each one sees the same group shapes and the same classes
-/// in its groups. Classes keep their order by first rank; programs are copied to the parts.
+/// in its groups, and (for a class of several ranks with sends or receives) reaches its peers by
+/// the same offsets along every dimension; a class with sends or receives that must split
+/// becomes classes of one rank, with the classes it talks to. Returns false when the refined
+/// graph would hold more than `max_nodes` nodes (programs are copied to the parts): the graph
+/// is then partly refined and must not be run. Classes keep their order by first rank; programs are copied to the parts.
 /// Groups must name existing ranks (CheckGraph's group checks passed).
-void RefineRankClasses(ExecutionGraph& graph, const Topology& topology);
+bool RefineRankClasses(ExecutionGraph& graph, const Topology& topology,
+                       uint64_t max_nodes = UINT64_MAX);
 
 }  // namespace hfsim
