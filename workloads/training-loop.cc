@@ -73,11 +73,52 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
                 layer.weight_grad_comm->size_bytes, 1);
       }
     } else if (config.data_parallel > 1 && layer.params > 0) {
-      request(work.weight_grad_comm, CollectiveKind::kAllReduce, ParallelGroup::kData,
-              CeilDiv(layer.params, config.tensor_parallel) * config.gradient_bytes_per_param, 1);
+      // The replica's share of the layer (its tensor slice), whole: collective-kind.h sizes a
+      // reduce-scatter by its input and an all-gather by its output.
+      const uint64_t params = CeilDiv(layer.params, config.tensor_parallel);
+      const uint64_t gradient_bytes = params * config.gradient_bytes_per_param;
+      const uint64_t parameter_bytes = params * config.parameter_bytes_per_param;
+      if (config.zero_stage == 0) {
+        request(work.weight_grad_comm, CollectiveKind::kAllReduce, ParallelGroup::kData,
+                gradient_bytes, 1);
+      } else {
+        request(work.weight_grad_comm, CollectiveKind::kReduceScatter, ParallelGroup::kData,
+                gradient_bytes, 1);
+        auto& gather = config.zero_stage == 3 ? work.forward_gather : work.step_gather;
+        request(gather, CollectiveKind::kAllGather, ParallelGroup::kData, parameter_bytes, 1);
+        if (config.zero_stage == 3) work.backward_gather = work.forward_gather;
+      }
     }
   }
+  iteration.prefetch_parameters = config.zero_stage == 3 && config.prefetch_parameters;
   return iteration;
+}
+
+void BucketGradients(std::vector<LayerWork>& layers, uint32_t first, uint32_t last,
+                     uint64_t bucket_bytes) {
+  if (bucket_bytes == 0) return;
+  // The open bucket: its layer (the latest to join, the lowest index) and its sums.
+  LayerWork* open = nullptr;
+  auto close = [&] { open = nullptr; };
+  for (uint32_t i = last; i-- > first;) {
+    LayerWork& layer = layers[i];
+    if (!layer.weight_grad_comm) continue;
+    if (layer.weight_grad_comm->group != ParallelGroup::kData || layer.forward_gather) {
+      close();
+      continue;
+    }
+    if (open && open->weight_grad_comm->kind == layer.weight_grad_comm->kind) {
+      // The bucket's collectives move down to this layer, which completes them later.
+      layer.weight_grad_comm->size_bytes += open->weight_grad_comm->size_bytes;
+      open->weight_grad_comm.reset();
+      if (layer.step_gather && open->step_gather) {
+        layer.step_gather->size_bytes += open->step_gather->size_bytes;
+        open->step_gather.reset();
+      }
+    }
+    open = &layer;
+    if (layer.weight_grad_comm->size_bytes >= bucket_bytes) close();
+  }
 }
 
 }  // namespace hfsim

@@ -43,6 +43,22 @@ struct TrainingConfig {
   /// Megatron's sequence parallelism: each derived tensor-parallel all-reduce of an activation
   /// runs as an all-gather and a reduce-scatter of the same buffer (CommRequest::split).
   bool sequence_parallel = false;
+  /// What the data-parallel replicas shard (ZeRO, Rajbhandari et al. 2020): 0 nothing (DDP:
+  /// gradients all-reduced); 1 optimizer states and 2 also gradients (gradients
+  /// reduce-scattered, each replica updates its shard, the updated parameters all-gathered
+  /// after the step: the same bytes as the all-reduce, less memory); 3 also parameters (FSDP:
+  /// each layer's parameters all-gathered before its forward and again before its backward,
+  /// its gradients reduce-scattered).
+  uint32_t zero_stage = 0;
+  /// Bytes per parameter as gathered (ZeRO's parameter all-gathers).
+  uint32_t parameter_bytes_per_param = 2;
+  /// ZeRO-3: gather a layer's parameters while the layer before it computes (FSDP's forward
+  /// and backward prefetch), on a stream of their own; otherwise just before it, blocking.
+  bool prefetch_parameters = true;
+  /// Gradient buckets (PyTorch DDP's bucket_cap_mb, DeepSpeed's reduce_bucket_size), bytes:
+  /// consecutive layers' gradients (in backward order) are reduced together once they reach
+  /// this size. 0: one collective per layer. Not with ZeRO-3, which reduces layer by layer.
+  uint64_t bucket_bytes = 0;
 };
 
 /// `count` back-to-back collectives of `size_bytes` each over the NPUs of `group`.
@@ -67,16 +83,32 @@ struct LayerWork {
   std::optional<CommRequest> forward_comm;
   std::optional<CommRequest> input_grad_comm;
   std::optional<CommRequest> weight_grad_comm;
+  /// ZeRO-3: the layer's parameters gathered before its forward and before its backward.
+  std::optional<CommRequest> forward_gather;
+  std::optional<CommRequest> backward_gather;
+  /// ZeRO-1/2: the layer's updated parameters gathered after the optimizer step.
+  std::optional<CommRequest> step_gather;
 };
 
 struct TrainingIteration {
   std::vector<LayerWork> layers;
   OverlapMode overlap = OverlapMode::kNone;
+  /// ZeRO-3 parameter gathers run ahead, on a stream of their own (TrainingConfig).
+  bool prefetch_parameters = false;
 };
 
 /// The work of one iteration for one NPU (all NPUs do the same under data x tensor parallelism).
 /// Preconditions (checked by the scenario loader): data_parallel divides global_batch_samples.
+/// Gradients are not bucketed here (a pipeline buckets per stage): see BucketGradients.
 TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfig& config);
+
+/// Merges the derived gradient collectives of layers [first, last), and their step gathers,
+/// into buckets of at least `bucket_bytes` in backward order (last layer first): each bucket's
+/// collective moves to the layer that completes it (its lowest), sized as the sum; the last
+/// bucket may be smaller. A collective of another kind (or a ZeRO-3 layer's) ends the bucket
+/// before it. Nothing changes for 0.
+void BucketGradients(std::vector<LayerWork>& layers, uint32_t first, uint32_t last,
+                     uint64_t bucket_bytes);
 
 // The timeline is generic over the number type `Time` (double, or a number carrying a gradient
 // with respect to the bandwidths, as the optimiser needs: sim/optimize/time-gradient.h), so the
@@ -113,12 +145,19 @@ struct BasicIterationTimeline {
 };
 using IterationTimeline = BasicIterationTimeline<double>;
 
-/// Plays the iteration forward in time. comm_times[i] belongs to iteration.layers[i].
+/// Plays the iteration forward in time. comm_times[i] belongs to iteration.layers[i]. The loop
+/// as LIBRA defines it, kept as the training graph's reference in tests: without ZeRO's
+/// parameter gathers, which it refuses.
 template <typename Time>
 BasicIterationTimeline<Time> PlayIteration(const TrainingIteration& iteration,
                                            const std::vector<BasicLayerCommTimes<Time>>& comm_times) {
   if (comm_times.size() != iteration.layers.size()) {
     throw std::invalid_argument("PlayIteration: one LayerCommTimes per layer expected");
+  }
+  for (const LayerWork& layer : iteration.layers) {
+    if (layer.forward_gather || layer.backward_gather || layer.step_gather) {
+      throw std::invalid_argument("PlayIteration: no parameter gathers (ZeRO) in this timeline");
+    }
   }
   BasicIterationTimeline<Time> timeline;
   Time now = 0.0;

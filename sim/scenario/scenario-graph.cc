@@ -32,8 +32,11 @@ ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
         }
         return std::get<ExecutionGraph>(std::move(graph));
       }
-      return TrainingGraph(BuildTrainingIteration(training.model, training.config),
-                           Topology(scenario.dimensions), training.data_dimensions,
+      TrainingIteration iteration = BuildTrainingIteration(training.model, training.config);
+      BucketGradients(iteration.layers, 0, static_cast<uint32_t>(iteration.layers.size()),
+                      training.config.bucket_bytes);
+      return TrainingGraph(std::move(iteration), Topology(scenario.dimensions),
+                           training.data_dimensions,
                            training.tensor_dimensions, training.tensor_per_dimension);
     }
     case WorkloadKind::kCollective: {

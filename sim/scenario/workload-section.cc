@@ -13,6 +13,7 @@
 #include "sim/scenario/graph-section.h"
 #include "sim/scenario/parameter-server-section.h"
 #include "sim/scenario/pipeline-section.h"
+#include "sim/scenario/sharding-section.h"
 #include "sim/scenario/scenario-parser.h"
 #include "workloads/model-zoo.h"
 
@@ -196,7 +197,8 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   if (section) {
     section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
                            "tensor_per_dimension", "sequence_parallel", "pipeline", "micro_batches",
-                           "pipeline_schedule", "virtual_stages"});
+                           "pipeline_schedule", "virtual_stages", "zero_stage", "bucket_MiB",
+                           "prefetch"});
     if (ReadPipelineParallelism(*section, dims, workload)) return;
   }
   auto find = [&](std::string_view key) {
@@ -307,7 +309,8 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
 TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenario,
                               TrainingWorkload workload) {
   section.ExpectObject({"model", "sequence_length_tokens", "global_batch_samples", "parallelism",
-                        "gradient_bytes_per_param", "activation_bytes_per_element", "overlap"});
+                        "gradient_bytes_per_param", "parameter_bytes_per_param",
+                        "activation_bytes_per_element", "overlap"});
   ReadModel(section, workload);
   ReadParallelism(section, scenario.dimensions, workload);
   TrainingConfig& config = workload.config;
@@ -338,6 +341,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
   if (auto overlap = section.Find("overlap")) {
     config.overlap = static_cast<OverlapMode>(overlap->Choice({"none", "backward"}));
   }
+  ReadSharding(section, workload);
   if (config.tensor_parallel > 1) {
     const bool any = std::any_of(workload.model.layers.begin(), workload.model.layers.end(),
                                  [](const Layer& l) { return l.HasTensorComm(); });
@@ -460,6 +464,7 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   training["gradient_bytes_per_param"] = t.config.gradient_bytes_per_param;
   training["activation_bytes_per_element"] = t.config.activation_bytes_per_element;
   training["overlap"] = ToString(t.config.overlap);
+  ShardingToJson(t.config, training);
   return {{"training", training}};
 }
 

@@ -152,6 +152,12 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
         "micro-batches",
         config.global_batch_samples, data, m);
   }
+  if (config.zero_stage > 1) {
+    return fmt::format(
+        "ZeRO stage {} shards gradients, which a pipeline accumulates over its micro-batches; "
+        "accepted with a pipeline: stage 0 or 1 (DeepSpeed refuses the same)",
+        config.zero_stage);
+  }
   // One micro-batch's work per rank: the loop's formulas with the micro-batch as the batch.
   TrainingConfig micro_config = config;
   micro_config.global_batch_samples = config.global_batch_samples / m;
@@ -181,6 +187,11 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   auto first_layer = [&](uint32_t k) {
     return static_cast<uint32_t>(uint64_t{k} * layer_count / chunks);
   };
+
+  // Buckets never span two chunks: each chunk's gradients are ready at a different time.
+  for (uint32_t k = 0; k < chunks; ++k) {
+    BucketGradients(micro.layers, first_layer(k), first_layer(k + 1), config.bucket_bytes);
+  }
 
   ExecutionGraph graph;
   graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
@@ -271,12 +282,26 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
       }
     }
     // Gradients, once per iteration, last layer first (the order backward finishes them).
+    uint32_t last_gradient = UINT32_MAX;
     for (uint32_t i = layer_count; i-- > 0;) {
       const LayerWork& work = micro.layers[i];
       if (last_weight_grad[i] == UINT32_MAX || !work.weight_grad_comm) continue;
       const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, *work.weight_grad_comm,
                                          overlap ? kGradientStream : kMainStream, false);
       if (overlap) rank_class.program[at].deps.push_back(last_weight_grad[i]);
+      last_gradient = at;
+    }
+    // ZeRO-1: after the step, the updated parameters gathered on the main stream (after all
+    // its nodes, by its order), once every gradient is reduced.
+    for (uint32_t i = 0; i < layer_count; ++i) {
+      const LayerWork& work = micro.layers[i];
+      if (last_weight_grad[i] == UINT32_MAX || !work.step_gather) continue;
+      const uint32_t at =
+          out.Collective(GraphPhase::kWeightGrad, i, *work.step_gather, kMainStream, false);
+      if (overlap && last_gradient != UINT32_MAX) {
+        rank_class.program[at].deps.push_back(last_gradient);
+      }
+      last_gradient = UINT32_MAX;
     }
   }
   // Stages whose ranks sit differently on the fabric (groups of other shapes, sends crossing

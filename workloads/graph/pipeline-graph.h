@@ -22,6 +22,10 @@
 // group: on the main stream, or with OverlapMode::kBackward on a background stream as soon as
 // the layer's last backward is done.
 //
+// Gradient buckets (TrainingConfig::bucket_bytes) stay within a chunk. ZeRO-1 reduce-scatters
+// the gradients and gathers the updated parameters on the main stream at the end; ZeRO-2 and
+// ZeRO-3 are refused (gradients accumulate over micro-batches, as DeepSpeed also refuses).
+//
 // Measured layer times and explicit activation collectives are per iteration, as in the data x
 // tensor loop: each micro-batch takes 1/m of them. A chunk passes on its last layer's whole
 // output (no scatter over the tensor group).
