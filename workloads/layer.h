@@ -22,6 +22,25 @@ struct LayerComm {
   bool operator==(const LayerComm&) const = default;
 };
 
+/// A mixture-of-experts layer's routed experts (GShard, Switch Transformer, Mixtral,
+/// DeepSeek-V3): each token goes to `top_k` of `experts` identical feed-forward networks. The
+/// layer's own `params` include every routed expert; its `forward_flops_per_sample` covers the
+/// rest (attention, router, shared experts), and the routed work is added per token routed.
+struct RoutedExperts {
+  uint32_t experts = 0;
+  uint32_t top_k = 0;
+  /// Parameters of one routed expert.
+  uint64_t params_per_expert = 0;
+  /// Forward FLOPs of one expert for one token (a multiply-add counting 2).
+  double forward_flops_per_token = 0.0;
+  /// Tokens routed per sample (the sequence length).
+  uint64_t tokens_per_sample = 0;
+  /// Elements of one token's hidden state, as dispatched to an expert and combined back.
+  uint64_t token_elements = 0;
+
+  bool operator==(const RoutedExperts&) const = default;
+};
+
 struct Layer {
   std::string name;
   /// Trainable parameters (weights + biases + norm scales), exact.
@@ -44,6 +63,8 @@ struct Layer {
   std::optional<LayerComm> forward_comm;
   std::optional<LayerComm> input_grad_comm;
   std::optional<LayerComm> weight_grad_comm;
+  /// Routed experts, when this is a mixture-of-experts layer.
+  std::optional<RoutedExperts> routed;
 
   bool HasTensorComm() const {
     return tensor_parallel_all_reduces > 0 || forward_comm || input_grad_comm;

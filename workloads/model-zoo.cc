@@ -3,12 +3,13 @@
 #include <algorithm>
 
 #include "workloads/zoo-cnns.h"
+#include "workloads/zoo-moe.h"
 #include "workloads/zoo-transformers.h"
 
 namespace hfsim {
 namespace {
 
-enum class Family { kResNet50, kVgg16, kBert, kGpt, kLlama };
+enum class Family { kResNet50, kVgg16, kBert, kGpt, kLlama, kMixtral, kDeepSeekV3 };
 
 struct ZooEntry {
   Family family;
@@ -37,6 +38,10 @@ const std::vector<ZooEntry>& Entries() {
       {Family::kLlama, {"llama3_8b", 32, 4096, 14336, kLlamaVocab, 8192, 0, 32, 8}},
       {Family::kLlama, {"llama3_70b", 80, 8192, 28672, kLlamaVocab, 8192, 0, 64, 8}},
       {Family::kLlama, {"llama3_405b", 126, 16384, 53248, kLlamaVocab, 8192, 0, 128, 8}},
+      // Hyper-parameters in zoo-moe.h; here the context each was trained with (Mixtral: 32K;
+      // DeepSeek-V3's pre-training: 4K).
+      {Family::kMixtral, {.name = "mixtral_8x7b", .max_positions = 32768}},
+      {Family::kDeepSeekV3, {.name = "deepseek_v3", .max_positions = 4096}},
   };
   return entries;
 }
@@ -83,6 +88,10 @@ std::optional<Model> BuildZooModel(std::string_view name, uint32_t sequence_leng
       return BuildGpt(entry->config, seq);
     case Family::kLlama:
       return BuildLlama(entry->config, seq);
+    case Family::kMixtral:
+      return BuildMixtral8x7B(seq);
+    case Family::kDeepSeekV3:
+      return BuildDeepSeekV3(seq);
   }
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 #include "workloads/training-loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace hfsim {
@@ -34,7 +35,15 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     // Tensor parallelism splits every layer's arithmetic T ways (Megatron shards the matrices;
     // the replicated norms are negligible). Backward = input gradients + weight gradients,
     // each as costly as the forward pass.
-    const double forward_flops = layer.forward_flops_per_sample * samples / tensor;
+    // Routed experts: every token's top-k experts, on the busiest rank (expert_load).
+    double routed_flops = 0.0;
+    if (layer.routed) {
+      const RoutedExperts& routed = *layer.routed;
+      routed_flops = config.expert_load * routed.top_k * routed.forward_flops_per_token *
+                     static_cast<double>(routed.tokens_per_sample);
+    }
+    const double forward_flops =
+        (layer.forward_flops_per_sample + routed_flops) * samples / tensor;
     const double forward_ns = ComputeNs(forward_flops, config);
     work.forward_ns = layer.forward_ns.value_or(forward_ns);
     work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
@@ -67,27 +76,59 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     };
     tensor_phase(work.forward_comm, layer.forward_comm);
     tensor_phase(work.input_grad_comm, layer.input_grad_comm);
+    // Gradients of `total` parameters over `group` (of `replicas` ranks): all-reduced, or with
+    // ZeRO reduce-scattered and the parameters gathered (before use, or after the step). The
+    // replica's share of the layer (its tensor slice), whole: collective-kind.h sizes a
+    // reduce-scatter by its input and an all-gather by its output.
+    auto gradients = [&](uint64_t total, ParallelGroup group, uint32_t replicas,
+                         std::optional<CommRequest>& reduce, std::optional<CommRequest>& step,
+                         std::optional<CommRequest>* before_use) {
+      if (replicas <= 1 || total == 0) return;
+      const uint64_t params = CeilDiv(total, config.tensor_parallel);
+      const uint64_t gradient_bytes = params * config.gradient_bytes_per_param;
+      const uint64_t parameter_bytes = params * config.parameter_bytes_per_param;
+      if (config.zero_stage == 0) {
+        request(reduce, CollectiveKind::kAllReduce, group, gradient_bytes, 1);
+        return;
+      }
+      request(reduce, CollectiveKind::kReduceScatter, group, gradient_bytes, 1);
+      request(config.zero_stage == 3 ? *before_use : step, CollectiveKind::kAllGather, group,
+              parameter_bytes, 1);
+    };
+    // With expert parallelism a routed expert lives on data / expert ranks, which exchange the
+    // tokens routed to it both ways in each pass and reduce its gradients among themselves.
+    const uint32_t expert = config.expert_parallel;
+    const bool expert_split = layer.routed && expert > 1;
+    const uint64_t expert_params =
+        expert_split ? uint64_t{layer.routed->experts} / expert * layer.routed->params_per_expert
+                     : 0;
+    if (expert_split) {
+      // Every token's hidden state to each of its top-k experts and back, on the busiest rank:
+      // its share of the tokens (the tensor group splits them), whole buffer.
+      const RoutedExperts& routed = *layer.routed;
+      const auto bytes = static_cast<uint64_t>(std::ceil(
+          config.expert_load * static_cast<double>(samples * routed.tokens_per_sample) *
+          routed.top_k * static_cast<double>(routed.token_elements) *
+          config.activation_bytes_per_element / tensor));
+      request(work.forward_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
+      request(work.input_grad_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
+      std::optional<CommRequest> unused;
+      gradients(expert_params, ParallelGroup::kExpertData, config.data_parallel / expert,
+                work.expert_grad_comm, work.expert_step_gather, &unused);
+    }
     if (layer.weight_grad_comm) {
       if (config.data_parallel > 1) {
         request(work.weight_grad_comm, layer.weight_grad_comm->kind, ParallelGroup::kData,
                 layer.weight_grad_comm->size_bytes, 1);
       }
-    } else if (config.data_parallel > 1 && layer.params > 0) {
-      // The replica's share of the layer (its tensor slice), whole: collective-kind.h sizes a
-      // reduce-scatter by its input and an all-gather by its output.
-      const uint64_t params = CeilDiv(layer.params, config.tensor_parallel);
-      const uint64_t gradient_bytes = params * config.gradient_bytes_per_param;
-      const uint64_t parameter_bytes = params * config.parameter_bytes_per_param;
-      if (config.zero_stage == 0) {
-        request(work.weight_grad_comm, CollectiveKind::kAllReduce, ParallelGroup::kData,
-                gradient_bytes, 1);
-      } else {
-        request(work.weight_grad_comm, CollectiveKind::kReduceScatter, ParallelGroup::kData,
-                gradient_bytes, 1);
-        auto& gather = config.zero_stage == 3 ? work.forward_gather : work.step_gather;
-        request(gather, CollectiveKind::kAllGather, ParallelGroup::kData, parameter_bytes, 1);
-        if (config.zero_stage == 3) work.backward_gather = work.forward_gather;
-      }
+    } else {
+      // Without expert parallelism every rank holds every expert: one collective for it all.
+      const uint64_t dense = expert_split ? layer.params - uint64_t{layer.routed->experts} *
+                                                               layer.routed->params_per_expert
+                                          : layer.params;
+      gradients(dense, ParallelGroup::kData, config.data_parallel, work.weight_grad_comm,
+                work.step_gather, &work.forward_gather);
+      if (config.zero_stage == 3) work.backward_gather = work.forward_gather;
     }
   }
   iteration.prefetch_parameters = config.zero_stage == 3 && config.prefetch_parameters;

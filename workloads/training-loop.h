@@ -26,7 +26,11 @@
 namespace hfsim {
 
 enum class OverlapMode { kNone, kBackward };
-enum class ParallelGroup { kData, kTensor };
+/// The process groups of a training job. Expert parallelism splits the data group: an expert
+/// group holds the ranks whose routed experts together make the whole layer (they exchange
+/// tokens), and the expert-data group the ranks holding the same experts (they reduce those
+/// experts' gradients).
+enum class ParallelGroup { kData, kTensor, kExpert, kExpertData };
 
 struct TrainingConfig {
   /// Samples per iteration over all data-parallel replicas; each replica gets global / data.
@@ -55,6 +59,14 @@ struct TrainingConfig {
   /// ZeRO-3: gather a layer's parameters while the layer before it computes (FSDP's forward
   /// and backward prefetch), on a stream of their own; otherwise just before it, blocking.
   bool prefetch_parameters = true;
+  /// Expert parallelism: the routed experts of each mixture-of-experts layer are spread over
+  /// this many ranks of the data group (it divides data_parallel and every layer's experts).
+  uint32_t expert_parallel = 1;
+  /// Routed tokens per expert relative to a perfectly even router. A capacity factor (token
+  /// dropping, buffers padded to capacity: GShard, Switch) fixes it for every rank; dropless
+  /// routing (Megatron's default, Mixtral, DeepSeek-V3) with a skewed router loads the busiest
+  /// rank this much more than the mean, and every exchange and expert waits for it.
+  double expert_load = 1.0;
   /// Gradient buckets (PyTorch DDP's bucket_cap_mb, DeepSpeed's reduce_bucket_size), bytes:
   /// consecutive layers' gradients (in backward order) are reduced together once they reach
   /// this size. 0: one collective per layer. Not with ZeRO-3, which reduces layer by layer.
@@ -88,6 +100,13 @@ struct LayerWork {
   std::optional<CommRequest> backward_gather;
   /// ZeRO-1/2: the layer's updated parameters gathered after the optimizer step.
   std::optional<CommRequest> step_gather;
+  /// Mixture of experts with expert parallelism: the token dispatch and combine all-to-alls of
+  /// the forward pass (count 2) and of the input-gradient pass, over the expert group; and the
+  /// routed experts' gradients over the expert-data group, with their ZeRO-1/2 gather.
+  std::optional<CommRequest> forward_expert;
+  std::optional<CommRequest> input_grad_expert;
+  std::optional<CommRequest> expert_grad_comm;
+  std::optional<CommRequest> expert_step_gather;
 };
 
 struct TrainingIteration {

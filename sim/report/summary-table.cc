@@ -1,5 +1,7 @@
 #include "sim/report/summary-table.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -41,15 +43,17 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   std::string out;
   out += fmt::format("hfsim {} | {} engine | scenario \"{}\" | {} NPUs\n", report.hfsim_version,
                      report.engine, scenario.name, report.npus);
-  if (scenario.workload_kind == WorkloadKind::kTraining &&
-      scenario.training.pipeline.pipeline > 1) {
+  if (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.MegatronLayout()) {
     const TrainingWorkload& t = scenario.training;
     const PipelineLayout& p = t.pipeline;
-    out += fmt::format("workload: {} ({} layers), batch {}, tensor {} x data {} x pipeline {} "
+    out += fmt::format("workload: {} ({} layers), batch {}, tensor {} x data {}{} x pipeline {} "
                        "(ranks in Megatron's order), {} over {} micro-batches{}, overlap {}\n",
                        t.model_name, t.model.layers.size(), t.config.global_batch_samples,
-                       t.config.tensor_parallel, t.config.data_parallel, p.pipeline,
-                       ToString(p.schedule), p.micro_batches,
+                       t.config.tensor_parallel, t.config.data_parallel,
+                       t.config.expert_parallel > 1
+                           ? fmt::format(" (expert {})", t.config.expert_parallel)
+                           : std::string(),
+                       p.pipeline, ToString(p.schedule), p.micro_batches,
                        p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
                                             : std::string(),
                        ToString(t.config.overlap));
@@ -94,8 +98,12 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
     row("  input gradients", it.input_grad_compute_ns);
     row("  weight gradients", it.weight_grad_compute_ns);
     row("exposed communication", it.ExposedCommNs());
-    row("  forward (tensor)", it.forward_comm_ns);
-    row("  input gradients (tensor)", it.input_grad_comm_ns);
+    // Blocking activation exchanges: tensor all-reduces, and with expert parallelism the
+    // token all-to-alls.
+    const bool experts = scenario.training.config.expert_parallel > 1;
+    row(experts ? "  forward (tensor, experts)" : "  forward (tensor)", it.forward_comm_ns);
+    row(experts ? "  input grads (tensor, experts)" : "  input gradients (tensor)",
+        it.input_grad_comm_ns);
     row("  weight gradients (data)", it.weight_grad_comm_exposed_ns);
     row("communication, incl. hidden", report.communication_ns);
   } else if (report.graph) {
@@ -115,11 +123,17 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   // A parameter-server run has no collectives: its own lines (below) replace the table.
   if (!report.collectives.empty()) {
     out += "\n";
-    out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", "collective", "group", "kind",
-                       "size", "count", "each", "total");
+    // The group column fits its longest name ("expert_data", a graph's own communicators).
+    size_t group_width = 8;
     for (const CollectiveReport& c : report.collectives) {
-      out += fmt::format("{:<12}{:<8}{:<16}{:>12}{:>8}{:>12}{:>12}\n", c.phase, c.group,
-                         ToString(c.kind), FormatBytes(static_cast<double>(c.size_bytes)),
+      group_width = std::max(group_width, c.group.size() + 1);
+    }
+    out += fmt::format("{:<12}{:<{}}{:<16}{:>12}{:>8}{:>12}{:>12}\n", "collective", "group",
+                       group_width, "kind", "size", "count", "each", "total");
+    for (const CollectiveReport& c : report.collectives) {
+      out += fmt::format("{:<12}{:<{}}{:<16}{:>12}{:>8}{:>12}{:>12}\n", c.phase, c.group,
+                         group_width, ToString(c.kind),
+                         FormatBytes(static_cast<double>(c.size_bytes)),
                          c.occurrences, FormatDuration(c.time_ns),
                          FormatDuration(c.time_ns * static_cast<double>(c.occurrences)));
     }

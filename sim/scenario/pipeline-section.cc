@@ -1,5 +1,7 @@
 #include "sim/scenario/pipeline-section.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace hfsim {
@@ -13,6 +15,33 @@ std::vector<std::string_view> ScheduleNames() {
   return names;
 }
 
+// parallelism.expert: how many ranks of each data group share out the routed experts.
+void ReadExpertDegree(const JsonCursor& expert, TrainingWorkload& workload) {
+  const uint32_t data = workload.config.data_parallel;
+  const auto degree = static_cast<uint32_t>(expert.Integer(1, data));
+  if (data % degree != 0) {
+    expert.Fail(fmt::format("got {}, which does not divide data ({}): expert groups are carved "
+                            "out of the data group; accepted: a divisor of {}",
+                            degree, data, data));
+  }
+  bool any = false;
+  for (const Layer& layer : workload.model.layers) {
+    if (!layer.routed) continue;
+    any = true;
+    if (layer.routed->experts % degree != 0) {
+      expert.Fail(fmt::format("got {}, which does not divide layer \"{}\"'s {} experts; "
+                              "accepted: a divisor of every layer's expert count",
+                              degree, layer.name, layer.routed->experts));
+    }
+  }
+  if (!any && degree > 1) {
+    expert.Fail(fmt::format("model \"{}\" has no mixture-of-experts layers, so expert {} "
+                            "would spread nothing; accepted: 1 for this model",
+                            workload.model_name, degree));
+  }
+  workload.config.expert_parallel = degree;
+}
+
 }  // namespace
 
 bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Dimension>& dims,
@@ -21,19 +50,24 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   const auto micro_batches = parallelism.Find("micro_batches");
   const auto schedule = parallelism.Find("pipeline_schedule");
   const auto virtual_stages = parallelism.Find("virtual_stages");
-  if (!pipeline && !micro_batches && !schedule && !virtual_stages) return false;
+  const auto expert = parallelism.Find("expert");
+  if (!pipeline && !micro_batches && !schedule && !virtual_stages && !expert) return false;
   uint64_t npus = 1;
   for (const Dimension& dim : dims) npus *= dim.size;
+  // Expert parallelism alone runs without a pipeline (one stage); any pipeline key asks for one.
+  const bool staged = pipeline || micro_batches || schedule || virtual_stages;
   const JsonCursor depth =
-      pipeline ? *pipeline : parallelism.At("pipeline", "the number of pipeline stages");
+      pipeline ? *pipeline
+      : staged ? parallelism.At("pipeline", "the number of pipeline stages")
+               : *expert;  // stands in, never read, without stages
   PipelineLayout& layout = workload.pipeline;
-  layout.pipeline = static_cast<uint32_t>(depth.Integer(2, npus));
+  layout.pipeline = staged ? static_cast<uint32_t>(depth.Integer(2, npus)) : 1;
   for (const std::string_view key :
        {"data_dimensions", "tensor_dimensions", "tensor_per_dimension"}) {
     if (const auto given = parallelism.Find(key)) {
       given->Fail(
-          "a pipeline places ranks Megatron's way (tensor index fastest, then data, then "
-          "pipeline stage); give the degrees only");
+          "a pipeline or expert parallelism places ranks Megatron's way (tensor index fastest, "
+          "then data, then pipeline stage); give the degrees only");
     }
   }
   const auto tensor = parallelism.Find("tensor");
@@ -52,10 +86,12 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
         tensor_degree, data ? std::to_string(data_degree) : "not given", layout.pipeline, npus,
         npus));
   }
+  // Without stages, one micro-batch (`count` then only stands in and is never read).
   const JsonCursor count =
       micro_batches ? *micro_batches
-                    : parallelism.At("micro_batches", "the number of micro-batches per iteration");
-  layout.micro_batches = static_cast<uint32_t>(count.Integer(1, 1 << 20));
+      : staged      ? parallelism.At("micro_batches", "the number of micro-batches per iteration")
+                    : depth;
+  layout.micro_batches = staged ? static_cast<uint32_t>(count.Integer(1, 1 << 20)) : 1;
   if (schedule) layout.schedule = static_cast<PipelineSchedule>(schedule->Choice(ScheduleNames()));
   if (virtual_stages) {
     layout.virtual_stages = static_cast<uint32_t>(virtual_stages->Integer(1, 1024));
@@ -83,6 +119,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   }
   workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
   workload.config.data_parallel = static_cast<uint32_t>(data_degree);
+  if (expert) ReadExpertDegree(*expert, workload);
   return true;
 }
 
@@ -113,11 +150,44 @@ void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workloa
   }
 }
 
-void PipelineToJson(const PipelineLayout& layout, nlohmann::json& parallelism) {
-  parallelism["pipeline"] = layout.pipeline;
-  parallelism["micro_batches"] = layout.micro_batches;
-  parallelism["pipeline_schedule"] = ToString(layout.schedule);
-  parallelism["virtual_stages"] = layout.virtual_stages;
+void PipelineToJson(const TrainingWorkload& workload, nlohmann::json& parallelism) {
+  const PipelineLayout& layout = workload.pipeline;
+  if (workload.config.expert_parallel > 1) parallelism["expert"] = workload.config.expert_parallel;
+  if (layout.pipeline > 1) {
+    parallelism["pipeline"] = layout.pipeline;
+    parallelism["pipeline_schedule"] = ToString(layout.schedule);
+    parallelism["virtual_stages"] = layout.virtual_stages;
+  }
+  if (layout.pipeline > 1 || layout.micro_batches > 1) {
+    parallelism["micro_batches"] = layout.micro_batches;
+  }
+}
+
+void ReadRouting(const JsonCursor& training, TrainingWorkload& workload) {
+  const auto routing = training.Find("routing");
+  if (!routing) return;
+  routing->ExpectObject({"capacity_factor", "skew"});
+  const bool routed = std::any_of(workload.model.layers.begin(), workload.model.layers.end(),
+                                  [](const Layer& l) { return l.routed.has_value(); });
+  if (!routed) {
+    routing->Fail(fmt::format("model \"{}\" has no mixture-of-experts layers to route to",
+                              workload.model_name));
+  }
+  const auto capacity = routing->Find("capacity_factor");
+  const auto skew = routing->Find("skew");
+  if (capacity && skew) {
+    skew->Fail("give a capacity factor (tokens over it are dropped, buffers padded to it) or a "
+               "skew (dropless routing, the busiest rank loaded this much above the mean), not "
+               "both");
+  }
+  if (capacity) {
+    workload.capacity_factor = capacity->Number(0.0, 64.0, true);
+    workload.config.expert_load = workload.capacity_factor;
+  }
+  if (skew) {
+    workload.expert_skew = skew->Number(1.0, 1024.0, false);
+    workload.config.expert_load = workload.expert_skew;
+  }
 }
 
 }  // namespace hfsim

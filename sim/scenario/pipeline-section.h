@@ -25,6 +25,10 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
 /// graph must stay within kMaxGeneratedGraphNodes.
 void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workload);
 /// The pipeline keys, for the scenario's echo.
-void PipelineToJson(const PipelineLayout& layout, nlohmann::json& parallelism);
+void PipelineToJson(const TrainingWorkload& workload, nlohmann::json& parallelism);
+
+/// "workload.training.routing": {"capacity_factor"} or {"skew"}, for models with routed experts;
+/// sets the config's expert load (1 when not given).
+void ReadRouting(const JsonCursor& training, TrainingWorkload& workload);
 
 }  // namespace hfsim

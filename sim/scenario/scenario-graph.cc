@@ -10,7 +10,7 @@ namespace hfsim {
 
 bool RanksRunDifferentPrograms(const Scenario& scenario) {
   return scenario.workload_kind == WorkloadKind::kGraph ||
-         (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.pipeline.pipeline > 1);
+         (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.MegatronLayout());
 }
 
 bool RunsAsGraph(const Scenario& scenario) {
@@ -23,7 +23,7 @@ ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
   switch (scenario.workload_kind) {
     case WorkloadKind::kTraining: {
       const TrainingWorkload& training = scenario.training;
-      if (training.pipeline.pipeline > 1) {
+      if (training.MegatronLayout()) {
         auto graph = PipelineTrainingGraph(training.model, training.config, training.pipeline,
                                            Topology(scenario.dimensions), kMaxGeneratedGraphNodes);
         // The loader checked the layout against the fabric, the model and the batch.

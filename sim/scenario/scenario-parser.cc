@@ -279,7 +279,7 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
     return;
   }
   const TrainingWorkload& training = scenario.training;
-  if (training.pipeline.pipeline > 1) {
+  if (training.MegatronLayout()) {
     auto graph = PipelineTrainingGraph(training.model, training.config, training.pipeline,
                                        Topology(scenario.dimensions), kMaxGeneratedGraphNodes);
     if (auto* reason = std::get_if<std::string>(&graph)) {

@@ -26,6 +26,10 @@ void ReadSharding(const JsonCursor& training, TrainingWorkload& workload) {
       stage->Fail(fmt::format("ZeRO shards over the data-parallel replicas, and data is 1; "
                               "accepted: 0, or \"data\" above 1"));
     }
+    if (config.zero_stage == 3 && config.expert_parallel > 1) {
+      stage->Fail("ZeRO-3 with expert parallelism (gathering routed experts) is not modelled; "
+                  "accepted with \"expert\" above 1: 0 to 2");
+    }
     if (config.zero_stage > 1 && workload.pipeline.pipeline > 1) {
       stage->Fail(fmt::format(
           "ZeRO stage {} shards gradients, which a pipeline accumulates over its "

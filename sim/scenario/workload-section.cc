@@ -94,10 +94,41 @@ LayerComm ReadLayerComm(const JsonCursor& comm) {
   return result;
 }
 
+// {"experts", "top_k", "params_per_expert", "forward_flops_per_token", "tokens_per_sample",
+// "token_elements"}: the layer's routed experts (their parameters are part of its "params").
+RoutedExperts ReadRouted(const JsonCursor& routed, const Layer& layer) {
+  routed.ExpectObject({"experts", "top_k", "params_per_expert", "forward_flops_per_token",
+                       "tokens_per_sample", "token_elements"});
+  RoutedExperts result;
+  result.experts = static_cast<uint32_t>(
+      routed.At("experts", "an integer number of routed experts").Integer(1, 1 << 16));
+  const JsonCursor top_k = routed.At("top_k", "how many experts each token goes to");
+  result.top_k = static_cast<uint32_t>(top_k.Integer(1, result.experts));
+  const JsonCursor per_expert =
+      routed.At("params_per_expert", "an integer number of parameters of one expert");
+  result.params_per_expert = per_expert.Integer(0, uint64_t{1} << 40);
+  if (uint64_t{result.experts} * result.params_per_expert > layer.params) {
+    per_expert.Fail(fmt::format("{} experts x {} parameters = {}, more than the layer's params "
+                                "({}), which include them; accepted: at most {} per expert",
+                                result.experts, result.params_per_expert,
+                                uint64_t{result.experts} * result.params_per_expert, layer.params,
+                                layer.params / result.experts));
+  }
+  result.forward_flops_per_token =
+      routed.At("forward_flops_per_token", "one expert's forward FLOPs for one token")
+          .Number(0, 1e15, false);
+  result.tokens_per_sample =
+      routed.At("tokens_per_sample", "tokens routed per sample").Integer(1, uint64_t{1} << 24);
+  result.token_elements =
+      routed.At("token_elements", "elements of one token's hidden state").Integer(1, 1 << 24);
+  return result;
+}
+
 Layer ReadCustomLayer(const JsonCursor& entry) {
   entry.ExpectObject({"name", "params", "forward_flops_per_sample", "output_elements_per_sample",
                       "tensor_parallel_all_reduces", "forward_ns", "input_grad_ns",
-                      "weight_grad_ns", "forward_comm", "input_grad_comm", "weight_grad_comm"});
+                      "weight_grad_ns", "forward_comm", "input_grad_comm", "weight_grad_comm",
+                      "routed"});
   Layer layer;
   layer.name = entry.At("name", "a string").String();
   layer.params = entry.At("params", "an integer number of trainable parameters").Integer(0, uint64_t{1} << 50);
@@ -110,6 +141,7 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
   if (auto comm = entry.Find("forward_comm")) layer.forward_comm = ReadLayerComm(*comm);
   if (auto comm = entry.Find("input_grad_comm")) layer.input_grad_comm = ReadLayerComm(*comm);
   if (auto comm = entry.Find("weight_grad_comm")) layer.weight_grad_comm = ReadLayerComm(*comm);
+  if (auto routed = entry.Find("routed")) layer.routed = ReadRouted(*routed, layer);
   return layer;
 }
 
@@ -198,7 +230,7 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
     section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
                            "tensor_per_dimension", "sequence_parallel", "pipeline", "micro_batches",
                            "pipeline_schedule", "virtual_stages", "zero_stage", "bucket_MiB",
-                           "prefetch"});
+                           "prefetch", "expert"});
     if (ReadPipelineParallelism(*section, dims, workload)) return;
   }
   auto find = [&](std::string_view key) {
@@ -310,7 +342,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
                               TrainingWorkload workload) {
   section.ExpectObject({"model", "sequence_length_tokens", "global_batch_samples", "parallelism",
                         "gradient_bytes_per_param", "parameter_bytes_per_param",
-                        "activation_bytes_per_element", "overlap"});
+                        "activation_bytes_per_element", "overlap", "routing"});
   ReadModel(section, workload);
   ReadParallelism(section, scenario.dimensions, workload);
   TrainingConfig& config = workload.config;
@@ -331,7 +363,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
                            "accepted: a multiple of {}",
                            config.global_batch_samples, config.data_parallel, config.data_parallel));
   }
-  if (workload.pipeline.pipeline > 1) CheckPipelineBatch(batch, workload);
+  if (workload.MegatronLayout()) CheckPipelineBatch(batch, workload);
   if (auto bytes = section.Find("gradient_bytes_per_param")) {
     config.gradient_bytes_per_param = static_cast<uint32_t>(bytes->Integer(1, 16));
   }
@@ -342,6 +374,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
     config.overlap = static_cast<OverlapMode>(overlap->Choice({"none", "backward"}));
   }
   ReadSharding(section, workload);
+  ReadRouting(section, workload);
   if (config.tensor_parallel > 1) {
     const bool any = std::any_of(workload.model.layers.begin(), workload.model.layers.end(),
                                  [](const Layer& l) { return l.HasTensorComm(); });
@@ -443,6 +476,15 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
       if (layer.forward_comm) entry["forward_comm"] = comm_json(*layer.forward_comm);
       if (layer.input_grad_comm) entry["input_grad_comm"] = comm_json(*layer.input_grad_comm);
       if (layer.weight_grad_comm) entry["weight_grad_comm"] = comm_json(*layer.weight_grad_comm);
+      if (layer.routed) {
+        const RoutedExperts& r = *layer.routed;
+        entry["routed"] = {{"experts", r.experts},
+                           {"top_k", r.top_k},
+                           {"params_per_expert", r.params_per_expert},
+                           {"forward_flops_per_token", r.forward_flops_per_token},
+                           {"tokens_per_sample", r.tokens_per_sample},
+                           {"token_elements", r.token_elements}};
+      }
       layers.push_back(entry);
     }
     training["model"] = {{"name", t.model_name}, {"layers", layers}};
@@ -453,8 +495,10 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   training["global_batch_samples"] = t.config.global_batch_samples;
   training["parallelism"] = {{"data", t.config.data_parallel}, {"tensor", t.config.tensor_parallel}};
   if (t.config.sequence_parallel) training["parallelism"]["sequence_parallel"] = true;
-  if (t.pipeline.pipeline > 1) {
-    PipelineToJson(t.pipeline, training["parallelism"]);
+  if (t.MegatronLayout()) {
+    PipelineToJson(t, training["parallelism"]);
+    if (t.capacity_factor > 0.0) training["routing"]["capacity_factor"] = t.capacity_factor;
+    if (t.expert_skew > 0.0) training["routing"]["skew"] = t.expert_skew;
   } else if (t.tensor_per_dimension.empty()) {
     training["parallelism"]["data_dimensions"] = t.data_dimensions;
     training["parallelism"]["tensor_dimensions"] = t.tensor_dimensions;

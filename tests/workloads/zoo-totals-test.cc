@@ -21,6 +21,8 @@ TEST(ZooTotalsTest, ParamsMatchPublishedCounts) {
       // Llama 3: the counts of the released checkpoints (sum of their tensors' sizes).
       {"llama3_8b", 8'030'261'248ull}, {"llama3_70b", 70'553'706'496ull},
       {"llama3_405b", 405'853'388'800ull},
+      // Mixture of experts, from the hyper-parameters (zoo-moe.h works them out per layer).
+      {"mixtral_8x7b", 46'702'792'704ull}, {"deepseek_v3", 671'026'419'200ull},
   };
   for (const auto& [name, params] : expected) {
     const std::optional<Model> model = BuildZooModel(name);
@@ -46,6 +48,39 @@ TEST(ZooTotalsTest, LlamaMatchesItsModelCards) {
 // 2 x 4096 x 1024 (K, V) + 3 x 4096 x 14336 (MLP) = 218,103,808 multiply-adds, x 2 x 8192 =
 // 3,573,412,790,272; attention 4 x 8192^2 x 4096 = 1,099,511,627,776; in all 4,672,924,418,048.
 // The LM head: 2 x 8192 x 4096 x 128,256 = 8,607,114,461,184.
+// The published sizes: Mixtral 8x7B 46.7B parameters, 12.9B active per token (Jiang et al.
+// 2024); DeepSeek-V3 671B, 37B activated (its technical report). Active: every parameter but
+// the routed experts a token does not use.
+TEST(ZooTotalsTest, MixtureOfExpertsMatchTheirPapers) {
+  auto active = [](const Model& model) {
+    double total = 0.0;
+    for (const Layer& layer : model.layers) {
+      total += static_cast<double>(layer.params);
+      if (layer.routed) {
+        total -= static_cast<double>(layer.routed->experts - layer.routed->top_k) *
+                 static_cast<double>(layer.routed->params_per_expert);
+      }
+    }
+    return total;
+  };
+  const Model mixtral = *BuildZooModel("mixtral_8x7b");
+  EXPECT_NEAR(mixtral.TotalParams() / 1e9, 46.7, 0.05);
+  EXPECT_NEAR(active(mixtral) / 1e9, 12.9, 0.05);
+  const Model deepseek = *BuildZooModel("deepseek_v3");
+  EXPECT_NEAR(deepseek.TotalParams() / 1e9, 671.0, 0.5);
+  EXPECT_NEAR(active(deepseek) / 1e9, 37.0, 0.6);
+  // 3 dense layers, then 58 with 256 routed experts, top-8; Mixtral's 32 all routed, top-2.
+  EXPECT_FALSE(deepseek.layers[3].routed.has_value());
+  ASSERT_TRUE(deepseek.layers[4].routed.has_value());
+  EXPECT_EQ(deepseek.layers[4].routed->experts, 256u);
+  EXPECT_EQ(deepseek.layers[4].routed->top_k, 8u);
+  EXPECT_EQ(deepseek.layers.size(), 1u + 61 + 2);
+  ASSERT_TRUE(mixtral.layers[1].routed.has_value());
+  EXPECT_EQ(mixtral.layers[1].routed->top_k, 2u);
+  // One Mixtral expert for one token: 2 x 3 x 4096 x 14336 FLOPs.
+  EXPECT_EQ(mixtral.layers[1].routed->forward_flops_per_token, 2.0 * 3 * 4096 * 14336);
+}
+
 TEST(ZooTotalsTest, LlamaFlopsByHand) {
   const Model model = *BuildZooModel("llama3_8b");
   EXPECT_EQ(model.layers[1].forward_flops_per_sample, 4'672'924'418'048.0);
@@ -68,7 +103,8 @@ TEST(ZooTotalsTest, NamesAllBuildUnderTheirOwnName) {
   const std::vector<std::string> expected = {"resnet50",   "vgg16",      "bert_base",
                                              "bert_large", "gpt2_small", "gpt2_medium",
                                              "gpt2_large", "gpt2_xl",    "gpt3_175b",
-                                             "llama3_8b",  "llama3_70b", "llama3_405b"};
+                                             "llama3_8b",  "llama3_70b", "llama3_405b",
+                                             "mixtral_8x7b", "deepseek_v3"};
   EXPECT_EQ(ModelZooNames(), expected);
   for (const std::string& name : ModelZooNames()) {
     const std::optional<Model> model = BuildZooModel(name);

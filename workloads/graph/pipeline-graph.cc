@@ -198,10 +198,14 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
   for (const Layer& layer : model.layers) graph.layers.push_back(layer.name);
   auto rank_of = [&](uint32_t t, uint32_t d, uint32_t s) { return t + tensor * (d + data * s); };
-  Communicator& data_comm = graph.communicators.emplace_back();
-  data_comm.name = "data";
-  Communicator& tensor_comm = graph.communicators.emplace_back();
-  tensor_comm.name = "tensor";
+  // Communicators in ParallelGroup's order (SetCollective): the expert ones only with expert
+  // parallelism. The data index is d = e + E d': e picks the rank's experts (fastest, as
+  // Megatron-core's expert groups are consecutive data ranks), d' its copy of them.
+  const uint32_t experts = config.expert_parallel;
+  for (const char* name : {"data", "tensor", "expert", "expert_data"}) {
+    if (graph.communicators.size() == 2 && experts == 1) break;
+    graph.communicators.emplace_back().name = name;
+  }
   for (uint32_t s = 0; s < p; ++s) {
     for (uint32_t t = 0; t < tensor; ++t) {
       auto& group = graph.communicators[0].groups.emplace_back();
@@ -210,6 +214,19 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
     for (uint32_t d = 0; d < data; ++d) {
       auto& group = graph.communicators[1].groups.emplace_back();
       for (uint32_t t = 0; t < tensor; ++t) group.push_back(rank_of(t, d, s));
+    }
+    if (experts == 1) continue;
+    for (uint32_t t = 0; t < tensor; ++t) {
+      for (uint32_t copy = 0; copy < data / experts; ++copy) {
+        auto& group = graph.communicators[2].groups.emplace_back();
+        for (uint32_t e = 0; e < experts; ++e) group.push_back(rank_of(t, e + experts * copy, s));
+      }
+      for (uint32_t e = 0; e < experts; ++e) {
+        auto& group = graph.communicators[3].groups.emplace_back();
+        for (uint32_t copy = 0; copy < data / experts; ++copy) {
+          group.push_back(rank_of(t, e + experts * copy, s));
+        }
+      }
     }
   }
 
@@ -251,6 +268,9 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
           if (work.forward_comm) {
             last = out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, true);
           }
+          if (work.forward_expert) {
+            last = out.Collective(GraphPhase::kForward, i, *work.forward_expert, kMainStream, true);
+          }
         }
         if (k + 1 < chunks) {
           const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
@@ -271,6 +291,10 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
             last =
                 out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream, true);
           }
+          if (work.input_grad_expert) {
+            last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_expert, kMainStream,
+                                  true);
+          }
           last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, true);
           last_weight_grad[i] = last;
         }
@@ -281,27 +305,34 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
         }
       }
     }
-    // Gradients, once per iteration, last layer first (the order backward finishes them).
+    // Gradients, once per iteration, last layer first (the order backward finishes them):
+    // the layer's own over the data group, its routed experts' over the expert-data group.
     uint32_t last_gradient = UINT32_MAX;
     for (uint32_t i = layer_count; i-- > 0;) {
       const LayerWork& work = micro.layers[i];
-      if (last_weight_grad[i] == UINT32_MAX || !work.weight_grad_comm) continue;
-      const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, *work.weight_grad_comm,
-                                         overlap ? kGradientStream : kMainStream, false);
-      if (overlap) rank_class.program[at].deps.push_back(last_weight_grad[i]);
-      last_gradient = at;
+      if (last_weight_grad[i] == UINT32_MAX) continue;
+      for (const auto* request : {&work.weight_grad_comm, &work.expert_grad_comm}) {
+        if (!*request) continue;
+        const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, **request,
+                                           overlap ? kGradientStream : kMainStream, false);
+        if (overlap) rank_class.program[at].deps.push_back(last_weight_grad[i]);
+        last_gradient = at;
+      }
     }
-    // ZeRO-1: after the step, the updated parameters gathered on the main stream (after all
+    // ZeRO-1/2: after the step, the updated parameters gathered on the main stream (after all
     // its nodes, by its order), once every gradient is reduced.
     for (uint32_t i = 0; i < layer_count; ++i) {
       const LayerWork& work = micro.layers[i];
-      if (last_weight_grad[i] == UINT32_MAX || !work.step_gather) continue;
-      const uint32_t at =
-          out.Collective(GraphPhase::kWeightGrad, i, *work.step_gather, kMainStream, false);
-      if (overlap && last_gradient != UINT32_MAX) {
-        rank_class.program[at].deps.push_back(last_gradient);
+      if (last_weight_grad[i] == UINT32_MAX) continue;
+      for (const auto* request : {&work.step_gather, &work.expert_step_gather}) {
+        if (!*request) continue;
+        const uint32_t at =
+            out.Collective(GraphPhase::kWeightGrad, i, **request, kMainStream, false);
+        if (overlap && last_gradient != UINT32_MAX) {
+          rank_class.program[at].deps.push_back(last_gradient);
+        }
+        last_gradient = UINT32_MAX;
       }
-      last_gradient = UINT32_MAX;
     }
   }
   // Stages whose ranks sit differently on the fabric (groups of other shapes, sends crossing

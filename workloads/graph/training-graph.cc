@@ -1,6 +1,7 @@
 #include "workloads/graph/training-graph.h"
 
 #include <numeric>
+#include <stdexcept>
 
 namespace hfsim {
 
@@ -115,6 +116,9 @@ ExecutionGraph TrainingGraph(TrainingIteration iteration, const Topology& topolo
     return comm ? SplitKinds(*comm).size() : 0;
   };
   for (LayerWork& layer : iteration.layers) {
+    if (layer.forward_expert || layer.expert_grad_comm) {
+      throw std::invalid_argument("TrainingGraph: expert parallelism runs in PipelineTrainingGraph");
+    }
     graph.layers.push_back(std::move(layer.name));
     node_count += 3 + nodes_of(layer.forward_comm) + nodes_of(layer.input_grad_comm) +
                   nodes_of(layer.weight_grad_comm) + nodes_of(layer.forward_gather) +

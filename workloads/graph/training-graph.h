@@ -28,12 +28,13 @@ inline CollectiveSequence SplitKinds(const CommRequest& request) {
 }
 
 /// Makes `node` the collective `kind` (one of SplitKinds(request)) of `request`, on the
-/// training generators' communicators: 0 "data", 1 "tensor".
+/// training generators' communicators, numbered as ParallelGroup: 0 "data", 1 "tensor" and,
+/// with expert parallelism, 2 "expert", 3 "expert_data".
 inline void SetCollective(GraphNode& node, CollectiveKind kind, const CommRequest& request) {
   node.kind = GraphNodeKind::kCollective;
   node.collective = kind;
   node.size_bytes = request.size_bytes;
-  node.communicator = request.group == ParallelGroup::kData ? 0 : 1;
+  node.communicator = static_cast<uint32_t>(request.group);
   node.count = request.count;
 }
 
