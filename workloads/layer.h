@@ -65,6 +65,15 @@ struct Layer {
   std::optional<LayerComm> weight_grad_comm;
   /// Routed experts, when this is a mixture-of-experts layer.
   std::optional<RoutedExperts> routed;
+  /// Of forward_flops_per_sample, the attention core's (scores and their weighted sum, O(L^2)):
+  /// what selective recomputation computes again.
+  double attention_flops_per_sample = 0.0;
+  /// Activation bytes the layer keeps for its backward pass per sample, whole (before any
+  /// tensor split), with 16-bit activations: s h (34 + 5 a s / h) for a transformer block
+  /// (Korthikanti et al. 2022, eq. 1). 0: its output only.
+  double activation_bytes_per_sample = 0.0;
+  /// Of them, the attention core's 5 a s^2, which selective recomputation does not keep.
+  double attention_activation_bytes_per_sample = 0.0;
 
   bool HasTensorComm() const {
     return tensor_parallel_all_reduces > 0 || forward_comm || input_grad_comm;
@@ -76,6 +85,10 @@ struct Layer {
 struct Model {
   std::string name;
   std::vector<Layer> layers;
+  /// Attention heads, query and key/value (grouped-query attention): tensor parallelism splits
+  /// them, so its degree must divide both. 0 when the model has no attention (or does not say).
+  uint32_t attention_heads = 0;
+  uint32_t kv_heads = 0;
 
   uint64_t TotalParams() const;
   double TotalForwardFlopsPerSample() const;

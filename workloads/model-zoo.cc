@@ -17,7 +17,7 @@ struct ZooEntry {
   TransformerConfig config;
 };
 
-// Hyper-parameters as published (BERT: Devlin et al. 2019; GPT-2: the released checkpoints'
+// Hyper-parameters as published, heads last (BERT: Devlin et al. 2019; GPT-2: the released checkpoints'
 // configs; GPT-3: Brown et al. 2020, Table 2.1; Llama 3: the released checkpoints' configs
 // (Meta 2024, "The Llama 3 Herd of Models", Table 3), trained with an 8,192-token context).
 // Every BERT and GPT MLP is 4 * d_model wide; Llama's are as published.
@@ -28,13 +28,13 @@ const std::vector<ZooEntry>& Entries() {
   static const std::vector<ZooEntry> entries = {
       {Family::kResNet50, {.name = "resnet50"}},
       {Family::kVgg16, {.name = "vgg16"}},
-      {Family::kBert, {"bert_base", 12, 768, 3072, kBertVocab, 512, 2}},
-      {Family::kBert, {"bert_large", 24, 1024, 4096, kBertVocab, 512, 2}},
-      {Family::kGpt, {"gpt2_small", 12, 768, 3072, kGptVocab, 1024, 0}},
-      {Family::kGpt, {"gpt2_medium", 24, 1024, 4096, kGptVocab, 1024, 0}},
-      {Family::kGpt, {"gpt2_large", 36, 1280, 5120, kGptVocab, 1024, 0}},
-      {Family::kGpt, {"gpt2_xl", 48, 1600, 6400, kGptVocab, 1024, 0}},
-      {Family::kGpt, {"gpt3_175b", 96, 12288, 49152, kGptVocab, 2048, 0}},
+      {Family::kBert, {"bert_base", 12, 768, 3072, kBertVocab, 512, 2, 12}},
+      {Family::kBert, {"bert_large", 24, 1024, 4096, kBertVocab, 512, 2, 16}},
+      {Family::kGpt, {"gpt2_small", 12, 768, 3072, kGptVocab, 1024, 0, 12}},
+      {Family::kGpt, {"gpt2_medium", 24, 1024, 4096, kGptVocab, 1024, 0, 16}},
+      {Family::kGpt, {"gpt2_large", 36, 1280, 5120, kGptVocab, 1024, 0, 20}},
+      {Family::kGpt, {"gpt2_xl", 48, 1600, 6400, kGptVocab, 1024, 0, 25}},
+      {Family::kGpt, {"gpt3_175b", 96, 12288, 49152, kGptVocab, 2048, 0, 96}},
       {Family::kLlama, {"llama3_8b", 32, 4096, 14336, kLlamaVocab, 8192, 0, 32, 8}},
       {Family::kLlama, {"llama3_70b", 80, 8192, 28672, kLlamaVocab, 8192, 0, 64, 8}},
       {Family::kLlama, {"llama3_405b", 126, 16384, 53248, kLlamaVocab, 8192, 0, 128, 8}},

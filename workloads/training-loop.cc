@@ -47,6 +47,14 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     const double forward_ns = ComputeNs(forward_flops, config);
     work.forward_ns = layer.forward_ns.value_or(forward_ns);
     work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
+    // Recomputation runs before the input gradients: the whole forward again, or its attention
+    // core's share of it.
+    if (config.recompute == Recompute::kFull) {
+      work.input_grad_ns += work.forward_ns;
+    } else if (config.recompute == Recompute::kSelective && layer.attention_flops_per_sample > 0) {
+      work.input_grad_ns += work.forward_ns * (layer.attention_flops_per_sample /
+                                               (layer.forward_flops_per_sample + routed_flops));
+    }
     work.weight_grad_ns = layer.params == 0 ? layer.weight_grad_ns.value_or(0.0)
                                             : layer.weight_grad_ns.value_or(forward_ns);
     auto request = [](std::optional<CommRequest>& slot, CollectiveKind kind, ParallelGroup group,

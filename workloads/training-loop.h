@@ -26,6 +26,10 @@
 namespace hfsim {
 
 enum class OverlapMode { kNone, kBackward };
+/// Activation recomputation (Korthikanti et al. 2022): none; selective (the attention core is
+/// computed again in backward instead of kept); full (every layer's forward again, only its
+/// input kept).
+enum class Recompute { kNone, kSelective, kFull };
 /// The process groups of a training job. Expert parallelism splits the data group: an expert
 /// group holds the ranks whose routed experts together make the whole layer (they exchange
 /// tokens), and the expert-data group the ranks holding the same experts (they reduce those
@@ -54,8 +58,12 @@ struct TrainingConfig {
   /// each layer's parameters all-gathered before its forward and again before its backward,
   /// its gradients reduce-scattered).
   uint32_t zero_stage = 0;
-  /// Bytes per parameter as gathered (ZeRO's parameter all-gathers).
+  /// Bytes per parameter as gathered (ZeRO's parameter all-gathers) and as kept for compute.
   uint32_t parameter_bytes_per_param = 2;
+  /// Optimizer state per parameter: mixed-precision Adam keeps fp32 master weights, momentum
+  /// and variance, 12 bytes (ZeRO's K).
+  uint32_t optimizer_bytes_per_param = 12;
+  Recompute recompute = Recompute::kNone;
   /// ZeRO-3: gather a layer's parameters while the layer before it computes (FSDP's forward
   /// and backward prefetch), on a stream of their own; otherwise just before it, blocking.
   bool prefetch_parameters = true;

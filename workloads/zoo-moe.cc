@@ -47,6 +47,18 @@ RoutedExperts Routed(uint32_t experts, uint32_t top_k, uint64_t d, uint64_t ffn,
   return routed;
 }
 
+// Attention FLOPs and kept activations of a block, as for the dense zoo transformers
+// (SetBlockActivations: Korthikanti et al.'s s h (34 + 5 a s / h), with `heads` as a). The
+// experts' own activations are not added: a documented approximation.
+void SetActivations(uint64_t seq, uint64_t d, uint64_t heads, double attention_flops,
+                    Layer& block) {
+  const double s = static_cast<double>(seq);
+  block.attention_flops_per_sample = attention_flops;
+  block.attention_activation_bytes_per_sample = 5.0 * static_cast<double>(heads) * s * s;
+  block.activation_bytes_per_sample =
+      34.0 * s * static_cast<double>(d) + block.attention_activation_bytes_per_sample;
+}
+
 }  // namespace
 
 // Per layer: Llama 3's attention (Q, O of d x d; K, V of d x 1,024), a router of d x 8, two
@@ -58,6 +70,8 @@ Model BuildMixtral8x7B(uint32_t sequence_length) {
   const uint64_t seq = sequence_length;
   Model model;
   model.name = "mixtral_8x7b";
+  model.attention_heads = 32;
+  model.kv_heads = 8;
   model.layers.push_back(Embedding(vocab, d, seq));
   for (uint32_t i = 0; i < layers; ++i) {
     Layer block;
@@ -70,6 +84,7 @@ Model BuildMixtral8x7B(uint32_t sequence_length) {
         static_cast<double>(2 * seq * (attention + router) + 4 * seq * seq * d);
     block.output_elements_per_sample = seq * d;
     block.tensor_parallel_all_reduces = 2;  // after attention's O and after the experts
+    SetActivations(seq, d, 32, 4.0 * seq * seq * d, block);
     model.layers.push_back(block);
   }
   AddHead(vocab, d, seq, model);
@@ -97,6 +112,8 @@ Model BuildDeepSeekV3(uint32_t sequence_length) {
   const uint64_t score_macs = seq * heads * ((nope + rope) + v_dim);  // per token
   Model model;
   model.name = "deepseek_v3";
+  model.attention_heads = heads;
+  model.kv_heads = heads;  // latent attention expands keys and values for every head
   model.layers.push_back(Embedding(vocab, d, seq));
   for (uint32_t i = 0; i < layers; ++i) {
     Layer block;
@@ -116,6 +133,7 @@ Model BuildDeepSeekV3(uint32_t sequence_length) {
     block.forward_flops_per_sample = static_cast<double>(2 * seq * macs_per_token);
     block.output_elements_per_sample = seq * d;
     block.tensor_parallel_all_reduces = 2;
+    SetActivations(seq, d, heads, 2.0 * static_cast<double>(seq * score_macs), block);
     model.layers.push_back(block);
   }
   AddHead(vocab, d, seq, model);

@@ -35,6 +35,18 @@ uint64_t BlockForwardFlops(const TransformerConfig& c, uint64_t seq) {
   return 2 * seq * matrix_macs_per_token + 2 * 2 * seq * seq * d;
 }
 
+}  // namespace
+
+void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block) {
+  const double s = static_cast<double>(seq), h = static_cast<double>(c.d_model);
+  const double a = c.heads;
+  block.attention_flops_per_sample = 4.0 * s * s * h;
+  block.attention_activation_bytes_per_sample = 5.0 * a * s * s;
+  block.activation_bytes_per_sample = 34.0 * s * h + block.attention_activation_bytes_per_sample;
+}
+
+namespace {
+
 // Rows shared by both families: the block stack, each block all-reducing twice under tensor
 // parallelism (after the attention output projection and after the MLP's second matrix).
 void AddBlocks(const TransformerConfig& c, uint64_t seq, const std::string& prefix, Model& model) {
@@ -45,6 +57,7 @@ void AddBlocks(const TransformerConfig& c, uint64_t seq, const std::string& pref
     block.forward_flops_per_sample = static_cast<double>(BlockForwardFlops(c, seq));
     block.output_elements_per_sample = seq * c.d_model;
     block.tensor_parallel_all_reduces = 2;
+    SetBlockActivations(c, seq, block);
     model.layers.push_back(block);
   }
 }
@@ -67,6 +80,8 @@ Model BuildBert(const TransformerConfig& c, uint32_t sequence_length) {
   const uint64_t seq = sequence_length;
   Model model;
   model.name = c.name;
+  model.attention_heads = c.heads;
+  model.kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
   // Word, position and token-type tables, then the embedding layer norm.
   const uint64_t embedding_params =
       (c.vocab_size + c.max_positions + c.token_types) * d + LayerNormParams(d);
@@ -88,6 +103,8 @@ Model BuildGpt(const TransformerConfig& c, uint32_t sequence_length) {
   const uint64_t seq = sequence_length;
   Model model;
   model.name = c.name;
+  model.attention_heads = c.heads;
+  model.kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
   model.layers.push_back(EmbeddingRow("wte+wpe", (c.vocab_size + c.max_positions) * d, seq, d));
   AddBlocks(c, seq, "h.", model);
   // The LM head reuses wte (tied), so it adds no parameters, but its logits matmul
@@ -129,6 +146,8 @@ Model BuildLlama(const TransformerConfig& c, uint32_t sequence_length) {
   const uint64_t seq = sequence_length;
   Model model;
   model.name = c.name;
+  model.attention_heads = c.heads;
+  model.kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
   model.layers.push_back(EmbeddingRow("tok_embeddings", c.vocab_size * d, seq, d));
   for (uint32_t i = 0; i < c.num_layers; ++i) {
     Layer block;
@@ -138,6 +157,7 @@ Model BuildLlama(const TransformerConfig& c, uint32_t sequence_length) {
     block.forward_flops_per_sample = static_cast<double>(LlamaBlockForwardFlops(c, seq));
     block.output_elements_per_sample = seq * d;
     block.tensor_parallel_all_reduces = 2;  // after attention's O and the MLP's down matrix
+    SetBlockActivations(c, seq, block);
     model.layers.push_back(block);
   }
   Layer norm;

@@ -21,11 +21,16 @@ struct TransformerConfig {
   uint64_t max_positions = 0;
   /// Rows of the segment embedding (BERT: 2; GPT: none).
   uint64_t token_types = 0;
-  /// Llama only: query heads, and key/value heads (grouped-query attention shares each key and
-  /// value head among heads / kv_heads query heads).
+  /// Query heads, and (Llama) key/value heads: grouped-query attention shares each key and
+  /// value head among heads / kv_heads query heads; 0 means as many as query heads.
   uint32_t heads = 0;
   uint32_t kv_heads = 0;
 };
+
+/// A transformer block's attention FLOPs and the activations it keeps for backward
+/// (Korthikanti et al. 2022, eq. 1: s h (34 + 5 a s / h) bytes per sequence with 16-bit
+/// activations, 5 a s^2 of them the attention core's), from d_model, heads and `seq` tokens.
+void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block);
 
 /// BERT encoder as Hugging Face's BertModel (no pre-training heads): rows
 /// "embeddings(word+pos+type+LN)", "encoder.layer.<i>", "pooler". `sequence_length` > 0 tokens.

@@ -160,6 +160,20 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   if (report.gossip) out["gossip"] = GossipReportToJson(*report.gossip);
   if (report.convergence) out["convergence"] = ConvergenceReportToJson(*report.convergence);
   if (report.in_network) out["in_network"] = InNetworkReportToJson(*report.in_network);
+  if (scenario.workload_kind == WorkloadKind::kTraining) {
+    // A load-time estimate (workloads/memory-estimate.h), the same for every engine.
+    const TrainingWorkload& t = scenario.training;
+    const RankMemory& m = t.memory;
+    out["memory"] = {{"rank", m.rank},
+                     {"pipeline_stage", m.stage},
+                     {"weights_bytes", m.weights_bytes},
+                     {"gradients_bytes", m.gradients_bytes},
+                     {"optimizer_bytes", m.optimizer_bytes},
+                     {"activations_bytes", m.activations_bytes},
+                     {"buffers_bytes", m.buffers_bytes},
+                     {"total_bytes", m.TotalBytes()}};
+    if (t.hbm_GiB > 0.0) out["memory"]["capacity_bytes"] = t.hbm_GiB * 1024.0 * 1024.0 * 1024.0;
+  }
   if (report.graph) {
     const GraphReport& g = *report.graph;
     out["graph"] = {{"programs", g.programs},

@@ -141,6 +141,17 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   out += fmt::format("\ntraffic: {} per NPU, {} in total per iteration\n",
                      FormatBytes(report.npus ? report.total_traffic_bytes / report.npus : 0.0),
                      FormatBytes(report.total_traffic_bytes));
+  if (scenario.workload_kind == WorkloadKind::kTraining) {
+    const TrainingWorkload& t = scenario.training;
+    const RankMemory& m = t.memory;
+    out += fmt::format(
+        "memory: {} on rank {} (weights {}, gradients {}, optimizer {}, activations {}{}){}\n",
+        FormatBytes(m.TotalBytes()), m.rank, FormatBytes(m.weights_bytes),
+        FormatBytes(m.gradients_bytes), FormatBytes(m.optimizer_bytes),
+        FormatBytes(m.activations_bytes),
+        m.buffers_bytes > 0.0 ? ", buffers " + FormatBytes(m.buffers_bytes) : std::string(),
+        t.hbm_GiB > 0.0 ? fmt::format(" of {} GiB", t.hbm_GiB) : std::string());
+  }
   if (report.parameter_server) out += PsSummary(*report.parameter_server);
   if (report.in_network) out += InNetworkSummary(*report.in_network);
   if (report.packet) {

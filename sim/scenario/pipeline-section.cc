@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace hfsim {
 
@@ -42,6 +43,39 @@ void ReadExpertDegree(const JsonCursor& expert, TrainingWorkload& workload) {
   workload.config.expert_parallel = degree;
 }
 
+// parallelism.order: the parallel dimensions, fastest-varying first; those left out must have
+// degree 1 and go last.
+void ReadOrder(const JsonCursor& order, TrainingWorkload& workload) {
+  const TrainingConfig& config = workload.config;
+  const uint32_t degrees[] = {config.tensor_parallel, config.expert_parallel,
+                              config.data_parallel / config.expert_parallel,
+                              workload.pipeline.pipeline};
+  std::vector<std::string_view> names;
+  for (const ParallelAxis axis : kMegatronOrder) names.push_back(ToString(axis));
+  std::array<bool, 4> listed{};
+  std::vector<ParallelAxis> given;
+  for (const JsonCursor& entry : order.Elements(1, 4)) {
+    const auto axis = static_cast<ParallelAxis>(entry.Choice(names));
+    if (listed[static_cast<size_t>(axis)]) {
+      entry.Fail(fmt::format("\"{}\" is listed twice; each parallel dimension once",
+                             ToString(axis)));
+    }
+    listed[static_cast<size_t>(axis)] = true;
+    given.push_back(axis);
+  }
+  for (const ParallelAxis axis : kMegatronOrder) {
+    if (listed[static_cast<size_t>(axis)]) continue;
+    if (degrees[static_cast<size_t>(axis)] > 1) {
+      order.Fail(fmt::format("leaves out \"{}\", whose degree is {}; accepted: a list naming "
+                             "every parallel dimension above 1 ({}), fastest-varying first",
+                             ToString(axis), degrees[static_cast<size_t>(axis)],
+                             fmt::join(names, ", ")));
+    }
+    given.push_back(axis);
+  }
+  std::copy(given.begin(), given.end(), workload.pipeline.order.begin());
+}
+
 }  // namespace
 
 bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Dimension>& dims,
@@ -51,7 +85,10 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   const auto schedule = parallelism.Find("pipeline_schedule");
   const auto virtual_stages = parallelism.Find("virtual_stages");
   const auto expert = parallelism.Find("expert");
-  if (!pipeline && !micro_batches && !schedule && !virtual_stages && !expert) return false;
+  const auto order = parallelism.Find("order");
+  if (!pipeline && !micro_batches && !schedule && !virtual_stages && !expert && !order) {
+    return false;
+  }
   uint64_t npus = 1;
   for (const Dimension& dim : dims) npus *= dim.size;
   // Expert parallelism alone runs without a pipeline (one stage); any pipeline key asks for one.
@@ -59,7 +96,8 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   const JsonCursor depth =
       pipeline ? *pipeline
       : staged ? parallelism.At("pipeline", "the number of pipeline stages")
-               : *expert;  // stands in, never read, without stages
+      : expert ? *expert
+               : *order;  // stands in, never read, without stages
   PipelineLayout& layout = workload.pipeline;
   layout.pipeline = staged ? static_cast<uint32_t>(depth.Integer(2, npus)) : 1;
   for (const std::string_view key :
@@ -120,6 +158,8 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
   workload.config.data_parallel = static_cast<uint32_t>(data_degree);
   if (expert) ReadExpertDegree(*expert, workload);
+  if (order) ReadOrder(*order, workload);
+  workload.megatron_layout = true;
   return true;
 }
 
@@ -152,6 +192,11 @@ void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workloa
 
 void PipelineToJson(const TrainingWorkload& workload, nlohmann::json& parallelism) {
   const PipelineLayout& layout = workload.pipeline;
+  // Written when not the default, and when nothing else would keep the echo on this layout.
+  if (layout.order != kMegatronOrder ||
+      (layout.pipeline == 1 && workload.config.expert_parallel == 1)) {
+    for (const ParallelAxis axis : layout.order) parallelism["order"].push_back(ToString(axis));
+  }
   if (workload.config.expert_parallel > 1) parallelism["expert"] = workload.config.expert_parallel;
   if (layout.pipeline > 1) {
     parallelism["pipeline"] = layout.pipeline;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -230,7 +231,7 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
     section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
                            "tensor_per_dimension", "sequence_parallel", "pipeline", "micro_batches",
                            "pipeline_schedule", "virtual_stages", "zero_stage", "bucket_MiB",
-                           "prefetch", "expert"});
+                           "prefetch", "expert", "order"});
     if (ReadPipelineParallelism(*section, dims, workload)) return;
   }
   auto find = [&](std::string_view key) {
@@ -338,11 +339,48 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
 }
 
+// Tensor parallelism splits attention heads (and grouped key/value heads) among its ranks.
+void CheckHeads(const JsonCursor& section, const TrainingWorkload& workload) {
+  const uint32_t tensor = workload.config.tensor_parallel;
+  const Model& model = workload.model;
+  for (const uint32_t heads : {model.attention_heads, model.kv_heads}) {
+    if (heads == 0 || heads % tensor == 0) continue;
+    const auto parallelism = section.Find("parallelism");
+    const auto given = parallelism ? parallelism->Find("tensor") : std::nullopt;
+    const std::string where = given ? given->Path() : section.Path() + ".parallelism";
+    throw JsonPathError(
+        where, fmt::format("tensor {} does not divide model \"{}\"'s {} {} heads; accepted: a "
+                           "divisor of {}",
+                           tensor, workload.model_name, heads,
+                           heads == model.attention_heads ? "attention" : "key/value",
+                           std::gcd(model.attention_heads, model.kv_heads)));
+  }
+}
+
+// The job must fit the NPU's memory, if the scenario gives its capacity.
+void CheckMemoryFits(const TrainingWorkload& workload) {
+  if (workload.hbm_GiB == 0.0 || workload.allow_memory_overflow) return;
+  const RankMemory& m = workload.memory;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (m.TotalBytes() <= workload.hbm_GiB * kGiB) return;
+  throw JsonPathError(
+      "npu.hbm_GiB",
+      fmt::format("rank {} (pipeline stage {}) needs {:.2f} GiB: weights {:.2f}, gradients {:.2f}, "
+                  "optimizer states {:.2f}, activations {:.2f}, buffers {:.2f}; the NPU has "
+                  "{} GiB. Accepted: a job that fits (more tensor or pipeline parallelism, a "
+                  "higher zero_stage, recomputation, smaller micro-batches), or "
+                  "\"allow_memory_overflow\": true",
+                  m.rank, m.stage, m.TotalBytes() / kGiB, m.weights_bytes / kGiB,
+                  m.gradients_bytes / kGiB, m.optimizer_bytes / kGiB, m.activations_bytes / kGiB,
+                  m.buffers_bytes / kGiB, workload.hbm_GiB));
+}
+
 TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenario,
                               TrainingWorkload workload) {
   section.ExpectObject({"model", "sequence_length_tokens", "global_batch_samples", "parallelism",
                         "gradient_bytes_per_param", "parameter_bytes_per_param",
-                        "activation_bytes_per_element", "overlap", "routing"});
+                        "optimizer_bytes_per_param", "activation_bytes_per_element", "overlap",
+                        "routing", "recompute"});
   ReadModel(section, workload);
   ReadParallelism(section, scenario.dimensions, workload);
   TrainingConfig& config = workload.config;
@@ -375,6 +413,15 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
   }
   ReadSharding(section, workload);
   ReadRouting(section, workload);
+  if (auto bytes = section.Find("optimizer_bytes_per_param")) {
+    config.optimizer_bytes_per_param = static_cast<uint32_t>(bytes->Integer(0, 64));
+  }
+  if (auto recompute = section.Find("recompute")) {
+    config.recompute = static_cast<Recompute>(recompute->Choice({"none", "selective", "full"}));
+  }
+  CheckHeads(section, workload);
+  workload.memory = EstimateMemory(workload.model, config, workload.pipeline);
+  CheckMemoryFits(workload);
   if (config.tensor_parallel > 1) {
     const bool any = std::any_of(workload.model.layers.begin(), workload.model.layers.end(),
                                  [](const Layer& l) { return l.HasTensorComm(); });
@@ -396,7 +443,9 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
   training.peak_TFLOPS = kDefaultPeakTFLOPS;
   training.config.compute_efficiency = kDefaultEfficiency;
   if (npu != nullptr) {
-    npu->ExpectObject({"peak_TFLOPS", "compute_efficiency"});
+    npu->ExpectObject({"peak_TFLOPS", "compute_efficiency", "hbm_GiB", "allow_memory_overflow"});
+    if (auto hbm = npu->Find("hbm_GiB")) training.hbm_GiB = hbm->Number(0.0, 1e6, true);
+    if (auto allow = npu->Find("allow_memory_overflow")) training.allow_memory_overflow = allow->Bool();
     if (auto peak = npu->Find("peak_TFLOPS")) training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
     if (auto efficiency = npu->Find("compute_efficiency")) {
       training.config.compute_efficiency = efficiency->Number(0.0, 1.0, true);
@@ -440,8 +489,11 @@ void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
 }
 
 nlohmann::json NpuSectionToJson(const Scenario& scenario) {
-  return {{"peak_TFLOPS", scenario.training.peak_TFLOPS},
-          {"compute_efficiency", scenario.training.config.compute_efficiency}};
+  nlohmann::json npu = {{"peak_TFLOPS", scenario.training.peak_TFLOPS},
+                        {"compute_efficiency", scenario.training.config.compute_efficiency}};
+  if (scenario.training.hbm_GiB > 0.0) npu["hbm_GiB"] = scenario.training.hbm_GiB;
+  if (scenario.training.allow_memory_overflow) npu["allow_memory_overflow"] = true;
+  return npu;
 }
 
 nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
@@ -508,6 +560,12 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   training["gradient_bytes_per_param"] = t.config.gradient_bytes_per_param;
   training["activation_bytes_per_element"] = t.config.activation_bytes_per_element;
   training["overlap"] = ToString(t.config.overlap);
+  if (t.config.recompute != Recompute::kNone) {
+    training["recompute"] = t.config.recompute == Recompute::kFull ? "full" : "selective";
+  }
+  if (t.config.optimizer_bytes_per_param != TrainingConfig{}.optimizer_bytes_per_param) {
+    training["optimizer_bytes_per_param"] = t.config.optimizer_bytes_per_param;
+  }
   ShardingToJson(t.config, training);
   return {{"training", training}};
 }

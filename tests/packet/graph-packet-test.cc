@@ -74,6 +74,7 @@ TEST(GraphPacket, TrainingGroupsSplitPerRankAgree) {
   nlohmann::json doc = test::BaseTrainingScenario();  // FC 4 x Switch 8 below, data 8 x tensor 4
   doc["topology"]["dimensions"][0]["kind"] = "FullyConnected";
   doc["workload"]["training"]["global_batch_samples"] = 16;
+  doc["workload"]["training"]["model"] = "gpt2_medium";  // 16 heads: tensor 8 splits them
   doc["workload"]["training"]["parallelism"] = {{"data", 4}, {"tensor", 8},
                                                 {"tensor_per_dimension", {2, 4}}};
   // Symbolic replay off: 32 NPUs' worth of collectives are slow to replay under sanitizers;

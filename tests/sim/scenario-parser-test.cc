@@ -67,6 +67,7 @@ TEST(ScenarioParser, UnitsAreNormalised) {
 
 TEST(ScenarioParser, DegreesFollowFromDimensionLists) {
   nlohmann::json doc = BaseTrainingScenario();
+  doc["workload"]["training"]["model"] = "gpt2_medium";  // 16 heads: tensor 8 splits them
   doc["workload"]["training"]["parallelism"] = {{"tensor_dimensions", {1}}};
   const Scenario scenario = ParseOrDie(doc);
   EXPECT_EQ(scenario.training.config.tensor_parallel, 8u);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "workloads/graph/rank-classes.h"
@@ -107,6 +108,20 @@ struct ProgramWriter {
 
 }  // namespace
 
+std::string_view ToString(ParallelAxis axis) {
+  switch (axis) {
+    case ParallelAxis::kTensor:
+      return "tensor";
+    case ParallelAxis::kExpert:
+      return "expert";
+    case ParallelAxis::kData:
+      return "data";
+    case ParallelAxis::kPipeline:
+      return "pipeline";
+  }
+  return "?";
+}
+
 std::string_view ToString(PipelineSchedule schedule) {
   switch (schedule) {
     case PipelineSchedule::kGPipe:
@@ -197,11 +212,26 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
   for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
   for (const Layer& layer : model.layers) graph.layers.push_back(layer.name);
-  auto rank_of = [&](uint32_t t, uint32_t d, uint32_t s) { return t + tensor * (d + data * s); };
-  // Communicators in ParallelGroup's order (SetCollective): the expert ones only with expert
-  // parallelism. The data index is d = e + E d': e picks the rank's experts (fastest, as
-  // Megatron-core's expert groups are consecutive data ranks), d' its copy of them.
+  // Rank ids in the layout's order: the stride of each axis is the product of the degrees
+  // listed before it. A data index d is e + E d' (its expert rank e, its copy d').
   const uint32_t experts = config.expert_parallel;
+  std::array<uint64_t, 4> stride{};
+  {
+    uint64_t next = 1;
+    for (const ParallelAxis axis : layout.order) {
+      stride[static_cast<size_t>(axis)] = next;
+      const uint32_t degrees[] = {tensor, experts, data / experts, p};
+      next *= degrees[static_cast<size_t>(axis)];
+    }
+  }
+  auto rank_of = [&](uint32_t t, uint32_t d, uint32_t s) {
+    return static_cast<uint32_t>(t * stride[0] + d % experts * stride[1] +
+                                 d / experts * stride[2] + s * stride[3]);
+  };
+  // Communicators in ParallelGroup's order (SetCollective): the expert ones only with expert
+  // parallelism. The data index is d = e + E d': e picks the rank's experts (by default
+  // faster, as Megatron-core's expert groups are consecutive data ranks), d' its copy of them.
+  // Groups list their ranks ascending.
   for (const char* name : {"data", "tensor", "expert", "expert_data"}) {
     if (graph.communicators.size() == 2 && experts == 1) break;
     graph.communicators.emplace_back().name = name;
@@ -231,16 +261,24 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   }
 
   const bool overlap = config.overlap == OverlapMode::kBackward;
-  // One program per stage, written for its first rank (t = d = 0): a stage's ranks are the
-  // block rank_of(0, 0, s) .. rank_of(T - 1, D - 1, s), and the i-th of one stage talks to the
-  // i-th of the next (PeerResolver), the rank with the same t and d.
+  for (Communicator& comm : graph.communicators) {
+    for (auto& group : comm.groups) std::sort(group.begin(), group.end());
+  }
+  // One program per stage, written for its first rank (t = d = 0), the lowest of the stage's
+  // ranks; the i-th of one stage talks to the i-th of the next (PeerResolver), the rank with
+  // the same t and d.
   graph.classes.resize(p);
   for (uint32_t s = 0; s < p; ++s) {
     const std::vector<Step> steps = StageSchedule(layout, s);
     const uint32_t t = 0, d = 0;  // the stage's first rank
     RankClass& rank_class = graph.classes[s];
-    rank_class.ranks.resize(uint64_t{tensor} * data);
-    std::iota(rank_class.ranks.begin(), rank_class.ranks.end(), rank_of(0, 0, s));
+    rank_class.ranks.reserve(uint64_t{tensor} * data);
+    for (uint32_t dd = 0; dd < data; ++dd) {
+      for (uint32_t tt = 0; tt < tensor; ++tt) rank_class.ranks.push_back(rank_of(tt, dd, s));
+    }
+    // Ascending; every stage's ranks are the first's shifted by the same stride, so the i-th
+    // of each stays the rank with the same t and d.
+    std::sort(rank_class.ranks.begin(), rank_class.ranks.end());
     ProgramWriter out{rank_class.program};
     // Per layer of this stage: the position of its last weight-gradient compute.
     std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);

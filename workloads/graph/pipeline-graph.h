@@ -30,14 +30,16 @@
 // tensor loop: each micro-batch takes 1/m of them. A chunk passes on its last layer's whole
 // output (no scatter over the tensor group).
 //
-// Ranks: tensor index fastest, then data, then pipeline stage (Megatron's default order):
-// rank = t + T (d + D s). Communicators: 0 "data" (same t and s), 1 "tensor" (same d and s),
+// Ranks: by default tensor index fastest, then data, then pipeline stage (Megatron's default
+// order): rank = t + T (d + D s), with d = e + E d' under expert parallelism; `order` composes
+// them in another order, the first axis fastest. Communicators: 0 "data" (same t and s), 1 "tensor" (same d and s),
 // both as explicit groups. A stage's ranks run one program (one rank class): the i-th rank of a
 // stage talks to the i-th of the next, the rank with the same t and d (PeerResolver). Where the
 // fabric places a stage's ranks unevenly (their groups of different shapes, their sends crossing
 // different dimensions), RefineRankClasses tells them apart.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -56,12 +58,23 @@ inline constexpr PipelineSchedule kAllPipelineSchedules[] = {
 /// The schedule's name in scenarios and reports: "gpipe", "1f1b", "interleaved".
 std::string_view ToString(PipelineSchedule schedule);
 
+/// The parallel dimensions a rank id is made of. Expert parallelism splits the data degree D
+/// into E expert ranks (kExpert) times D / E copies of the experts (kData).
+enum class ParallelAxis : uint8_t { kTensor, kExpert, kData, kPipeline };
+/// The axis's name in scenarios: "tensor", "expert", "data", "pipeline".
+std::string_view ToString(ParallelAxis axis);
+/// Megatron-core's default order (tp-cp-ep-dp-pp): the first listed varies fastest.
+inline constexpr std::array<ParallelAxis, 4> kMegatronOrder = {
+    ParallelAxis::kTensor, ParallelAxis::kExpert, ParallelAxis::kData, ParallelAxis::kPipeline};
+
 struct PipelineLayout {
   uint32_t pipeline = 1;
   uint32_t micro_batches = 1;
   /// Model chunks per stage; above 1 only with kInterleaved.
   uint32_t virtual_stages = 1;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  /// How rank ids are composed: the first axis varies fastest (a permutation of all four).
+  std::array<ParallelAxis, 4> order = kMegatronOrder;
 };
 
 /// `config` gives the whole batch and the tensor and data degrees; tensor x data x pipeline

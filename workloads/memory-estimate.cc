@@ -1,0 +1,115 @@
+#include "workloads/memory-estimate.h"
+
+#include <algorithm>
+
+namespace hfsim {
+
+namespace {
+
+// The activations one sample leaves in one layer for its backward pass, on one rank of the
+// tensor group (Korthikanti et al. 2022, eq. 1-2). Layers that state nothing keep at least
+// their output.
+double ActivationBytes(const Layer& layer, const TrainingConfig& config) {
+  const double t = config.tensor_parallel;
+  const double output =
+      static_cast<double>(layer.output_elements_per_sample) * config.activation_bytes_per_element;
+  if (config.recompute == Recompute::kFull) {
+    return config.sequence_parallel ? output / t : output;  // the layer's input only
+  }
+  const double total = layer.activation_bytes_per_sample > 0.0
+                           ? layer.activation_bytes_per_sample
+                           : output;
+  const double attention = layer.attention_activation_bytes_per_sample;
+  // Without sequence parallelism 10 of a block's 34 s h bytes (norms, dropout inputs) are
+  // kept whole on every tensor rank.
+  const double rest = total - attention;
+  const double split_rest = config.sequence_parallel || layer.activation_bytes_per_sample == 0.0
+                                ? rest / t
+                                : rest * (10.0 + 24.0 / t) / 34.0;
+  if (config.recompute == Recompute::kSelective) return split_rest;
+  return split_rest + attention / t;
+}
+
+}  // namespace
+
+RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
+                          const PipelineLayout& layout) {
+  const uint32_t p = layout.pipeline, v = layout.virtual_stages, m = layout.micro_batches;
+  const auto layers = static_cast<uint32_t>(model.layers.size());
+  const uint32_t chunks = p * v;
+  auto first_layer = [&](uint32_t k) {
+    return static_cast<uint32_t>(uint64_t{k} * layers / chunks);
+  };
+  const double t = config.tensor_parallel, d = config.data_parallel;
+  const double experts_per_rank = config.expert_parallel;
+  const double samples = static_cast<double>(config.global_batch_samples) / (d * m);
+  RankMemory worst;
+  for (uint32_t s = 0; s < p; ++s) {
+    double dense = 0.0, routed = 0.0, activations = 0.0, largest_layer = 0.0;
+    for (uint32_t c = 0; c < v; ++c) {
+      const uint32_t k = c * p + s;
+      for (uint32_t i = first_layer(k); i < first_layer(k + 1); ++i) {
+        const Layer& layer = model.layers[i];
+        // A rank holds its share of the routed experts: E / expert of them.
+        const double expert_params =
+            layer.routed ? static_cast<double>(layer.routed->experts) *
+                               static_cast<double>(layer.routed->params_per_expert)
+                         : 0.0;
+        const double own = static_cast<double>(layer.params) - expert_params;
+        dense += own / t;
+        routed += expert_params / experts_per_rank / t;
+        largest_layer = std::max(largest_layer, (own + expert_params / experts_per_rank) / t);
+        activations += ActivationBytes(layer, config) * samples;
+      }
+    }
+    // Micro-batches (model chunks, when interleaved) whose activations a stage holds at once:
+    // GPipe all of them; 1F1B the p - s of its warm-up and first step; interleaved its
+    // warm-up steps and one more, each holding one chunk.
+    double in_flight = 1.0;
+    switch (layout.schedule) {
+      case PipelineSchedule::kGPipe:
+        in_flight = m;
+        break;
+      case PipelineSchedule::kOneFOneB:
+        in_flight = std::min(p - s, m);
+        break;
+      case PipelineSchedule::kInterleaved:
+        in_flight = std::min<double>(uint64_t{m} * v, (p - s - 1) * 2 + (v - 1) * p + 1) / v;
+        break;
+    }
+    // ZeRO shards over the replicas holding the same parameters: the data group for a layer's
+    // own, the expert-data group for routed experts.
+    const double expert_copies = d / experts_per_rank;
+    auto sharded = [&](double bytes_per_param, uint32_t from_stage) {
+      const bool shard = config.zero_stage >= from_stage;
+      return dense * bytes_per_param / (shard ? d : 1.0) +
+             routed * bytes_per_param / (shard ? expert_copies : 1.0);
+    };
+    RankMemory stage;
+    stage.stage = s;
+    stage.weights_bytes = sharded(config.parameter_bytes_per_param, 3);
+    stage.gradients_bytes = sharded(config.gradient_bytes_per_param, 2);
+    stage.optimizer_bytes = sharded(config.optimizer_bytes_per_param, 1);
+    stage.activations_bytes = activations * in_flight;
+    // ZeRO-3 holds the layer being used and the one prefetched whole; buckets are copied into
+    // flat buffers (PyTorch DDP), one filling while one is reduced.
+    if (config.zero_stage == 3) {
+      stage.buffers_bytes = 2 * largest_layer * config.parameter_bytes_per_param;
+    }
+    stage.buffers_bytes += 2.0 * static_cast<double>(config.bucket_bytes);
+    if (s == 0 || stage.TotalBytes() > worst.TotalBytes()) worst = stage;
+  }
+  // The stage's first rank: its other indices are 0, so it is the stage times the pipeline
+  // axis's stride (the product of the degrees listed before it).
+  uint64_t stride = 1;
+  for (const ParallelAxis axis : layout.order) {
+    if (axis == ParallelAxis::kPipeline) break;
+    const uint32_t degrees[] = {config.tensor_parallel, config.expert_parallel,
+                                config.data_parallel / config.expert_parallel};
+    stride *= degrees[static_cast<size_t>(axis)];
+  }
+  worst.rank = static_cast<uint32_t>(worst.stage * stride);
+  return worst;
+}
+
+}  // namespace hfsim
