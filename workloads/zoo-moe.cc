@@ -2,37 +2,13 @@
 
 #include <string>
 
+#include "workloads/zoo-transformers.h"
+
 namespace hfsim {
 namespace {
 
 // A SwiGLU expert: gate, up and down matrices of d x ffn, no biases.
 uint64_t SwiGluParams(uint64_t d, uint64_t ffn) { return 3 * d * ffn; }
-
-// Rows every decoder of the zoo shares: a vocab-parallel embedding (one all-reduce under tensor
-// parallelism, no FLOPs), a final RMSNorm and an LM head of its own whose logits (2 L d vocab
-// FLOPs) stay on the device.
-Layer Embedding(uint64_t vocab, uint64_t d, uint64_t seq) {
-  Layer row;
-  row.name = "tok_embeddings";
-  row.params = vocab * d;
-  row.output_elements_per_sample = seq * d;
-  row.tensor_parallel_all_reduces = 1;
-  return row;
-}
-
-void AddHead(uint64_t vocab, uint64_t d, uint64_t seq, Model& model) {
-  Layer norm;
-  norm.name = "norm";
-  norm.params = d;
-  norm.output_elements_per_sample = seq * d;
-  model.layers.push_back(norm);
-  Layer output;
-  output.name = "output";
-  output.params = vocab * d;
-  output.forward_flops_per_sample = static_cast<double>(2 * seq * d * vocab);
-  output.output_elements_per_sample = seq * d;
-  model.layers.push_back(output);
-}
 
 // Routed experts of `ffn`-wide SwiGLU networks: each token's work through one is its matrices'
 // multiply-adds, 2 x 3 d ffn FLOPs.
@@ -72,7 +48,7 @@ Model BuildMixtral8x7B(uint32_t sequence_length) {
   model.name = "mixtral_8x7b";
   model.attention_heads = 32;
   model.kv_heads = 8;
-  model.layers.push_back(Embedding(vocab, d, seq));
+  model.layers.push_back(EmbeddingRow("tok_embeddings", vocab * d, seq, d));
   for (uint32_t i = 0; i < layers; ++i) {
     Layer block;
     block.name = "layers." + std::to_string(i);
@@ -87,7 +63,7 @@ Model BuildMixtral8x7B(uint32_t sequence_length) {
     SetActivations(seq, d, 32, 4.0 * seq * seq * d, block);
     model.layers.push_back(block);
   }
-  AddHead(vocab, d, seq, model);
+  AddNormAndUntiedHead(vocab, d, seq, model);
   return model;
 }
 
@@ -114,7 +90,7 @@ Model BuildDeepSeekV3(uint32_t sequence_length) {
   model.name = "deepseek_v3";
   model.attention_heads = heads;
   model.kv_heads = heads;  // latent attention expands keys and values for every head
-  model.layers.push_back(Embedding(vocab, d, seq));
+  model.layers.push_back(EmbeddingRow("tok_embeddings", vocab * d, seq, d));
   for (uint32_t i = 0; i < layers; ++i) {
     Layer block;
     block.name = "layers." + std::to_string(i);
@@ -136,7 +112,7 @@ Model BuildDeepSeekV3(uint32_t sequence_length) {
     SetActivations(seq, d, heads, 2.0 * static_cast<double>(seq * score_macs), block);
     model.layers.push_back(block);
   }
-  AddHead(vocab, d, seq, model);
+  AddNormAndUntiedHead(vocab, d, seq, model);
   return model;
 }
 

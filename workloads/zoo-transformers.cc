@@ -62,6 +62,9 @@ void AddBlocks(const TransformerConfig& c, uint64_t seq, const std::string& pref
   }
 }
 
+
+}  // namespace
+
 // Embeddings are a table lookup, so 0 FLOPs; a vocab-parallel table needs one all-reduce to
 // assemble each token's vector.
 Layer EmbeddingRow(std::string name, uint64_t params, uint64_t seq, uint64_t d) {
@@ -73,7 +76,21 @@ Layer EmbeddingRow(std::string name, uint64_t params, uint64_t seq, uint64_t d) 
   return row;
 }
 
-}  // namespace
+void AddNormAndUntiedHead(uint64_t vocab, uint64_t d, uint64_t seq, Model& model) {
+  Layer norm;
+  norm.name = "norm";
+  norm.params = d;
+  norm.output_elements_per_sample = seq * d;
+  model.layers.push_back(norm);
+  // The LM head is a matrix of its own (not tied to the embedding). Vocab-parallel with a
+  // parallel cross-entropy, it exchanges only per-token scalars: no activation all-reduce.
+  Layer output;
+  output.name = "output";
+  output.params = vocab * d;
+  output.forward_flops_per_sample = static_cast<double>(2 * seq * d * vocab);
+  output.output_elements_per_sample = seq * d;
+  model.layers.push_back(output);
+}
 
 Model BuildBert(const TransformerConfig& c, uint32_t sequence_length) {
   const uint64_t d = c.d_model;
@@ -160,19 +177,7 @@ Model BuildLlama(const TransformerConfig& c, uint32_t sequence_length) {
     SetBlockActivations(c, seq, block);
     model.layers.push_back(block);
   }
-  Layer norm;
-  norm.name = "norm";
-  norm.params = d;
-  norm.output_elements_per_sample = seq * d;
-  model.layers.push_back(norm);
-  // The LM head is a matrix of its own (not tied to the embedding). Vocab-parallel with a
-  // parallel cross-entropy, it exchanges only per-token scalars: no activation all-reduce.
-  Layer output;
-  output.name = "output";
-  output.params = c.vocab_size * d;
-  output.forward_flops_per_sample = static_cast<double>(2 * seq * d * c.vocab_size);
-  output.output_elements_per_sample = seq * d;
-  model.layers.push_back(output);
+  AddNormAndUntiedHead(c.vocab_size, d, seq, model);
   return model;
 }
 

@@ -32,6 +32,14 @@ struct TransformerConfig {
 /// activations, 5 a s^2 of them the attention core's), from d_model, heads and `seq` tokens.
 void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block);
 
+/// An embedding table of `params` (0 FLOPs; vocab-parallel, one all-reduce of its s x d output
+/// under tensor parallelism).
+Layer EmbeddingRow(std::string name, uint64_t params, uint64_t seq, uint64_t d);
+
+/// Llama-style tail rows: "norm" (an RMSNorm scale of d) and "output", an LM head of its own
+/// (vocab x d parameters, 2 s d vocab FLOPs of logits, which stay on the device).
+void AddNormAndUntiedHead(uint64_t vocab, uint64_t d, uint64_t seq, Model& model);
+
 /// BERT encoder as Hugging Face's BertModel (no pre-training heads): rows
 /// "embeddings(word+pos+type+LN)", "encoder.layer.<i>", "pooler". `sequence_length` > 0 tokens.
 Model BuildBert(const TransformerConfig& config, uint32_t sequence_length);

@@ -3,31 +3,15 @@
 // background stream, deadlocks and malformed graphs refused naming the node.
 #include <gtest/gtest.h>
 
+#include "tests/workloads/graph-test-util.h"
 #include "workloads/graph/graph-check.h"
 #include "workloads/graph/graph-schedule.h"
 
 namespace hfsim {
 namespace {
 
-GraphNode Compute(uint64_t id, double ns, std::initializer_list<uint32_t> deps = {}) {
-  GraphNode node;
-  node.kind = GraphNodeKind::kCompute;
-  node.id = id;
-  node.duration_ns = ns;
-  node.deps.assign(deps.begin(), deps.end());
-  return node;
-}
-
-GraphNode PointToPoint(GraphNodeKind kind, uint64_t id, uint32_t peer,
-                       std::initializer_list<uint32_t> deps = {}) {
-  GraphNode node;
-  node.kind = kind;
-  node.id = id;
-  node.peer = peer;
-  node.size_bytes = 1000;
-  node.deps.assign(deps.begin(), deps.end());
-  return node;
-}
+using test::Compute;
+using test::PointToPoint;
 
 GraphNode Collective(uint64_t id, uint32_t communicator, std::initializer_list<uint32_t> deps = {}) {
   GraphNode node;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "topologies/topology.h"
+#include "tests/workloads/graph-test-util.h"
 #include "workloads/graph/graph-check.h"
 #include "workloads/graph/graph-schedule.h"
 #include "workloads/graph/rank-classes.h"
@@ -15,25 +16,8 @@
 namespace hfsim {
 namespace {
 
-GraphNode Compute(uint64_t id, double ns, std::initializer_list<uint32_t> deps = {}) {
-  GraphNode node;
-  node.kind = GraphNodeKind::kCompute;
-  node.id = id;
-  node.duration_ns = ns;
-  node.deps.assign(deps.begin(), deps.end());
-  return node;
-}
-
-GraphNode PointToPoint(GraphNodeKind kind, uint64_t id, uint32_t peer,
-                       std::initializer_list<uint32_t> deps = {}) {
-  GraphNode node;
-  node.kind = kind;
-  node.id = id;
-  node.peer = peer;
-  node.size_bytes = 1000;
-  node.deps.assign(deps.begin(), deps.end());
-  return node;
-}
+using test::Compute;
+using test::PointToPoint;
 
 ExecutionGraph Ring(uint32_t count) {
   ExecutionGraph graph;
