@@ -357,6 +357,30 @@ void CheckHeads(const JsonCursor& section, const TrainingWorkload& workload) {
   }
 }
 
+// Buffers derived from the batch (a layer's activation, its token exchange) must stay within
+// what hfsim prices, and within 64 bits, before any is computed.
+void CheckDerivedSizes(const JsonCursor& batch, const TrainingWorkload& workload) {
+  const TrainingConfig& config = workload.config;
+  const double samples =
+      static_cast<double>(config.global_batch_samples) / config.data_parallel;
+  for (const Layer& layer : workload.model.layers) {
+    double bytes = samples * static_cast<double>(layer.output_elements_per_sample) *
+                   config.activation_bytes_per_element;
+    if (layer.routed) {
+      bytes = std::max(bytes, config.expert_load * samples *
+                                  static_cast<double>(layer.routed->tokens_per_sample) *
+                                  layer.routed->top_k *
+                                  static_cast<double>(layer.routed->token_elements) *
+                                  config.activation_bytes_per_element / config.tensor_parallel);
+    }
+    if (bytes > static_cast<double>(ScenarioLimits::kMaxCollectiveBytes)) {
+      batch.Fail(fmt::format("layer \"{}\" would exchange {:.3g} bytes per replica, above the "
+                             "2^50 hfsim prices; accepted: a smaller batch",
+                             layer.name, bytes));
+    }
+  }
+}
+
 // The job must fit the NPU's memory, if the scenario gives its capacity.
 void CheckMemoryFits(const TrainingWorkload& workload) {
   if (workload.hbm_GiB == 0.0 || workload.allow_memory_overflow) return;
@@ -420,6 +444,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
     config.recompute = static_cast<Recompute>(recompute->Choice({"none", "selective", "full"}));
   }
   CheckHeads(section, workload);
+  CheckDerivedSizes(batch, workload);
   workload.memory = EstimateMemory(workload.model, config, workload.pipeline);
   CheckMemoryFits(workload);
   if (config.tensor_parallel > 1) {

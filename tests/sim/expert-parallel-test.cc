@@ -123,6 +123,13 @@ TEST(ExpertParallel, LayoutsThatCannotRunAreRefusedAtTheirKey) {
   Parallelism(doc)["zero_stage"] = 3;
   ExpectLoadError(doc, at + ".zero_stage", "not modelled");
 
+  // 2^24 tokens of 2^24 elements to 8 experts: 2^52 bytes, more than hfsim prices.
+  doc = MoeScenario(4);
+  doc["workload"]["training"]["model"]["layers"][0]["routed"]["tokens_per_sample"] = 1 << 24;
+  doc["workload"]["training"]["model"]["layers"][0]["routed"]["token_elements"] = 1 << 24;
+  doc["workload"]["training"]["model"]["layers"][0]["routed"]["top_k"] = 8;
+  ExpectLoadError(doc, "workload.training.global_batch_samples", "above the 2^50 hfsim prices");
+
   doc = MoeScenario(4);
   doc["workload"]["training"]["model"]["layers"][0]["routed"]["params_per_expert"] = 1 << 21;
   ExpectLoadError(doc, "workload.training.model.layers[0].routed.params_per_expert",
