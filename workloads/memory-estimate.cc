@@ -37,9 +37,10 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
   const uint32_t p = layout.pipeline, v = layout.virtual_stages, m = layout.micro_batches;
   const auto layers = static_cast<uint32_t>(model.layers.size());
   const uint32_t chunks = p * v;
-  auto first_layer = [&](uint32_t k) {
-    return static_cast<uint32_t>(uint64_t{k} * layers / chunks);
-  };
+  const std::vector<uint32_t> boundary =
+      layers >= chunks ? PipelineChunks(model, config, chunks) : std::vector<uint32_t>{};
+  if (boundary.empty()) return RankMemory{};  // the loader refuses such a pipeline
+  auto first_layer = [&](uint32_t k) { return boundary[k]; };
   const double t = config.tensor_parallel, d = config.data_parallel;
   const double experts_per_rank = config.expert_parallel;
   const double samples = static_cast<double>(config.global_batch_samples) / (d * m);

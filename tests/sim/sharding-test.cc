@@ -29,7 +29,8 @@ double DataBytesPerNpu(const nlohmann::json& doc) {
 
 double SumOfShares() {
   double sum = 0.0;
-  for (const Layer& layer : BuildZooModel("gpt2_small")->layers) {
+  const Model model = *BuildZooModel("gpt2_small");
+  for (const Layer& layer : model.layers) {
     sum += static_cast<double>((layer.params + 3) / 4);
   }
   return sum;
@@ -65,7 +66,8 @@ TEST(Sharding, ZeroOneAndTwoMoveWhatTheAllReduceMoved) {
     EXPECT_EQ(all_reduces, 0u);
     EXPECT_EQ(scatters, gathers);
     size_t with_params = 0;
-    for (const Layer& layer : BuildZooModel("gpt2_small")->layers) with_params += layer.params > 0;
+    const Model model = *BuildZooModel("gpt2_small");
+    for (const Layer& layer : model.layers) with_params += layer.params > 0;
     EXPECT_EQ(scatters, with_params);  // one of each per layer with parameters
   }
 }
@@ -75,7 +77,9 @@ TEST(Sharding, ZeroOneAndTwoMoveWhatTheAllReduceMoved) {
 TEST(Sharding, BucketsMergeGradientsInBackwardOrder) {
   nlohmann::json layers = nlohmann::json::array();
   for (int i = 0; i < 10; ++i) {
-    layers.push_back({{"name", "l" + std::to_string(i)}, {"params", 512 * 1024},
+    std::string name = "l";
+    name += std::to_string(i);
+    layers.push_back({{"name", name}, {"params", 512 * 1024},
                       {"forward_ns", 1000}, {"input_grad_ns", 1000}, {"weight_grad_ns", 1000}});
   }
   nlohmann::json doc = {
@@ -116,7 +120,9 @@ TEST(Sharding, PrefetchedGathersHideBehindCompute) {
   ASSERT_LT(g, bi + bw + r);
   nlohmann::json layers = nlohmann::json::array();
   for (int i = 0; i < 3; ++i) {
-    layers.push_back({{"name", "l" + std::to_string(i)}, {"params", params}, {"forward_ns", f},
+    std::string name = "l";
+    name += std::to_string(i);
+    layers.push_back({{"name", name}, {"params", params}, {"forward_ns", f},
                       {"input_grad_ns", bi}, {"weight_grad_ns", bw}});
   }
   nlohmann::json doc = {

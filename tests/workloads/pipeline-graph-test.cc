@@ -173,5 +173,32 @@ TEST(PipelineGraph, RefusesLayoutsThatCannotRun) {
             std::string::npos);
 }
 
+// Chunks balance compute, not rows: GPT-3's embedding (no compute), 96 equal blocks and the LM
+// head (about a third of a block) over 24 chunks give 4 blocks each, the embedding with the
+// first and the head with the last, as Megatron places them; cutting rows evenly would give
+// some chunks 5 blocks and slow the whole pipeline by a quarter.
+TEST(PipelineGraph, ChunksBalanceComputeNotRows) {
+  std::vector<double> cost(98, 3.0);
+  cost.front() = 0.0;
+  cost.back() = 1.0;
+  const std::vector<uint32_t> bounds = BalancedChunks(cost, 24);
+  ASSERT_EQ(bounds.size(), 25u);
+  EXPECT_EQ(bounds[1], 5u);  // the embedding and 4 blocks
+  for (uint32_t k = 1; k < 23; ++k) EXPECT_EQ(bounds[k + 1] - bounds[k], 4u) << k;
+  EXPECT_EQ(bounds[24] - bounds[23], 5u);  // 4 blocks and the head
+  // By hand: [5, 1, 1, 1, 1] into 3 chunks costs at least 5 (the first layer alone), and the
+  // first layer must stand alone to reach it.
+  const std::vector<uint32_t> small = BalancedChunks({5, 1, 1, 1, 1}, 3);
+  ASSERT_EQ(small.size(), 4u);
+  EXPECT_EQ(small[1], 1u);
+  EXPECT_LE(small[3] - small[2], 3u);
+  EXPECT_GE(small[3] - small[2], 1u);
+  EXPECT_GE(small[2] - small[1], 1u);
+  // Every chunk keeps a layer even where the cost would let one chunk take everything.
+  EXPECT_EQ(BalancedChunks({1, 1, 1, 1}, 4), (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  // No compute anywhere: layers are counted.
+  EXPECT_EQ(BalancedChunks({0, 0, 0, 0, 0, 0}, 3), (std::vector<uint32_t>{0, 2, 4, 6}));
+}
+
 }  // namespace
 }  // namespace hfsim

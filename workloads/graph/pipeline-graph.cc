@@ -108,6 +108,67 @@ struct ProgramWriter {
 
 }  // namespace
 
+std::vector<uint32_t> BalancedChunks(const std::vector<double>& cost, uint32_t chunks) {
+  const auto n = static_cast<uint32_t>(cost.size());
+  double total = 0.0, largest = 0.0;
+  for (const double c : cost) {
+    total += c;
+    largest = std::max(largest, c);
+  }
+  std::vector<double> counted;
+  const std::vector<double>* weights = &cost;
+  if (total <= 0.0) {  // nothing to balance: count layers
+    counted.assign(n, 1.0);
+    weights = &counted;
+    total = n;
+    largest = 1.0;
+  }
+  // Fills chunks left to right up to `limit` each, leaving a layer for every chunk still to
+  // come; returns the boundaries, empty when the last chunk would exceed the limit.
+  auto fill = [&](double limit) {
+    std::vector<uint32_t> bounds{0};
+    uint32_t i = 0;
+    for (uint32_t k = 0; k + 1 < chunks; ++k) {
+      double load = 0.0;
+      const uint32_t last_allowed = n - (chunks - k - 1);  // exclusive
+      while (i < last_allowed && (i == bounds.back() || load + (*weights)[i] <= limit)) {
+        load += (*weights)[i++];
+      }
+      bounds.push_back(i);
+    }
+    double rest = 0.0;
+    for (uint32_t j = i; j < n; ++j) rest += (*weights)[j];
+    if (rest > limit) return std::vector<uint32_t>{};
+    bounds.push_back(n);
+    return bounds;
+  };
+  // The smallest feasible limit lies in [max(largest, total / chunks), total]: bisect it.
+  double low = std::max(largest, total / chunks), high = total;
+  std::vector<uint32_t> best = fill(high);
+  for (int step = 0; step < 64 && high - low > 1e-12 * high; ++step) {
+    const double mid = 0.5 * (low + high);
+    std::vector<uint32_t> bounds = fill(mid);
+    if (bounds.empty()) {
+      low = mid;
+    } else {
+      high = mid;
+      best = std::move(bounds);
+    }
+  }
+  return best;
+}
+
+std::vector<uint32_t> PipelineChunks(const Model& model, const TrainingConfig& config,
+                                     uint32_t chunks) {
+  const TrainingIteration iteration = BuildTrainingIteration(model, config);
+  std::vector<double> cost;
+  cost.reserve(iteration.layers.size());
+  for (const LayerWork& layer : iteration.layers) {
+    cost.push_back(layer.forward_ns + layer.input_grad_ns + layer.weight_grad_ns);
+  }
+  return BalancedChunks(cost, chunks);
+}
+
 std::string_view ToString(ParallelAxis axis) {
   switch (axis) {
     case ParallelAxis::kTensor:
@@ -199,9 +260,8 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
     return micro_samples * model.layers[i].output_elements_per_sample *
            config.activation_bytes_per_element;
   };
-  auto first_layer = [&](uint32_t k) {
-    return static_cast<uint32_t>(uint64_t{k} * layer_count / chunks);
-  };
+  const std::vector<uint32_t> boundary = PipelineChunks(model, config, chunks);
+  auto first_layer = [&](uint32_t k) { return boundary[k]; };
 
   // Buckets never span two chunks: each chunk's gradients are ready at a different time.
   for (uint32_t k = 0; k < chunks; ++k) {

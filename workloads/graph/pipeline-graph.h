@@ -1,7 +1,7 @@
 // Pipeline-parallel training, with tensor and data parallelism around it, as an execution graph.
 //
 // The model's layers are cut into pipeline x virtual_stages contiguous chunks of (nearly) equal
-// layer counts; chunk k runs on pipeline stage k mod pipeline (Megatron's placement: with v
+// compute (PipelineChunks); chunk k runs on pipeline stage k mod pipeline (Megatron's placement: with v
 // virtual stages a stage holds chunks s, s + p, ..., s + (v - 1) p). The batch is cut into
 // micro-batches; every stage runs forward (F) and backward (B) steps of its chunks, one
 // micro-batch at a time, in the order of the schedule:
@@ -44,6 +44,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "topologies/topology.h"
 #include "workloads/graph/execution-graph.h"
@@ -76,6 +77,19 @@ struct PipelineLayout {
   /// How rank ids are composed: the first axis varies fastest (a permutation of all four).
   std::array<ParallelAxis, 4> order = kMegatronOrder;
 };
+
+/// Cuts `cost.size()` layers into `chunks` contiguous, non-empty chunks so that the costliest
+/// chunk costs as little as possible (a pipeline runs at the pace of its slowest stage).
+/// Returns chunks + 1 boundaries: chunk k is layers [b[k], b[k + 1]). Layers of no cost (an
+/// embedding, a norm) join their neighbours; with every cost 0, layers are counted instead.
+std::vector<uint32_t> BalancedChunks(const std::vector<double>& cost, uint32_t chunks);
+
+/// The chunks of a pipeline over `model`: balanced by each layer's forward and backward compute
+/// as the training loop prices it (BuildTrainingIteration), so GPT-3's 96 blocks split 4 per
+/// chunk over 24 chunks with the embedding on the first and the LM head on the last, as
+/// Megatron places them. Needs at least `chunks` layers.
+std::vector<uint32_t> PipelineChunks(const Model& model, const TrainingConfig& config,
+                                     uint32_t chunks);
 
 /// `config` gives the whole batch and the tensor and data degrees; tensor x data x pipeline
 /// must be the fabric's NPU count. Returns the reason, as text naming what does not fit, when
