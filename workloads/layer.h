@@ -75,6 +75,11 @@ struct Layer {
   /// Of them, the attention core's 5 a s^2, which selective recomputation does not keep.
   double attention_activation_bytes_per_sample = 0.0;
 
+  /// Parameters of all its routed experts (0 for a dense layer): part of `params`.
+  uint64_t RoutedParams() const {
+    return routed ? uint64_t{routed->experts} * routed->params_per_expert : 0;
+  }
+
   bool HasTensorComm() const {
     return tensor_parallel_all_reduces > 0 || forward_comm || input_grad_comm;
   }

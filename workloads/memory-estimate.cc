@@ -52,10 +52,7 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
       for (uint32_t i = first_layer(k); i < first_layer(k + 1); ++i) {
         const Layer& layer = model.layers[i];
         // A rank holds its share of the routed experts: E / expert of them.
-        const double expert_params =
-            layer.routed ? static_cast<double>(layer.routed->experts) *
-                               static_cast<double>(layer.routed->params_per_expert)
-                         : 0.0;
+        const auto expert_params = static_cast<double>(layer.RoutedParams());
         const double own = static_cast<double>(layer.params) - expert_params;
         dense += own / t;
         routed += expert_params / experts_per_rank / t;
@@ -101,14 +98,8 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
     if (s == 0 || stage.TotalBytes() > worst.TotalBytes()) worst = stage;
   }
   // The stage's first rank: its other indices are 0, so it is the stage times the pipeline
-  // axis's stride (the product of the degrees listed before it).
-  uint64_t stride = 1;
-  for (const ParallelAxis axis : layout.order) {
-    if (axis == ParallelAxis::kPipeline) break;
-    const uint32_t degrees[] = {config.tensor_parallel, config.expert_parallel,
-                                config.data_parallel / config.expert_parallel};
-    stride *= degrees[static_cast<size_t>(axis)];
-  }
+  // axis's stride.
+  const uint64_t stride = AxisStrides(config, layout)[static_cast<size_t>(ParallelAxis::kPipeline)];
   worst.rank = static_cast<uint32_t>(worst.stage * stride);
   return worst;
 }

@@ -16,6 +16,13 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
+double ExpertExchangeBytes(const RoutedExperts& routed, const TrainingConfig& config,
+                           uint64_t samples) {
+  return config.expert_load * static_cast<double>(samples * routed.tokens_per_sample) *
+         routed.top_k * static_cast<double>(routed.token_elements) *
+         config.activation_bytes_per_element / config.tensor_parallel;
+}
+
 TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfig& config) {
   if (config.data_parallel == 0 || config.tensor_parallel == 0 ||
       config.global_batch_samples % config.data_parallel != 0) {
@@ -111,13 +118,8 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
         expert_split ? uint64_t{layer.routed->experts} / expert * layer.routed->params_per_expert
                      : 0;
     if (expert_split) {
-      // Every token's hidden state to each of its top-k experts and back, on the busiest rank:
-      // its share of the tokens (the tensor group splits them), whole buffer.
-      const RoutedExperts& routed = *layer.routed;
-      const auto bytes = static_cast<uint64_t>(std::ceil(
-          config.expert_load * static_cast<double>(samples * routed.tokens_per_sample) *
-          routed.top_k * static_cast<double>(routed.token_elements) *
-          config.activation_bytes_per_element / tensor));
+      const auto bytes =
+          static_cast<uint64_t>(std::ceil(ExpertExchangeBytes(*layer.routed, config, samples)));
       request(work.forward_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
       request(work.input_grad_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
       std::optional<CommRequest> unused;
@@ -131,9 +133,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
       }
     } else {
       // Without expert parallelism every rank holds every expert: one collective for it all.
-      const uint64_t dense = expert_split ? layer.params - uint64_t{layer.routed->experts} *
-                                                               layer.routed->params_per_expert
-                                          : layer.params;
+      const uint64_t dense = expert_split ? layer.params - layer.RoutedParams() : layer.params;
       gradients(dense, ParallelGroup::kData, config.data_parallel, work.weight_grad_comm,
                 work.step_gather, &work.forward_gather);
       if (config.zero_stage == 3) work.backward_gather = work.forward_gather;

@@ -124,6 +124,13 @@ struct TrainingIteration {
   bool prefetch_parameters = false;
 };
 
+/// The buffer of one token exchange (dispatch or combine all-to-all) of a layer's routed
+/// experts, for `samples` per replica: every token's hidden state to each of its top-k experts,
+/// on the busiest rank (expert_load), its share of the tokens (the tensor group splits them).
+/// Unrounded, so that callers can check it against a limit before it is made an integer.
+double ExpertExchangeBytes(const RoutedExperts& routed, const TrainingConfig& config,
+                           uint64_t samples);
+
 /// The work of one iteration for one NPU (all NPUs do the same under data x tensor parallelism).
 /// Preconditions (checked by the scenario loader): data_parallel divides global_batch_samples.
 /// Gradients are not bucketed here (a pipeline buckets per stage): see BucketGradients.

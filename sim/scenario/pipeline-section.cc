@@ -46,10 +46,7 @@ void ReadExpertDegree(const JsonCursor& expert, TrainingWorkload& workload) {
 // parallelism.order: the parallel dimensions, fastest-varying first; those left out must have
 // degree 1 and go last.
 void ReadOrder(const JsonCursor& order, TrainingWorkload& workload) {
-  const TrainingConfig& config = workload.config;
-  const uint32_t degrees[] = {config.tensor_parallel, config.expert_parallel,
-                              config.data_parallel / config.expert_parallel,
-                              workload.pipeline.pipeline};
+  const std::array<uint32_t, 4> degrees = AxisDegrees(workload.config, workload.pipeline);
   std::vector<std::string_view> names;
   for (const ParallelAxis axis : kMegatronOrder) names.push_back(ToString(axis));
   std::array<bool, 4> listed{};

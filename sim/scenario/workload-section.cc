@@ -361,18 +361,12 @@ void CheckHeads(const JsonCursor& section, const TrainingWorkload& workload) {
 // what hfsim prices, and within 64 bits, before any is computed.
 void CheckDerivedSizes(const JsonCursor& batch, const TrainingWorkload& workload) {
   const TrainingConfig& config = workload.config;
-  const double samples =
-      static_cast<double>(config.global_batch_samples) / config.data_parallel;
+  const uint64_t samples = config.global_batch_samples / config.data_parallel;
   for (const Layer& layer : workload.model.layers) {
-    double bytes = samples * static_cast<double>(layer.output_elements_per_sample) *
+    double bytes = static_cast<double>(samples) *
+                   static_cast<double>(layer.output_elements_per_sample) *
                    config.activation_bytes_per_element;
-    if (layer.routed) {
-      bytes = std::max(bytes, config.expert_load * samples *
-                                  static_cast<double>(layer.routed->tokens_per_sample) *
-                                  layer.routed->top_k *
-                                  static_cast<double>(layer.routed->token_elements) *
-                                  config.activation_bytes_per_element / config.tensor_parallel);
-    }
+    if (layer.routed) bytes = std::max(bytes, ExpertExchangeBytes(*layer.routed, config, samples));
     if (bytes > static_cast<double>(ScenarioLimits::kMaxCollectiveBytes)) {
       batch.Fail(fmt::format("layer \"{}\" would exchange {:.3g} bytes per replica, above the "
                              "2^50 hfsim prices; accepted: a smaller batch",

@@ -57,8 +57,10 @@ TEST(ZooTotalsTest, MixtureOfExpertsMatchTheirPapers) {
     for (const Layer& layer : model.layers) {
       total += static_cast<double>(layer.params);
       if (layer.routed) {
-        total -= static_cast<double>(layer.routed->experts - layer.routed->top_k) *
-                 static_cast<double>(layer.routed->params_per_expert);
+        // All experts but the top-k a token uses.
+        total -= static_cast<double>(layer.RoutedParams()) -
+                 static_cast<double>(layer.routed->top_k) *
+                     static_cast<double>(layer.routed->params_per_expert);
       }
     }
     return total;

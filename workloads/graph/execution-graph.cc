@@ -25,6 +25,14 @@ std::string_view ToString(GraphPhase phase) {
   return "?";
 }
 
+std::vector<uint32_t> ClassOfRanks(const ExecutionGraph& graph) {
+  std::vector<uint32_t> class_of(graph.rank_count, 0);
+  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
+    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
+  }
+  return class_of;
+}
+
 PeerResolver::PeerResolver(const ExecutionGraph& graph)
     : m_graph(&graph), m_place(graph.rank_count, Place{0, 0}) {
   for (uint32_t c = 0; c < graph.classes.size(); ++c) {

@@ -107,6 +107,13 @@ struct ExecutionGraph {
   std::vector<RankClass> classes;
 };
 
+inline bool IsPointToPoint(const GraphNode& node) {
+  return node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv;
+}
+
+/// The class of every rank (the graph's classes must cover every rank once: CheckGraph).
+std::vector<uint32_t> ClassOfRanks(const ExecutionGraph& graph);
+
 /// The rank each send or receive talks to. A class of one rank talks to the `peer` its node
 /// names; a class of several names its first rank's peer, and its rank at position i talks to
 /// the rank at position i of that peer's class (CheckGraph: classes of equal size).

@@ -38,10 +38,7 @@ bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
                  UnionFind& units) {
   const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
   bool joined = false;
-  std::vector<uint32_t> class_of(graph.rank_count);
-  for (uint32_t c = 0; c < classes; ++c) {
-    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
-  }
+  const std::vector<uint32_t> class_of = ClassOfRanks(graph);
   // Per class, the positions of its calls on each communicator it uses (sparse: a class uses few).
   std::vector<std::map<uint32_t, std::vector<uint32_t>>> calls(classes);
   std::vector<bool> used(graph.communicators.size(), false);
@@ -193,8 +190,7 @@ std::optional<GraphError> GraphSchedule::BuildInProgramOrder(const ExecutionGrap
     StreamTails tails;
     for (uint32_t i = 0; i < node_count; ++i) {
       const GraphNode& node = nodes[i];
-      if (point_to_point &&
-          (node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv)) {
+      if (point_to_point && IsPointToPoint(node)) {
         *point_to_point = true;
         return std::nullopt;
       }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "workloads/graph/rank-classes.h"
 #include "workloads/graph/training-graph.h"
@@ -108,6 +107,22 @@ struct ProgramWriter {
 
 }  // namespace
 
+std::array<uint32_t, 4> AxisDegrees(const TrainingConfig& config, const PipelineLayout& layout) {
+  return {config.tensor_parallel, config.expert_parallel,
+          config.data_parallel / config.expert_parallel, layout.pipeline};
+}
+
+std::array<uint64_t, 4> AxisStrides(const TrainingConfig& config, const PipelineLayout& layout) {
+  const std::array<uint32_t, 4> degrees = AxisDegrees(config, layout);
+  std::array<uint64_t, 4> stride{};
+  uint64_t next = 1;
+  for (const ParallelAxis axis : layout.order) {
+    stride[static_cast<size_t>(axis)] = next;
+    next *= degrees[static_cast<size_t>(axis)];
+  }
+  return stride;
+}
+
 std::vector<uint32_t> BalancedChunks(const std::vector<double>& cost, uint32_t chunks) {
   const auto n = static_cast<uint32_t>(cost.size());
   double total = 0.0, largest = 0.0;
@@ -160,6 +175,8 @@ std::vector<uint32_t> BalancedChunks(const std::vector<double>& cost, uint32_t c
 
 std::vector<uint32_t> PipelineChunks(const Model& model, const TrainingConfig& config,
                                      uint32_t chunks) {
+  const auto layers = static_cast<uint32_t>(model.layers.size());
+  if (chunks == 1) return {0, layers};  // the loader's memory estimate, for every job
   const TrainingIteration iteration = BuildTrainingIteration(model, config);
   std::vector<double> cost;
   cost.reserve(iteration.layers.size());
@@ -272,18 +289,9 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
   for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
   for (const Layer& layer : model.layers) graph.layers.push_back(layer.name);
-  // Rank ids in the layout's order: the stride of each axis is the product of the degrees
-  // listed before it. A data index d is e + E d' (its expert rank e, its copy d').
+  // Rank ids in the layout's order. A data index d is e + E d' (its expert rank e, its copy d').
   const uint32_t experts = config.expert_parallel;
-  std::array<uint64_t, 4> stride{};
-  {
-    uint64_t next = 1;
-    for (const ParallelAxis axis : layout.order) {
-      stride[static_cast<size_t>(axis)] = next;
-      const uint32_t degrees[] = {tensor, experts, data / experts, p};
-      next *= degrees[static_cast<size_t>(axis)];
-    }
-  }
+  const std::array<uint64_t, 4> stride = AxisStrides(config, layout);
   auto rank_of = [&](uint32_t t, uint32_t d, uint32_t s) {
     return static_cast<uint32_t>(t * stride[0] + d % experts * stride[1] +
                                  d / experts * stride[2] + s * stride[3]);

@@ -78,6 +78,13 @@ struct PipelineLayout {
   std::array<ParallelAxis, 4> order = kMegatronOrder;
 };
 
+/// The degree of each parallel axis (indexed by ParallelAxis): tensor, expert, the data
+/// degree's copies of the experts (data / expert), pipeline.
+std::array<uint32_t, 4> AxisDegrees(const TrainingConfig& config, const PipelineLayout& layout);
+/// The stride of each axis in a rank id (indexed by ParallelAxis): the product of the degrees
+/// of the axes `layout.order` lists before it.
+std::array<uint64_t, 4> AxisStrides(const TrainingConfig& config, const PipelineLayout& layout);
+
 /// Cuts `cost.size()` layers into `chunks` contiguous, non-empty chunks so that the costliest
 /// chunk costs as little as possible (a pipeline runs at the pace of its slowest stage).
 /// Returns chunks + 1 boundaries: chunk k is layers [b[k], b[k + 1]). Layers of no cost (an

@@ -24,9 +24,7 @@ struct GroupView {
 };
 
 bool HasPointToPoint(const RankClass& rank_class) {
-  return std::any_of(rank_class.program.begin(), rank_class.program.end(), [](const GraphNode& n) {
-    return n.kind == GraphNodeKind::kSend || n.kind == GraphNodeKind::kRecv;
-  });
+  return std::any_of(rank_class.program.begin(), rank_class.program.end(), IsPointToPoint);
 }
 
 // Classes of several ranks whose sends pair them position by position (PeerResolver) split
@@ -35,16 +33,13 @@ bool HasPointToPoint(const RankClass& rank_class) {
 // hand-written graphs whose pairings do not hold come here (generators give pairings that do).
 // Returns false, changing nothing, when the graph would then hold more than `max_nodes` nodes.
 bool SeparateRanks(ExecutionGraph& graph, std::vector<uint32_t> classes, uint64_t max_nodes) {
-  std::vector<uint32_t> class_of(graph.rank_count, 0);
-  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
-    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
-  }
+  const std::vector<uint32_t> class_of = ClassOfRanks(graph);
   // Close the set over pairings, both ways (a receive names its sender's class).
   std::vector<bool> chosen(graph.classes.size(), false);
   for (const uint32_t c : classes) chosen[c] = true;
   for (size_t next = 0; next < classes.size(); ++next) {
     for (const GraphNode& node : graph.classes[classes[next]].program) {
-      if (node.kind != GraphNodeKind::kSend && node.kind != GraphNodeKind::kRecv) continue;
+      if (!IsPointToPoint(node)) continue;
       const uint32_t peer_class = class_of[node.peer];
       if (!chosen[peer_class]) {
         chosen[peer_class] = true;
@@ -68,7 +63,7 @@ bool SeparateRanks(ExecutionGraph& graph, std::vector<uint32_t> classes, uint64_
     for (const uint32_t rank : rank_class.ranks) {
       RankClass& alone = refined.emplace_back(RankClass{{rank}, rank_class.program});
       for (GraphNode& node : alone.program) {
-        if (node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv) {
+        if (IsPointToPoint(node)) {
           node.peer = peers.PeerOf(rank, node);
         }
       }
@@ -91,10 +86,7 @@ bool SeparateRanks(ExecutionGraph& graph, std::vector<uint32_t> classes, uint64_
 // through its first rank, so those ranks must be told apart. A class's ranks pair with the
 // same positions of every class it talks to, so each pair of classes is checked once.
 std::vector<uint32_t> UnevenRoutes(const ExecutionGraph& graph, const Topology& topology) {
-  std::vector<uint32_t> class_of(graph.rank_count, 0);
-  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
-    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
-  }
+  const std::vector<uint32_t> class_of = ClassOfRanks(graph);
   const uint32_t dims = topology.DimensionCount();
   auto offset = [&](uint32_t rank, uint32_t peer, uint32_t d) {
     const uint32_t size = topology.Dim(d).size;
@@ -106,7 +98,7 @@ std::vector<uint32_t> UnevenRoutes(const ExecutionGraph& graph, const Topology& 
     if (rank_class.ranks.size() == 1) continue;
     std::set<uint32_t> peer_classes;
     for (const GraphNode& node : rank_class.program) {
-      if (node.kind == GraphNodeKind::kSend || node.kind == GraphNodeKind::kRecv) {
+      if (IsPointToPoint(node)) {
         peer_classes.insert(class_of[node.peer]);
       }
     }
@@ -130,10 +122,7 @@ enum class Pass { kStable, kSplit, kTooBig };
 
 // One pass: splits what it must, unless the graph would then hold more than `max_nodes` nodes.
 Pass SplitOnce(ExecutionGraph& graph, const Topology& topology, uint64_t max_nodes) {
-  std::vector<uint32_t> class_of(graph.rank_count, 0);
-  for (uint32_t c = 0; c < graph.classes.size(); ++c) {
-    for (const uint32_t rank : graph.classes[c].ranks) class_of[rank] = c;
-  }
+  const std::vector<uint32_t> class_of = ClassOfRanks(graph);
   // Communicators each class uses.
   std::vector<std::set<uint32_t>> uses(graph.classes.size());
   for (uint32_t c = 0; c < graph.classes.size(); ++c) {
