@@ -74,6 +74,10 @@ struct Layer {
   double activation_bytes_per_sample = 0.0;
   /// Of them, the attention core's 5 a s^2, which selective recomputation does not keep.
   double attention_activation_bytes_per_sample = 0.0;
+  /// Elements of the keys and values the layer's attention makes for one sample, whole (every
+  /// key/value head, before any tensor split): what context parallelism passes around its ring.
+  /// 0 for a layer without attention.
+  uint64_t kv_elements_per_sample = 0;
 
   /// Parameters of all its routed experts (0 for a dense layer): part of `params`.
   uint64_t RoutedParams() const {

@@ -42,11 +42,14 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
   if (boundary.empty()) return RankMemory{};  // the loader refuses such a pipeline
   auto first_layer = [&](uint32_t k) { return boundary[k]; };
   const double t = config.tensor_parallel, d = config.data_parallel;
+  const double cp = config.context_parallel;
   const double experts_per_rank = config.expert_parallel;
+  // A micro-batch's samples per replica; context parallelism keeps a share of their tokens.
   const double samples = static_cast<double>(config.global_batch_samples) / (d * m);
+  const double token_share = samples / cp;
   RankMemory worst;
   for (uint32_t s = 0; s < p; ++s) {
-    double dense = 0.0, routed = 0.0, activations = 0.0, largest_layer = 0.0;
+    double dense = 0.0, routed = 0.0, activations = 0.0, largest_layer = 0.0, kv_block = 0.0;
     for (uint32_t c = 0; c < v; ++c) {
       const uint32_t k = c * p + s;
       for (uint32_t i = first_layer(k); i < first_layer(k + 1); ++i) {
@@ -57,7 +60,9 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
         dense += own / t;
         routed += expert_params / experts_per_rank / t;
         largest_layer = std::max(largest_layer, (own + expert_params / experts_per_rank) / t);
-        activations += ActivationBytes(layer, config) * samples;
+        activations += ActivationBytes(layer, config) * token_share;
+        kv_block = std::max(kv_block, static_cast<double>(layer.kv_elements_per_sample) *
+                                          config.activation_bytes_per_element * token_share / t);
       }
     }
     // Micro-batches (model chunks, when interleaved) whose activations a stage holds at once:
@@ -75,12 +80,12 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
         in_flight = std::min<double>(uint64_t{m} * v, (p - s - 1) * 2 + (v - 1) * p + 1) / v;
         break;
     }
-    // ZeRO shards over the replicas holding the same parameters: the data group for a layer's
-    // own, the expert-data group for routed experts.
+    // ZeRO shards over the replicas holding the same parameters: the data and context ranks
+    // for a layer's own, the expert-data group for routed experts.
     const double expert_copies = d / experts_per_rank;
     auto sharded = [&](double bytes_per_param, uint32_t from_stage) {
       const bool shard = config.zero_stage >= from_stage;
-      return dense * bytes_per_param / (shard ? d : 1.0) +
+      return dense * bytes_per_param / (shard ? d * cp : 1.0) +
              routed * bytes_per_param / (shard ? expert_copies : 1.0);
     };
     RankMemory stage;
@@ -95,6 +100,9 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
       stage.buffers_bytes = 2 * largest_layer * config.parameter_bytes_per_param;
     }
     stage.buffers_bytes += 2.0 * static_cast<double>(config.bucket_bytes);
+    // Ring attention holds the key/value block it computes on and the one arriving, each with
+    // its gradients in backward.
+    if (config.context_parallel > 1) stage.buffers_bytes += 4.0 * kv_block;
     if (s == 0 || stage.TotalBytes() > worst.TotalBytes()) worst = stage;
   }
   // The stage's first rank: its other indices are 0, so it is the stage times the pipeline

@@ -8,6 +8,8 @@
 // bytes per micro-batch of b sequences with 16-bit activations; tensor parallelism splits 24 of
 // the 34 (all 34 with sequence parallelism) and the 5 a s / h of attention; selective
 // recomputation drops the attention part; full recomputation keeps only each block's input.
+// Context parallelism keeps 1/C of every sequence's activations on each rank, and ring
+// attention's key/value blocks in flight.
 #pragma once
 
 #include <cstdint>

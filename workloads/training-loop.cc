@@ -29,7 +29,13 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     throw std::invalid_argument("BuildTrainingIteration: batch does not split over replicas");
   }
   const uint64_t samples = config.global_batch_samples / config.data_parallel;
+  // Tensor parallelism splits each layer's matrices, context parallelism its tokens: per-token
+  // work divides by both.
   const double tensor = config.tensor_parallel;
+  const uint32_t context = config.context_parallel;
+  const double split = tensor * context;
+  // The replicas that hold the same parameters and reduce their gradients together.
+  const uint32_t replicas = config.data_parallel * context;
   TrainingIteration iteration;
   iteration.overlap = config.overlap;
   iteration.layers.reserve(model.layers.size());
@@ -50,7 +56,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
                      static_cast<double>(routed.tokens_per_sample);
     }
     const double forward_flops =
-        (layer.forward_flops_per_sample + routed_flops) * samples / tensor;
+        (layer.forward_flops_per_sample + routed_flops) * samples / split;
     const double forward_ns = ComputeNs(forward_flops, config);
     work.forward_ns = layer.forward_ns.value_or(forward_ns);
     work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
@@ -61,6 +67,21 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     } else if (config.recompute == Recompute::kSelective && layer.attention_flops_per_sample > 0) {
       work.input_grad_ns += work.forward_ns * (layer.attention_flops_per_sample /
                                                (layer.forward_flops_per_sample + routed_flops));
+    }
+    // Ring attention runs the attention core block by block (context_kv_bytes below); the
+    // recomputed core runs in the backward blocks, whose key/value blocks it needs.
+    if (layer.attention_flops_per_sample > 0) {
+      const double share =
+          layer.attention_flops_per_sample / (layer.forward_flops_per_sample + routed_flops);
+      work.attention_forward_ns = work.forward_ns * share;
+      work.attention_input_grad_ns = layer.input_grad_ns.value_or(forward_ns) * share +
+                                     (config.recompute == Recompute::kNone ? 0.0
+                                                                           : work.attention_forward_ns);
+    }
+    if (context > 1 && layer.kv_elements_per_sample > 0) {
+      work.context_kv_bytes = CeilDiv(samples * layer.kv_elements_per_sample *
+                                          config.activation_bytes_per_element,
+                                      uint64_t{config.tensor_parallel} * context);
     }
     work.weight_grad_ns = layer.params == 0 ? layer.weight_grad_ns.value_or(0.0)
                                             : layer.weight_grad_ns.value_or(forward_ns);
@@ -76,8 +97,8 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     // Explicit collectives replace the derived ones of their phase; a group of one NPU has
     // nothing to exchange.
     const bool tensor_split = config.tensor_parallel > 1;
-    const uint64_t activation_bytes =
-        samples * layer.output_elements_per_sample * config.activation_bytes_per_element;
+    const uint64_t activation_bytes = CeilDiv(
+        samples * layer.output_elements_per_sample * config.activation_bytes_per_element, context);
     const bool derived_activation = tensor_split && layer.tensor_parallel_all_reduces > 0;
     // Forward and input gradients exchange the same activation over the tensor group.
     auto tensor_phase = [&](std::optional<CommRequest>& slot,
@@ -127,14 +148,14 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
                 work.expert_grad_comm, work.expert_step_gather, &unused);
     }
     if (layer.weight_grad_comm) {
-      if (config.data_parallel > 1) {
+      if (replicas > 1) {
         request(work.weight_grad_comm, layer.weight_grad_comm->kind, ParallelGroup::kData,
                 layer.weight_grad_comm->size_bytes, 1);
       }
     } else {
       // Without expert parallelism every rank holds every expert: one collective for it all.
       const uint64_t dense = expert_split ? layer.params - layer.RoutedParams() : layer.params;
-      gradients(dense, ParallelGroup::kData, config.data_parallel, work.weight_grad_comm,
+      gradients(dense, ParallelGroup::kData, replicas, work.weight_grad_comm,
                 work.step_gather, &work.forward_gather);
       if (config.zero_stage == 3) work.backward_gather = work.forward_gather;
     }

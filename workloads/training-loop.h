@@ -41,6 +41,11 @@ struct TrainingConfig {
   uint64_t global_batch_samples = 1;
   uint32_t data_parallel = 1;
   uint32_t tensor_parallel = 1;
+  /// Context parallelism (ring attention): each sequence is cut into this many shares of its
+  /// tokens, one per rank of a context group, which pass their keys and values around a ring.
+  /// Every per-token cost divides by it; the parameters are replicated over it, so gradients
+  /// are reduced over data x context ranks.
+  uint32_t context_parallel = 1;
   uint32_t gradient_bytes_per_param = 2;
   uint32_t activation_bytes_per_element = 2;
   /// Peak arithmetic of one NPU in FLOP per ns (1 TFLOP/s = 1000 FLOP/ns).
@@ -115,6 +120,13 @@ struct LayerWork {
   std::optional<CommRequest> input_grad_expert;
   std::optional<CommRequest> expert_grad_comm;
   std::optional<CommRequest> expert_step_gather;
+  /// Context parallelism: one rank's key/value block (its tokens' keys and values, its tensor
+  /// slice), which ring attention passes on C - 1 times per pass; 0 without. Of the compute
+  /// above, the attention core's share in forward and in input gradients (there with what
+  /// recomputation adds to it), which runs as C blocks, one per key/value block.
+  uint64_t context_kv_bytes = 0;
+  double attention_forward_ns = 0.0;
+  double attention_input_grad_ns = 0.0;
 };
 
 struct TrainingIteration {
@@ -131,7 +143,8 @@ struct TrainingIteration {
 double ExpertExchangeBytes(const RoutedExperts& routed, const TrainingConfig& config,
                            uint64_t samples);
 
-/// The work of one iteration for one NPU (all NPUs do the same under data x tensor parallelism).
+/// The work of one iteration for one NPU (all NPUs do the same under data x tensor parallelism;
+/// under context parallelism each does its share of every sequence's tokens).
 /// Preconditions (checked by the scenario loader): data_parallel divides global_batch_samples.
 /// Gradients are not bucketed here (a pipeline buckets per stage): see BucketGradients.
 TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfig& config);

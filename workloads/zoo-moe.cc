@@ -25,10 +25,12 @@ RoutedExperts Routed(uint32_t experts, uint32_t top_k, uint64_t d, uint64_t ffn,
 
 // Attention FLOPs and kept activations of a block, as for the dense zoo transformers
 // (SetBlockActivations: Korthikanti et al.'s s h (34 + 5 a s / h), with `heads` as a). The
-// experts' own activations are not added: a documented approximation.
+// experts' own activations are not added: a documented approximation. `kv_width`: elements of
+// one token's keys and values together, over every head.
 void SetActivations(uint64_t seq, uint64_t d, uint64_t heads, double attention_flops,
-                    Layer& block) {
+                    uint64_t kv_width, Layer& block) {
   const double s = static_cast<double>(seq);
+  block.kv_elements_per_sample = seq * kv_width;
   block.attention_flops_per_sample = attention_flops;
   block.attention_activation_bytes_per_sample = 5.0 * static_cast<double>(heads) * s * s;
   block.activation_bytes_per_sample =
@@ -60,7 +62,7 @@ Model BuildMixtral8x7B(uint32_t sequence_length) {
         static_cast<double>(2 * seq * (attention + router) + 4 * seq * seq * d);
     block.output_elements_per_sample = seq * d;
     block.tensor_parallel_all_reduces = 2;  // after attention's O and after the experts
-    SetActivations(seq, d, 32, 4.0 * seq * seq * d, block);
+    SetActivations(seq, d, 32, 4.0 * seq * seq * d, 2 * kv, block);
     model.layers.push_back(block);
   }
   AddNormAndUntiedHead(vocab, d, seq, model);
@@ -109,7 +111,10 @@ Model BuildDeepSeekV3(uint32_t sequence_length) {
     block.forward_flops_per_sample = static_cast<double>(2 * seq * macs_per_token);
     block.output_elements_per_sample = seq * d;
     block.tensor_parallel_all_reduces = 2;
-    SetActivations(seq, d, heads, 2.0 * static_cast<double>(seq * score_macs), block);
+    // Latent attention expands a key of 128 + 64 and a value of 128 for every head, and ring
+    // attention passes those on.
+    SetActivations(seq, d, heads, 2.0 * static_cast<double>(seq * score_macs),
+                   heads * (nope + rope + v_dim), block);
     model.layers.push_back(block);
   }
   AddNormAndUntiedHead(vocab, d, seq, model);

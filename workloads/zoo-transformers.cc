@@ -43,6 +43,9 @@ void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block)
   block.attention_flops_per_sample = 4.0 * s * s * h;
   block.attention_activation_bytes_per_sample = 5.0 * a * s * s;
   block.activation_bytes_per_sample = 34.0 * s * h + block.attention_activation_bytes_per_sample;
+  // A key and a value of d / heads per key/value head (grouped-query attention has fewer).
+  const uint64_t kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
+  block.kv_elements_per_sample = 2 * seq * (c.d_model / c.heads) * kv_heads;
 }
 
 namespace {

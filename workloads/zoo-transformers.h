@@ -29,7 +29,8 @@ struct TransformerConfig {
 
 /// A transformer block's attention FLOPs and the activations it keeps for backward
 /// (Korthikanti et al. 2022, eq. 1: s h (34 + 5 a s / h) bytes per sequence with 16-bit
-/// activations, 5 a s^2 of them the attention core's), from d_model, heads and `seq` tokens.
+/// activations, 5 a s^2 of them the attention core's), and its keys and values (2 s kv_heads
+/// d / heads elements), from d_model, heads and `seq` tokens.
 void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block);
 
 /// An embedding table of `params` (0 FLOPs; vocab-parallel, one all-reduce of its s x d output

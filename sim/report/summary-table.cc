@@ -46,10 +46,14 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.MegatronLayout()) {
     const TrainingWorkload& t = scenario.training;
     const PipelineLayout& p = t.pipeline;
-    out += fmt::format("workload: {} ({} layers), batch {}, tensor {} x data {}{} x pipeline {} "
+    out += fmt::format("workload: {} ({} layers), batch {}, tensor {}{} x data {}{} x pipeline {} "
                        "(ranks in Megatron's order), {} over {} micro-batches{}, overlap {}\n",
                        t.model_name, t.model.layers.size(), t.config.global_batch_samples,
-                       t.config.tensor_parallel, t.config.data_parallel,
+                       t.config.tensor_parallel,
+                       t.config.context_parallel > 1
+                           ? fmt::format(" x context {}", t.config.context_parallel)
+                           : std::string(),
+                       t.config.data_parallel,
                        t.config.expert_parallel > 1
                            ? fmt::format(" (expert {})", t.config.expert_parallel)
                            : std::string(),

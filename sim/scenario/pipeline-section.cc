@@ -43,15 +43,55 @@ void ReadExpertDegree(const JsonCursor& expert, TrainingWorkload& workload) {
   workload.config.expert_parallel = degree;
 }
 
+// parallelism.context: how many ranks share each sequence's tokens (ring attention). Checked
+// against the model once it is known: it needs attention layers (keys and values to pass
+// round), and a zoo sequence that cuts into 2 C pieces (Megatron balances the causal mask by
+// giving rank c pieces c and 2 C - 1 - c).
+void ReadContextDegree(const JsonCursor& context, TrainingWorkload& workload) {
+  const auto degree = static_cast<uint32_t>(context.Integer(1, 1 << 16));
+  if (degree == 1) return;
+  const auto& layers = workload.model.layers;
+  if (std::none_of(layers.begin(), layers.end(),
+                   [](const Layer& l) { return l.kv_elements_per_sample > 0; })) {
+    context.Fail(fmt::format("model \"{}\" has no attention layers (none states "
+                             "kv_elements_per_sample), so context {} would pass nothing round; "
+                             "accepted: 1 for this model",
+                             workload.model_name, degree));
+  }
+  for (const Layer& layer : layers) {
+    if (layer.kv_elements_per_sample > 0 && (layer.forward_ns || layer.input_grad_ns)) {
+      context.Fail(fmt::format("layer \"{}\" gives measured times, which cannot be cut into "
+                               "ring attention's blocks; accepted with context above 1: "
+                               "FLOPs (forward_flops_per_sample, attention_flops_per_sample) "
+                               "for attention layers",
+                               layer.name));
+    }
+  }
+  const uint32_t seq = workload.sequence_length_tokens;
+  if (!workload.custom_model && seq % (2 * degree) != 0) {
+    context.Fail(fmt::format("got {}; a sequence of {} tokens does not cut into 2 x {} equal "
+                             "pieces (two per rank, balancing the causal mask); accepted: a "
+                             "context degree whose double divides {}",
+                             degree, seq, degree, seq));
+  }
+  if (workload.config.expert_parallel > 1) {
+    context.Fail(fmt::format("got {} with expert {}: context parallelism with expert "
+                             "parallelism is not modelled; accepted: context 1 with experts",
+                             degree, workload.config.expert_parallel));
+  }
+  workload.config.context_parallel = degree;
+}
+
 // parallelism.order: the parallel dimensions, fastest-varying first; those left out must have
 // degree 1 and go last.
 void ReadOrder(const JsonCursor& order, TrainingWorkload& workload) {
-  const std::array<uint32_t, 4> degrees = AxisDegrees(workload.config, workload.pipeline);
+  const std::array<uint32_t, kParallelAxes> degrees =
+      AxisDegrees(workload.config, workload.pipeline);
   std::vector<std::string_view> names;
   for (const ParallelAxis axis : kMegatronOrder) names.push_back(ToString(axis));
-  std::array<bool, 4> listed{};
+  std::array<bool, kParallelAxes> listed{};
   std::vector<ParallelAxis> given;
-  for (const JsonCursor& entry : order.Elements(1, 4)) {
+  for (const JsonCursor& entry : order.Elements(1, kParallelAxes)) {
     const auto axis = static_cast<ParallelAxis>(entry.Choice(names));
     if (listed[static_cast<size_t>(axis)]) {
       entry.Fail(fmt::format("\"{}\" is listed twice; each parallel dimension once",
@@ -83,7 +123,9 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   const auto virtual_stages = parallelism.Find("virtual_stages");
   const auto expert = parallelism.Find("expert");
   const auto order = parallelism.Find("order");
-  if (!pipeline && !micro_batches && !schedule && !virtual_stages && !expert && !order) {
+  const auto context = parallelism.Find("context");
+  if (!pipeline && !micro_batches && !schedule && !virtual_stages && !expert && !order &&
+      !context) {
     return false;
   }
   uint64_t npus = 1;
@@ -93,33 +135,37 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   const JsonCursor depth =
       pipeline ? *pipeline
       : staged ? parallelism.At("pipeline", "the number of pipeline stages")
-      : expert ? *expert
-               : *order;  // stands in, never read, without stages
+      : expert  ? *expert
+      : context ? *context
+                : *order;  // stands in, never read, without stages
   PipelineLayout& layout = workload.pipeline;
   layout.pipeline = staged ? static_cast<uint32_t>(depth.Integer(2, npus)) : 1;
   for (const std::string_view key :
        {"data_dimensions", "tensor_dimensions", "tensor_per_dimension"}) {
     if (const auto given = parallelism.Find(key)) {
       given->Fail(
-          "a pipeline or expert parallelism places ranks Megatron's way (tensor index fastest, "
-          "then data, then pipeline stage); give the degrees only");
+          "a pipeline, expert or context parallelism places ranks Megatron's way (tensor index "
+          "fastest, then context, data, pipeline stage; or as \"order\" says); give the "
+          "degrees only");
     }
   }
   const auto tensor = parallelism.Find("tensor");
   const auto data = parallelism.Find("data");
   const uint64_t tensor_degree = tensor ? tensor->Integer(1, npus) : 1;
+  const uint64_t context_degree = context ? context->Integer(1, npus) : 1;
+  const uint64_t others = tensor_degree * context_degree * layout.pipeline;
   uint64_t data_degree = 0;
   if (data) {
     data_degree = data->Integer(1, npus);
-  } else if (npus % (tensor_degree * layout.pipeline) == 0) {
-    data_degree = npus / (tensor_degree * layout.pipeline);
+  } else if (others <= npus && npus % others == 0) {
+    data_degree = npus / others;
   }
-  if (tensor_degree * data_degree * layout.pipeline != npus) {
+  if (others > npus || others * data_degree != npus) {
     parallelism.Fail(fmt::format(
-        "tensor ({}) x data ({}) x pipeline ({}) must be the fabric's {} NPUs; accepted: degrees "
-        "whose product is {}",
-        tensor_degree, data ? std::to_string(data_degree) : "not given", layout.pipeline, npus,
-        npus));
+        "tensor ({}) x context ({}) x data ({}) x pipeline ({}) must be the fabric's {} NPUs; "
+        "accepted: degrees whose product is {}",
+        tensor_degree, context_degree, data ? std::to_string(data_degree) : "not given",
+        layout.pipeline, npus, npus));
   }
   // Without stages, one micro-batch (`count` then only stands in and is never read).
   const JsonCursor count =
@@ -155,6 +201,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
   workload.config.data_parallel = static_cast<uint32_t>(data_degree);
   if (expert) ReadExpertDegree(*expert, workload);
+  if (context) ReadContextDegree(*context, workload);
   if (order) ReadOrder(*order, workload);
   workload.megatron_layout = true;
   return true;
@@ -170,20 +217,23 @@ void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workloa
                     workload.config.global_batch_samples, workload.config.data_parallel,
                     layout.micro_batches, split));
   }
-  // Every stage runs one program (its ranks share it): per micro-batch and chunk, a receive, a
-  // send and up to three nodes per layer each way; and one gradient collective per layer at the
-  // end. The generator refuses, in the same terms, a layout whose ranks need more programs.
+  // Every stage runs one program per context rank (its other ranks share it): per micro-batch
+  // and chunk, a receive, a send and up to three nodes per layer each way, with ring attention
+  // up to 6 C more; and one gradient collective per layer at the end. The generator refuses, in
+  // the same terms, a layout whose ranks need more programs.
   const uint64_t layers = workload.model.layers.size();
+  const uint64_t context = workload.config.context_parallel;
+  const uint64_t per_layer = 5 + (context > 1 ? 6 * context : 0);
   const uint64_t per_stage =
       uint64_t{layout.micro_batches} *
-          (4 * uint64_t{layout.virtual_stages} + 5 * layers / layout.pipeline + 5) +
+          (4 * uint64_t{layout.virtual_stages} + per_layer * layers / layout.pipeline + 5) +
       layers;
-  if (per_stage * layout.pipeline > kMaxGeneratedGraphNodes) {
+  const uint64_t programs = uint64_t{layout.pipeline} * context;
+  if (per_stage * programs > kMaxGeneratedGraphNodes) {
     batch.Fail(
-        fmt::format("this pipeline job's graph would hold about {} nodes ({} stages x {}), "
+        fmt::format("this pipeline job's graph would hold about {} nodes ({} programs x {}), "
                     "above the {} hfsim builds; accepted: fewer micro-batches",
-                    per_stage * layout.pipeline, layout.pipeline, per_stage,
-                    kMaxGeneratedGraphNodes));
+                    per_stage * programs, programs, per_stage, kMaxGeneratedGraphNodes));
   }
 }
 
@@ -191,10 +241,14 @@ void PipelineToJson(const TrainingWorkload& workload, nlohmann::json& parallelis
   const PipelineLayout& layout = workload.pipeline;
   // Written when not the default, and when nothing else would keep the echo on this layout.
   if (layout.order != kMegatronOrder ||
-      (layout.pipeline == 1 && workload.config.expert_parallel == 1)) {
+      (layout.pipeline == 1 && workload.config.expert_parallel == 1 &&
+       workload.config.context_parallel == 1)) {
     for (const ParallelAxis axis : layout.order) parallelism["order"].push_back(ToString(axis));
   }
   if (workload.config.expert_parallel > 1) parallelism["expert"] = workload.config.expert_parallel;
+  if (workload.config.context_parallel > 1) {
+    parallelism["context"] = workload.config.context_parallel;
+  }
   if (layout.pipeline > 1) {
     parallelism["pipeline"] = layout.pipeline;
     parallelism["pipeline_schedule"] = ToString(layout.schedule);

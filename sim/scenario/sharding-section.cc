@@ -22,9 +22,9 @@ void ReadSharding(const JsonCursor& training, TrainingWorkload& workload) {
   if (!parallelism) return;
   if (const auto stage = parallelism->Find("zero_stage")) {
     config.zero_stage = static_cast<uint32_t>(stage->Integer(0, 3));
-    if (config.zero_stage > 0 && config.data_parallel == 1) {
+    if (config.zero_stage > 0 && config.data_parallel * config.context_parallel == 1) {
       stage->Fail(fmt::format("ZeRO shards over the data-parallel replicas, and data is 1; "
-                              "accepted: 0, or \"data\" above 1"));
+                              "accepted: 0, or \"data\" (or \"context\") above 1"));
     }
     if (config.zero_stage == 3 && config.expert_parallel > 1) {
       stage->Fail("ZeRO-3 with expert parallelism (gathering routed experts) is not modelled; "
@@ -49,9 +49,9 @@ void ReadSharding(const JsonCursor& training, TrainingWorkload& workload) {
       bucket->Fail("ZeRO-3 reduces each layer's gradients as its parameters are released; "
                    "buckets apply to zero_stage 0 to 2");
     }
-    if (config.data_parallel == 1) {
+    if (config.data_parallel * config.context_parallel == 1) {
       bucket->Fail("buckets group the data-parallel gradient collectives, and data is 1 (there "
-                   "are none); accepted: no bucket_MiB, or \"data\" above 1");
+                   "are none); accepted: no bucket_MiB, or \"data\" (or \"context\") above 1");
     }
     const auto& layers = workload.model.layers;
     const auto stated = std::find_if(layers.begin(), layers.end(),

@@ -129,7 +129,7 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
   entry.ExpectObject({"name", "params", "forward_flops_per_sample", "output_elements_per_sample",
                       "tensor_parallel_all_reduces", "forward_ns", "input_grad_ns",
                       "weight_grad_ns", "forward_comm", "input_grad_comm", "weight_grad_comm",
-                      "routed"});
+                      "routed", "attention_flops_per_sample", "kv_elements_per_sample"});
   Layer layer;
   layer.name = entry.At("name", "a string").String();
   layer.params = entry.At("params", "an integer number of trainable parameters").Integer(0, uint64_t{1} << 50);
@@ -143,6 +143,12 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
   if (auto comm = entry.Find("input_grad_comm")) layer.input_grad_comm = ReadLayerComm(*comm);
   if (auto comm = entry.Find("weight_grad_comm")) layer.weight_grad_comm = ReadLayerComm(*comm);
   if (auto routed = entry.Find("routed")) layer.routed = ReadRouted(*routed, layer);
+  if (auto flops = entry.Find("attention_flops_per_sample")) {
+    layer.attention_flops_per_sample = flops->Number(0, layer.forward_flops_per_sample, false);
+  }
+  if (auto elements = entry.Find("kv_elements_per_sample")) {
+    layer.kv_elements_per_sample = elements->Integer(0, uint64_t{1} << 40);
+  }
   return layer;
 }
 
@@ -231,7 +237,7 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
     section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
                            "tensor_per_dimension", "sequence_parallel", "pipeline", "micro_batches",
                            "pipeline_schedule", "virtual_stages", "zero_stage", "bucket_MiB",
-                           "prefetch", "expert", "order"});
+                           "prefetch", "expert", "order", "context"});
     if (ReadPipelineParallelism(*section, dims, workload)) return;
   }
   auto find = [&](std::string_view key) {
@@ -547,6 +553,12 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
       if (layer.forward_comm) entry["forward_comm"] = comm_json(*layer.forward_comm);
       if (layer.input_grad_comm) entry["input_grad_comm"] = comm_json(*layer.input_grad_comm);
       if (layer.weight_grad_comm) entry["weight_grad_comm"] = comm_json(*layer.weight_grad_comm);
+      if (layer.attention_flops_per_sample > 0) {
+        entry["attention_flops_per_sample"] = layer.attention_flops_per_sample;
+      }
+      if (layer.kv_elements_per_sample > 0) {
+        entry["kv_elements_per_sample"] = layer.kv_elements_per_sample;
+      }
       if (layer.routed) {
         const RoutedExperts& r = *layer.routed;
         entry["routed"] = {{"experts", r.experts},

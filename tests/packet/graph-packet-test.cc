@@ -154,6 +154,36 @@ TEST(GraphPacket, PipelineWithExpertParallelismAgrees) {
   EXPECT_NEAR(PacketOverAnalytical(doc), 1.0, 0.05);
 }
 
+TEST(GraphPacket, PipelineWithContextParallelismAgrees) {
+  // Tensor 2 (FullyConnected) x context 2 (FullyConnected) x pipeline 2 (Switch) on 8 NPUs,
+  // 1F1B over 4 micro-batches of one sample. Per layer and micro-batch a context pair passes
+  // 1 MiB key/value blocks round its ring (one hop forward; backward one hop of keys and values
+  // and two of their gradients), beside the tensor all-reduces and the stage-to-stage
+  // activations; gradients go to the context partner, which holds the same parameters. Each
+  // hop (21 us) hides behind a block (25 us), so no two hops share a link: uncongested. (With
+  // hops longer than a block, a backward's key/value and gradient hops overlap on one link,
+  // which the packet engine shares and the analytical engine does not: docs/scenario.md §7.7.)
+  nlohmann::json layers = nlohmann::json::array();
+  for (int i = 0; i < 4; ++i) {
+    layers.push_back({{"name", "block" + std::to_string(i)}, {"params", 1 << 20},
+                      {"forward_flops_per_sample", 4e10}, {"attention_flops_per_sample", 2e10},
+                      {"kv_elements_per_sample", 1 << 21},
+                      {"output_elements_per_sample", 1 << 20}, {"tensor_parallel_all_reduces", 2}});
+  }
+  nlohmann::json doc = {
+      {"topology", {{"dimensions", {Dim("FullyConnected", 2, 300, 100),
+                                    Dim("FullyConnected", 2, 50, 500),
+                                    Dim("Switch", 2, 25, 1000)}}}},
+      {"npu", {{"peak_TFLOPS", 100}, {"compute_efficiency", 1.0}}},
+      {"workload",
+       {{"training",
+         {{"model", {{"name", "attention"}, {"layers", layers}}},
+          {"global_batch_samples", 4},
+          {"parallelism", {{"tensor", 2}, {"context", 2}, {"pipeline", 2},
+                           {"micro_batches", 4}}}}}}}};
+  EXPECT_NEAR(PacketOverAnalytical(doc), 1.0, 0.05);
+}
+
 TEST(GraphPacket, TheShippedPipelineExampleAgrees) {
   auto doc = LoadJsonFile(std::string(HFSIM_SOURCE_DIR) + "/configs/graph-pipeline-tensor-data.json",
                           "the example");

@@ -81,8 +81,9 @@ TEST(ParallelOrder, PipelineStagesInnermostStillShareAProgram) {
 TEST(ParallelOrder, BadListsAreRefusedAtTheirKey) {
   const std::string at = "workload.training.parallelism.order";
   nlohmann::json doc = DataFirst();
-  doc["workload"]["training"]["parallelism"]["order"] = {"data", "context"};
-  ExpectLoadError(doc, at + "[1]", "\"tensor\", \"expert\", \"data\", \"pipeline\"");
+  doc["workload"]["training"]["parallelism"]["order"] = {"data", "sequence"};
+  ExpectLoadError(doc, at + "[1]",
+                  "\"tensor\", \"context\", \"expert\", \"data\", \"pipeline\"");
   doc["workload"]["training"]["parallelism"]["order"] = {"data", "data"};
   ExpectLoadError(doc, at + "[1]", "listed twice");
   doc["workload"]["training"]["parallelism"]["order"] = {"data"};

@@ -94,7 +94,7 @@ TEST(PipelineScenario, RefusesLayoutsThatCannotRun) {
   const std::string at = "workload.training.parallelism";
   nlohmann::json doc = PipelineScenario();
   Parallelism(doc)["data"] = 4;
-  ExpectLoadError(doc, at, "tensor (2) x data (4) x pipeline (4) must be the fabric's 16 NPUs");
+  ExpectLoadError(doc, at, "tensor (2) x context (1) x data (4) x pipeline (4) must be the fabric's 16 NPUs");
 
   doc = PipelineScenario();
   Parallelism(doc)["pipeline_schedule"] = "interleaved";
@@ -129,7 +129,7 @@ TEST(PipelineScenario, RefusesLayoutsThatCannotRun) {
   Parallelism(doc)["micro_batches"] = 65536;
   doc["workload"]["training"]["global_batch_samples"] = 131072;
   ExpectLoadError(doc, "workload.training.global_batch_samples",
-                  "nodes (4 stages x 1703950), above the 4194304 hfsim builds; accepted: fewer "
+                  "nodes (4 programs x 1703950), above the 4194304 hfsim builds; accepted: fewer "
                   "micro-batches");
 
   doc = PipelineScenario();

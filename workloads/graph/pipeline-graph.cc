@@ -62,8 +62,14 @@ std::vector<Step> StageSchedule(const PipelineLayout& layout, uint32_t stage) {
   return steps;
 }
 
-// Streams: compute and blocking collectives, sends, receives, background gradient collectives.
+// Streams: compute and blocking collectives, sends, receives, background gradient collectives,
+// and ring attention's sends and receives of keys and values and of their gradients (apart, so
+// that they never queue behind a stage's or each other's).
 constexpr uint32_t kMainStream = 0, kSendStream = 1, kRecvStream = 2, kGradientStream = 3;
+constexpr uint32_t kRingSendStream = 4, kRingRecvStream = 5;
+constexpr uint32_t kRingGradientSendStream = 6, kRingGradientRecvStream = 7;
+// Ring attention's tags, above every stage-to-stage tag (2k and 2k + 1 for chunk k).
+constexpr uint64_t kContextTag = uint64_t{1} << 40;
 
 // Appends nodes to one rank's program; a node's id is its position.
 struct ProgramWriter {
@@ -107,14 +113,16 @@ struct ProgramWriter {
 
 }  // namespace
 
-std::array<uint32_t, 4> AxisDegrees(const TrainingConfig& config, const PipelineLayout& layout) {
-  return {config.tensor_parallel, config.expert_parallel,
+std::array<uint32_t, kParallelAxes> AxisDegrees(const TrainingConfig& config,
+                                                const PipelineLayout& layout) {
+  return {config.tensor_parallel, config.context_parallel, config.expert_parallel,
           config.data_parallel / config.expert_parallel, layout.pipeline};
 }
 
-std::array<uint64_t, 4> AxisStrides(const TrainingConfig& config, const PipelineLayout& layout) {
-  const std::array<uint32_t, 4> degrees = AxisDegrees(config, layout);
-  std::array<uint64_t, 4> stride{};
+std::array<uint64_t, kParallelAxes> AxisStrides(const TrainingConfig& config,
+                                                const PipelineLayout& layout) {
+  const std::array<uint32_t, kParallelAxes> degrees = AxisDegrees(config, layout);
+  std::array<uint64_t, kParallelAxes> stride{};
   uint64_t next = 1;
   for (const ParallelAxis axis : layout.order) {
     stride[static_cast<size_t>(axis)] = next;
@@ -190,6 +198,8 @@ std::string_view ToString(ParallelAxis axis) {
   switch (axis) {
     case ParallelAxis::kTensor:
       return "tensor";
+    case ParallelAxis::kContext:
+      return "context";
     case ParallelAxis::kExpert:
       return "expert";
     case ParallelAxis::kData:
@@ -212,17 +222,34 @@ std::string_view ToString(PipelineSchedule schedule) {
   return "?";
 }
 
-std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
-    const Model& model, const TrainingConfig& config, const PipelineLayout& layout,
-    const Topology& topology, uint64_t max_nodes) {
+std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
+                                                                const TrainingConfig& config,
+                                                                const PipelineLayout& layout,
+                                                                const Topology& topology,
+                                                                uint64_t max_nodes) {
   const uint32_t tensor = config.tensor_parallel, data = config.data_parallel;
+  const uint32_t context = config.context_parallel;
   const uint32_t p = layout.pipeline, m = layout.micro_batches, v = layout.virtual_stages;
-  if (p == 0 || m == 0 || v == 0 || tensor == 0 || data == 0) {
+  if (p == 0 || m == 0 || v == 0 || tensor == 0 || data == 0 || context == 0) {
     return std::string("every degree, the micro-batch count and the virtual stages must be >= 1");
   }
-  if (uint64_t{tensor} * data * p != topology.NpuCount()) {
-    return fmt::format("tensor ({}) x data ({}) x pipeline ({}) = {}, but the fabric has {} NPUs",
-                       tensor, data, p, uint64_t{tensor} * data * p, topology.NpuCount());
+  const uint64_t ranks = uint64_t{tensor} * context * data * p;
+  if (ranks != topology.NpuCount()) {
+    return fmt::format(
+        "tensor ({}) x context ({}) x data ({}) x pipeline ({}) = {}, but the fabric has {} NPUs",
+        tensor, context, data, p, ranks, topology.NpuCount());
+  }
+  if (context > 1 && config.expert_parallel > 1) {
+    return std::string("context parallelism with expert parallelism is not modelled");
+  }
+  for (const Layer& layer : model.layers) {
+    if (context > 1 && layer.kv_elements_per_sample > 0 &&
+        (layer.forward_ns || layer.input_grad_ns)) {
+      return fmt::format(
+          "layer \"{}\" gives measured times, which cannot be cut into ring "
+          "attention's blocks",
+          layer.name);
+    }
   }
   if (v > 1 && layout.schedule != PipelineSchedule::kInterleaved) {
     return std::string("virtual stages above 1 need the interleaved schedule");
@@ -274,8 +301,9 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   // Bytes a chunk ending with layer i passes on per micro-batch (and gets back as gradient):
   // the layer's whole output, from every tensor rank.
   auto boundary_bytes = [&](uint32_t i) {
-    return micro_samples * model.layers[i].output_elements_per_sample *
-           config.activation_bytes_per_element;
+    const uint64_t whole = micro_samples * model.layers[i].output_elements_per_sample *
+                           config.activation_bytes_per_element;
+    return (whole + context - 1) / context;  // a context rank's share of the tokens
   };
   const std::vector<uint32_t> boundary = PipelineChunks(model, config, chunks);
   auto first_layer = [&](uint32_t k) { return boundary[k]; };
@@ -291,10 +319,13 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   for (const Layer& layer : model.layers) graph.layers.push_back(layer.name);
   // Rank ids in the layout's order. A data index d is e + E d' (its expert rank e, its copy d').
   const uint32_t experts = config.expert_parallel;
-  const std::array<uint64_t, 4> stride = AxisStrides(config, layout);
-  auto rank_of = [&](uint32_t t, uint32_t d, uint32_t s) {
-    return static_cast<uint32_t>(t * stride[0] + d % experts * stride[1] +
-                                 d / experts * stride[2] + s * stride[3]);
+  const std::array<uint64_t, kParallelAxes> stride = AxisStrides(config, layout);
+  auto stride_of = [&](ParallelAxis axis) { return stride[static_cast<size_t>(axis)]; };
+  auto rank_of = [&](uint32_t t, uint32_t c, uint32_t d, uint32_t s) {
+    return static_cast<uint32_t>(
+        t * stride_of(ParallelAxis::kTensor) + c * stride_of(ParallelAxis::kContext) +
+        d % experts * stride_of(ParallelAxis::kExpert) +
+        d / experts * stride_of(ParallelAxis::kData) + s * stride_of(ParallelAxis::kPipeline));
   };
   // Communicators in ParallelGroup's order (SetCollective): the expert ones only with expert
   // parallelism. The data index is d = e + E d': e picks the rank's experts (by default
@@ -307,22 +338,28 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   for (uint32_t s = 0; s < p; ++s) {
     for (uint32_t t = 0; t < tensor; ++t) {
       auto& group = graph.communicators[0].groups.emplace_back();
-      for (uint32_t d = 0; d < data; ++d) group.push_back(rank_of(t, d, s));
+      for (uint32_t c = 0; c < context; ++c) {
+        for (uint32_t d = 0; d < data; ++d) group.push_back(rank_of(t, c, d, s));
+      }
     }
-    for (uint32_t d = 0; d < data; ++d) {
-      auto& group = graph.communicators[1].groups.emplace_back();
-      for (uint32_t t = 0; t < tensor; ++t) group.push_back(rank_of(t, d, s));
+    for (uint32_t c = 0; c < context; ++c) {
+      for (uint32_t d = 0; d < data; ++d) {
+        auto& group = graph.communicators[1].groups.emplace_back();
+        for (uint32_t t = 0; t < tensor; ++t) group.push_back(rank_of(t, c, d, s));
+      }
     }
-    if (experts == 1) continue;
+    if (experts == 1) continue;  // and context is 1
     for (uint32_t t = 0; t < tensor; ++t) {
       for (uint32_t copy = 0; copy < data / experts; ++copy) {
         auto& group = graph.communicators[2].groups.emplace_back();
-        for (uint32_t e = 0; e < experts; ++e) group.push_back(rank_of(t, e + experts * copy, s));
+        for (uint32_t e = 0; e < experts; ++e) {
+          group.push_back(rank_of(t, 0, e + experts * copy, s));
+        }
       }
       for (uint32_t e = 0; e < experts; ++e) {
         auto& group = graph.communicators[3].groups.emplace_back();
         for (uint32_t copy = 0; copy < data / experts; ++copy) {
-          group.push_back(rank_of(t, e + experts * copy, s));
+          group.push_back(rank_of(t, 0, e + experts * copy, s));
         }
       }
     }
@@ -332,112 +369,173 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(
   for (Communicator& comm : graph.communicators) {
     for (auto& group : comm.groups) std::sort(group.begin(), group.end());
   }
-  // One program per stage, written for its first rank (t = d = 0), the lowest of the stage's
-  // ranks; the i-th of one stage talks to the i-th of the next (PeerResolver), the rank with
-  // the same t and d.
-  graph.classes.resize(p);
+  // One program per stage and context index, written for its first rank (t = d = 0), the
+  // lowest of its ranks; the i-th rank of one class talks to the i-th of the next stage's, or
+  // of its ring neighbour's: the rank with the same t and d.
+  graph.classes.resize(uint64_t{p} * context);
   for (uint32_t s = 0; s < p; ++s) {
     const std::vector<Step> steps = StageSchedule(layout, s);
-    const uint32_t t = 0, d = 0;  // the stage's first rank
-    RankClass& rank_class = graph.classes[s];
-    rank_class.ranks.reserve(uint64_t{tensor} * data);
-    for (uint32_t dd = 0; dd < data; ++dd) {
-      for (uint32_t tt = 0; tt < tensor; ++tt) rank_class.ranks.push_back(rank_of(tt, dd, s));
-    }
-    // Ascending; every stage's ranks are the first's shifted by the same stride, so the i-th
-    // of each stays the rank with the same t and d.
-    std::sort(rank_class.ranks.begin(), rank_class.ranks.end());
-    ProgramWriter out{rank_class.program};
-    // Per layer of this stage: the position of its last weight-gradient compute.
-    std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);
-    for (const Step& step : steps) {
-      const uint32_t k = step.chunk * p + s;  // the model chunk
-      const uint32_t lo = first_layer(k), hi = first_layer(k + 1);
-      // Activations into chunk k travel with tag 2k, gradients out of chunk k with 2k + 1.
-      const uint32_t previous_rank = rank_of(t, d, (k + chunks - 1) % chunks % p);
-      const uint32_t next_rank = rank_of(t, d, (k + 1) % p);
-      uint32_t received = UINT32_MAX;
-      auto wait_for_receive = [&](uint32_t at) {
-        if (received != UINT32_MAX) rank_class.program[at].deps.push_back(received);
-        received = UINT32_MAX;
+    for (uint32_t c = 0; c < context; ++c) {
+      const uint32_t t = 0, d = 0;  // the class's first rank
+      RankClass& rank_class = graph.classes[uint64_t{s} * context + c];
+      rank_class.ranks.reserve(uint64_t{tensor} * data);
+      for (uint32_t dd = 0; dd < data; ++dd) {
+        for (uint32_t tt = 0; tt < tensor; ++tt) rank_class.ranks.push_back(rank_of(tt, c, dd, s));
+      }
+      // Ascending; every class's ranks are the first's shifted by the same stride, so the i-th
+      // of each stays the rank with the same t and d.
+      std::sort(rank_class.ranks.begin(), rank_class.ranks.end());
+      ProgramWriter out{rank_class.program};
+      auto& program = rank_class.program;
+      // Ring attention's neighbours: keys and values go to the next context rank.
+      const uint32_t ring_next = rank_of(t, (c + 1) % context, d, s);
+      const uint32_t ring_previous = rank_of(t, (c + context - 1) % context, d, s);
+      // The attention core of layer i in C blocks, after node `ready` (forward: the rest of
+      // the layer's compute; backward: a mark where the layer's backward starts). Block j
+      // waits for the j-th key/value block, which its predecessor passed on as soon as it held
+      // it (tag 4i forward, 4i + 1 backward), so each hop hides behind the block computing
+      // before it. Backward also passes each block's key/value gradients, summed so far, one
+      // step behind (4i + 2): a rank adds its block's and passes them on, and the C-th hop
+      // brings them home, where the layer's remaining backward waits for them. Returns the
+      // last node: the last block, or backward the gradients' arrival home.
+      auto attention_ring = [&](bool forward, uint32_t i, uint32_t ready) {
+        const LayerWork& work = micro.layers[i];
+        const GraphPhase phase = forward ? GraphPhase::kForward : GraphPhase::kInputGrad;
+        const double block =
+            (forward ? work.attention_forward_ns : work.attention_input_grad_ns) / context;
+        const uint64_t tag = kContextTag + 4 * uint64_t{i} + (forward ? 0 : 1);
+        const uint64_t bytes = work.context_kv_bytes;
+        uint32_t held = ready, last = ready, gradients = UINT32_MAX;
+        for (uint32_t j = 0; j < context; ++j) {
+          last = out.Compute(phase, i, block, false);
+          if (j > 0) program[last].deps.push_back(held);  // the block it computes on
+          if (j + 1 < context) {
+            const uint32_t sent =
+                out.PointToPoint(GraphNodeKind::kSend, ring_next, tag, bytes, kRingSendStream);
+            program[sent].deps.push_back(held);
+            held =
+                out.PointToPoint(GraphNodeKind::kRecv, ring_previous, tag, bytes, kRingRecvStream);
+          }
+          if (forward) continue;
+          const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, ring_next, tag + 1, bytes,
+                                                 kRingGradientSendStream);
+          program[sent].deps.push_back(last);
+          if (gradients != UINT32_MAX) program[sent].deps.push_back(gradients);
+          gradients = out.PointToPoint(GraphNodeKind::kRecv, ring_previous, tag + 1, bytes,
+                                       kRingGradientRecvStream);
+        }
+        return forward ? last : gradients;
       };
-      if (step.forward) {
-        if (k > 0) {
-          received = out.PointToPoint(GraphNodeKind::kRecv, previous_rank, 2 * k,
-                                      boundary_bytes(lo - 1), kRecvStream);
-        }
-        uint32_t last = UINT32_MAX;
-        for (uint32_t i = lo; i < hi; ++i) {
-          const LayerWork& work = micro.layers[i];
-          last = out.Compute(GraphPhase::kForward, i, work.forward_ns, false);
-          wait_for_receive(last);
-          if (work.forward_comm) {
-            last = out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, true);
+      // Per layer of this stage: the position of its last weight-gradient compute.
+      std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);
+      for (const Step& step : steps) {
+        const uint32_t k = step.chunk * p + s;  // the model chunk
+        const uint32_t lo = first_layer(k), hi = first_layer(k + 1);
+        // Activations into chunk k travel with tag 2k, gradients out of chunk k with 2k + 1.
+        const uint32_t previous_rank = rank_of(t, c, d, (k + chunks - 1) % chunks % p);
+        const uint32_t next_rank = rank_of(t, c, d, (k + 1) % p);
+        uint32_t received = UINT32_MAX;
+        auto wait_for_receive = [&](uint32_t at) {
+          if (received != UINT32_MAX) program[at].deps.push_back(received);
+          received = UINT32_MAX;
+        };
+        if (step.forward) {
+          if (k > 0) {
+            received = out.PointToPoint(GraphNodeKind::kRecv, previous_rank, 2 * k,
+                                        boundary_bytes(lo - 1), kRecvStream);
           }
-          if (work.forward_expert) {
-            last = out.Collective(GraphPhase::kForward, i, *work.forward_expert, kMainStream, true);
+          uint32_t last = UINT32_MAX;
+          for (uint32_t i = lo; i < hi; ++i) {
+            const LayerWork& work = micro.layers[i];
+            const bool ring = work.context_kv_bytes > 0;
+            last = out.Compute(GraphPhase::kForward, i,
+                               work.forward_ns - (ring ? work.attention_forward_ns : 0.0), false);
+            wait_for_receive(last);
+            if (ring) last = attention_ring(true, i, last);
+            if (work.forward_comm) {
+              last =
+                  out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, !ring);
+            }
+            if (work.forward_expert) {
+              last =
+                  out.Collective(GraphPhase::kForward, i, *work.forward_expert, kMainStream, true);
+            }
           }
-        }
-        if (k + 1 < chunks) {
-          const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
-                                                 boundary_bytes(hi - 1), kSendStream);
-          rank_class.program[sent].deps.push_back(last);
-        }
-      } else {
-        if (k + 1 < chunks) {
-          received = out.PointToPoint(GraphNodeKind::kRecv, next_rank, 2 * (k + 1) + 1,
-                                      boundary_bytes(hi - 1), kRecvStream);
-        }
-        uint32_t last = UINT32_MAX;
-        for (uint32_t i = hi; i-- > lo;) {
-          const LayerWork& work = micro.layers[i];
-          last = out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
-          wait_for_receive(last);
-          if (work.input_grad_comm) {
-            last =
-                out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream, true);
+          if (k + 1 < chunks) {
+            const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
+                                                   boundary_bytes(hi - 1), kSendStream);
+            program[sent].deps.push_back(last);
           }
-          if (work.input_grad_expert) {
-            last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_expert, kMainStream,
-                                  true);
+        } else {
+          if (k + 1 < chunks) {
+            received = out.PointToPoint(GraphNodeKind::kRecv, next_rank, 2 * (k + 1) + 1,
+                                        boundary_bytes(hi - 1), kRecvStream);
           }
-          last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, true);
-          last_weight_grad[i] = last;
-        }
-        if (k > 0) {
-          const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, previous_rank, 2 * k + 1,
-                                                 boundary_bytes(lo - 1), kSendStream);
-          rank_class.program[sent].deps.push_back(last);
+          uint32_t last = UINT32_MAX;
+          for (uint32_t i = hi; i-- > lo;) {
+            const LayerWork& work = micro.layers[i];
+            const bool ring = work.context_kv_bytes > 0;
+            bool continues = false;
+            if (ring) {
+              // The attention core's blocks first, then the rest once the key/value gradients
+              // are home.
+              const uint32_t start = out.Compute(GraphPhase::kInputGrad, i, 0.0, false);
+              wait_for_receive(start);
+              const uint32_t home = attention_ring(false, i, start);
+              last = out.Compute(GraphPhase::kInputGrad, i,
+                                 work.input_grad_ns - work.attention_input_grad_ns, false);
+              program[last].deps.push_back(home);
+            } else {
+              last = out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
+              wait_for_receive(last);
+              continues = true;
+            }
+            if (work.input_grad_comm) {
+              last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream,
+                                    continues);
+            }
+            if (work.input_grad_expert) {
+              last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_expert, kMainStream,
+                                    true);
+            }
+            last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, continues);
+            last_weight_grad[i] = last;
+          }
+          if (k > 0) {
+            const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, previous_rank, 2 * k + 1,
+                                                   boundary_bytes(lo - 1), kSendStream);
+            program[sent].deps.push_back(last);
+          }
         }
       }
-    }
-    // Gradients, once per iteration, last layer first (the order backward finishes them):
-    // the layer's own over the data group, its routed experts' over the expert-data group.
-    uint32_t last_gradient = UINT32_MAX;
-    for (uint32_t i = layer_count; i-- > 0;) {
-      const LayerWork& work = micro.layers[i];
-      if (last_weight_grad[i] == UINT32_MAX) continue;
-      for (const auto* request : {&work.weight_grad_comm, &work.expert_grad_comm}) {
-        if (!*request) continue;
-        const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, **request,
-                                           overlap ? kGradientStream : kMainStream, false);
-        if (overlap) rank_class.program[at].deps.push_back(last_weight_grad[i]);
-        last_gradient = at;
-      }
-    }
-    // ZeRO-1/2: after the step, the updated parameters gathered on the main stream (after all
-    // its nodes, by its order), once every gradient is reduced.
-    for (uint32_t i = 0; i < layer_count; ++i) {
-      const LayerWork& work = micro.layers[i];
-      if (last_weight_grad[i] == UINT32_MAX) continue;
-      for (const auto* request : {&work.step_gather, &work.expert_step_gather}) {
-        if (!*request) continue;
-        const uint32_t at =
-            out.Collective(GraphPhase::kWeightGrad, i, **request, kMainStream, false);
-        if (overlap && last_gradient != UINT32_MAX) {
-          rank_class.program[at].deps.push_back(last_gradient);
+      // Gradients, once per iteration, last layer first (the order backward finishes them):
+      // the layer's own over the data group, its routed experts' over the expert-data group.
+      uint32_t last_gradient = UINT32_MAX;
+      for (uint32_t i = layer_count; i-- > 0;) {
+        const LayerWork& work = micro.layers[i];
+        if (last_weight_grad[i] == UINT32_MAX) continue;
+        for (const auto* request : {&work.weight_grad_comm, &work.expert_grad_comm}) {
+          if (!*request) continue;
+          const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, **request,
+                                             overlap ? kGradientStream : kMainStream, false);
+          if (overlap) program[at].deps.push_back(last_weight_grad[i]);
+          last_gradient = at;
         }
-        last_gradient = UINT32_MAX;
+      }
+      // ZeRO-1/2: after the step, the updated parameters gathered on the main stream (after all
+      // its nodes, by its order), once every gradient is reduced.
+      for (uint32_t i = 0; i < layer_count; ++i) {
+        const LayerWork& work = micro.layers[i];
+        if (last_weight_grad[i] == UINT32_MAX) continue;
+        for (const auto* request : {&work.step_gather, &work.expert_step_gather}) {
+          if (!*request) continue;
+          const uint32_t at =
+              out.Collective(GraphPhase::kWeightGrad, i, **request, kMainStream, false);
+          if (overlap && last_gradient != UINT32_MAX) {
+            program[at].deps.push_back(last_gradient);
+          }
+          last_gradient = UINT32_MAX;
+        }
       }
     }
   }

@@ -30,13 +30,24 @@
 // tensor loop: each micro-batch takes 1/m of them. A chunk passes on its last layer's whole
 // output (no scatter over the tensor group).
 //
-// Ranks: by default tensor index fastest, then data, then pipeline stage (Megatron's default
-// order): rank = t + T (d + D s), with d = e + E d' under expert parallelism; `order` composes
-// them in another order, the first axis fastest. Communicators: 0 "data" (same t and s), 1 "tensor" (same d and s),
-// both as explicit groups. A stage's ranks run one program (one rank class): the i-th rank of a
-// stage talks to the i-th of the next, the rank with the same t and d (PeerResolver). Where the
-// fabric places a stage's ranks unevenly (their groups of different shapes, their sends crossing
-// different dimensions), RefineRankClasses tells them apart.
+// Context parallelism (ring attention: Liu et al. 2023, "Ring Attention with Blockwise
+// Transformers"; Megatron-core's cp_comm_type "p2p") gives each of C ranks a share of every
+// sequence's tokens. In each attention layer a rank computes the attention core in C blocks,
+// one per key/value block: its own first, then each block its ring predecessor passes on as
+// soon as it holds it (C - 1 hops of one block), so a hop hides behind the block computing
+// before it. Backward goes round again with the keys and values, and their gradients follow
+// one step behind, summed as they go (C hops, the last bringing them home, where the rest of
+// the layer's backward waits for them).
+//
+// Ranks: by default tensor index fastest, then context, data, pipeline stage (Megatron's
+// default order): rank = t + T (c + C (d + D s)), with d = e + E d' under expert parallelism;
+// `order` composes them in another order, the first axis fastest. Communicators: 0 "data"
+// (same t and s: the data and context ranks, which hold the same parameters), 1 "tensor" (same
+// c, d and s), as explicit groups. A stage's ranks with the same context index run one program
+// (one rank class): the i-th rank of one class talks to the i-th of the next stage's, or of its
+// ring neighbour's, the rank with the same t and d (PeerResolver). Where the fabric places a
+// class's ranks unevenly (their groups of different shapes, their sends crossing different
+// dimensions), RefineRankClasses tells them apart.
 #pragma once
 
 #include <array>
@@ -61,12 +72,14 @@ std::string_view ToString(PipelineSchedule schedule);
 
 /// The parallel dimensions a rank id is made of. Expert parallelism splits the data degree D
 /// into E expert ranks (kExpert) times D / E copies of the experts (kData).
-enum class ParallelAxis : uint8_t { kTensor, kExpert, kData, kPipeline };
-/// The axis's name in scenarios: "tensor", "expert", "data", "pipeline".
+enum class ParallelAxis : uint8_t { kTensor, kContext, kExpert, kData, kPipeline };
+inline constexpr size_t kParallelAxes = 5;
+/// The axis's name in scenarios: "tensor", "context", "expert", "data", "pipeline".
 std::string_view ToString(ParallelAxis axis);
 /// Megatron-core's default order (tp-cp-ep-dp-pp): the first listed varies fastest.
-inline constexpr std::array<ParallelAxis, 4> kMegatronOrder = {
-    ParallelAxis::kTensor, ParallelAxis::kExpert, ParallelAxis::kData, ParallelAxis::kPipeline};
+inline constexpr std::array<ParallelAxis, kParallelAxes> kMegatronOrder = {
+    ParallelAxis::kTensor, ParallelAxis::kContext, ParallelAxis::kExpert, ParallelAxis::kData,
+    ParallelAxis::kPipeline};
 
 struct PipelineLayout {
   uint32_t pipeline = 1;
@@ -74,16 +87,18 @@ struct PipelineLayout {
   /// Model chunks per stage; above 1 only with kInterleaved.
   uint32_t virtual_stages = 1;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
-  /// How rank ids are composed: the first axis varies fastest (a permutation of all four).
-  std::array<ParallelAxis, 4> order = kMegatronOrder;
+  /// How rank ids are composed: the first axis varies fastest (a permutation of all five).
+  std::array<ParallelAxis, kParallelAxes> order = kMegatronOrder;
 };
 
-/// The degree of each parallel axis (indexed by ParallelAxis): tensor, expert, the data
-/// degree's copies of the experts (data / expert), pipeline.
-std::array<uint32_t, 4> AxisDegrees(const TrainingConfig& config, const PipelineLayout& layout);
+/// The degree of each parallel axis (indexed by ParallelAxis): tensor, context, expert, the
+/// data degree's copies of the experts (data / expert), pipeline.
+std::array<uint32_t, kParallelAxes> AxisDegrees(const TrainingConfig& config,
+                                                const PipelineLayout& layout);
 /// The stride of each axis in a rank id (indexed by ParallelAxis): the product of the degrees
 /// of the axes `layout.order` lists before it.
-std::array<uint64_t, 4> AxisStrides(const TrainingConfig& config, const PipelineLayout& layout);
+std::array<uint64_t, kParallelAxes> AxisStrides(const TrainingConfig& config,
+                                                const PipelineLayout& layout);
 
 /// Cuts `cost.size()` layers into `chunks` contiguous, non-empty chunks so that the costliest
 /// chunk costs as little as possible (a pipeline runs at the pace of its slowest stage).
