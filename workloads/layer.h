@@ -41,6 +41,18 @@ struct RoutedExperts {
   bool operator==(const RoutedExperts&) const = default;
 };
 
+/// One operation of a layer's forward pass, as the roofline prices it (docs/scenario.md §8):
+/// its arithmetic, the activation elements it reads and writes, and the parameters it reads.
+/// Per sample and whole (before any tensor or context split).
+struct Operation {
+  std::string name;
+  double flops_per_sample = 0.0;
+  double activation_elements_per_sample = 0.0;
+  uint64_t params = 0;
+
+  bool operator==(const Operation&) const = default;
+};
+
 struct Layer {
   std::string name;
   /// Trainable parameters (weights + biases + norm scales), exact.
@@ -65,6 +77,9 @@ struct Layer {
   std::optional<LayerComm> weight_grad_comm;
   /// Routed experts, when this is a mixture-of-experts layer.
   std::optional<RoutedExperts> routed;
+  /// The forward pass's operations (their FLOPs sum to forward_flops_per_sample, their
+  /// parameters to params), for the roofline; empty: the layer is one operation.
+  std::vector<Operation> operations;
   /// Of forward_flops_per_sample, the attention core's (scores and their weighted sum, O(L^2)):
   /// what selective recomputation computes again.
   double attention_flops_per_sample = 0.0;

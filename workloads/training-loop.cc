@@ -14,6 +14,43 @@ double ComputeNs(double flops, const TrainingConfig& config) {
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// One forward pass of `layer` on one rank, by roofline: each operation takes the longer of its
+// arithmetic and its memory traffic (activations read and written, parameters read), both at
+// the NPU's efficiency. `share` is the rank's part of the per-sample work (samples / (T x C)).
+// A layer without operations is one: all its FLOPs; it reads its parameters (with routed
+// experts, the rank's share of them) and its input and writes its output (both taken as the
+// output's size); without FLOPs (a table lookup, a norm) it moves its activations only.
+double RooflineNs(const Layer& layer, double routed_flops, double share,
+                  const TrainingConfig& config) {
+  const double flop_rate = config.peak_flops_per_ns * config.compute_efficiency;
+  const double byte_rate = config.memory_bytes_per_ns * config.compute_efficiency;
+  const double tensor = config.tensor_parallel;
+  auto roofline = [&](double flops, double activation_elements, double params) {
+    const double bytes = activation_elements * share * config.activation_bytes_per_element +
+                         params / tensor * config.parameter_bytes_per_param;
+    return std::max(flops * share / flop_rate, bytes / byte_rate);
+  };
+  if (layer.operations.empty()) {
+    const double flops = layer.forward_flops_per_sample + routed_flops;
+    const auto routed = static_cast<double>(layer.RoutedParams());
+    const double params =
+        flops > 0 ? static_cast<double>(layer.params) - routed + routed / config.expert_parallel
+                  : 0.0;
+    return roofline(flops, 2.0 * static_cast<double>(layer.output_elements_per_sample), params);
+  }
+  double ns = 0.0;
+  for (const Operation& op : layer.operations) {
+    ns += roofline(op.flops_per_sample, op.activation_elements_per_sample,
+                   static_cast<double>(op.params));
+  }
+  // Routed experts (not split into operations): their arithmetic and the rank's experts.
+  if (routed_flops > 0) {
+    ns += roofline(routed_flops, 0.0,
+                   static_cast<double>(layer.RoutedParams()) / config.expert_parallel);
+  }
+  return ns;
+}
+
 }  // namespace
 
 double ExpertExchangeBytes(const RoutedExperts& routed, const TrainingConfig& config,
@@ -57,7 +94,10 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     }
     const double forward_flops =
         (layer.forward_flops_per_sample + routed_flops) * samples / split;
-    const double forward_ns = ComputeNs(forward_flops, config);
+    const double forward_ns =
+        config.memory_bytes_per_ns > 0
+            ? RooflineNs(layer, routed_flops, static_cast<double>(samples) / split, config)
+            : ComputeNs(forward_flops, config);
     work.forward_ns = layer.forward_ns.value_or(forward_ns);
     work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
     // Recomputation runs before the input gradients: the whole forward again, or its attention

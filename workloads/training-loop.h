@@ -50,8 +50,12 @@ struct TrainingConfig {
   uint32_t activation_bytes_per_element = 2;
   /// Peak arithmetic of one NPU in FLOP per ns (1 TFLOP/s = 1000 FLOP/ns).
   double peak_flops_per_ns = 0.0;
-  /// Fraction of peak achieved, in (0, 1].
+  /// Fraction of peak achieved, in (0, 1], for arithmetic and memory traffic alike.
   double compute_efficiency = 1.0;
+  /// The NPU's memory (HBM) bandwidth in bytes per ns (= GB/s). Above 0, every operation takes
+  /// the longer of its arithmetic and its memory traffic (a roofline); 0: memory traffic is
+  /// free, every layer takes its FLOPs' time.
+  double memory_bytes_per_ns = 0.0;
   OverlapMode overlap = OverlapMode::kNone;
   /// Megatron's sequence parallelism: each derived tensor-parallel all-reduce of an activation
   /// runs as an all-gather and a reduce-scatter of the same buffer (CommRequest::split).

@@ -48,6 +48,36 @@ void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block)
   block.kv_elements_per_sample = 2 * seq * (c.d_model / c.heads) * kv_heads;
 }
 
+void SetBlockOperations(const TransformerConfig& c, uint64_t seq, bool gated, Layer& block) {
+  const double s = static_cast<double>(seq), d = static_cast<double>(c.d_model);
+  const double f = static_cast<double>(c.d_ffn);
+  const uint64_t kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
+  const uint64_t k = c.d_model / c.heads * kv_heads;  // key (and value) width
+  const double kw = static_cast<double>(k);
+  const double in = gated ? 2.0 : 1.0;  // MLP input matrices: gate and up, or one
+  const uint64_t dm = c.d_model, fm = c.d_ffn;
+  std::vector<Operation>& ops = block.operations;
+  ops.clear();
+  ops.push_back({"qkv", 2 * s * d * (d + 2 * kw), s * d + s * (d + 2 * kw), dm * (dm + 2 * k)});
+  // FlashAttention never writes the L x L scores: it reads Q, K, V and writes the output.
+  ops.push_back({"attention", block.attention_flops_per_sample, s * (d + 2 * kw) + s * d, 0});
+  ops.push_back({"projection", 2 * s * d * d, 2 * s * d, dm * dm});
+  ops.push_back({"mlp_in", 2 * s * d * f * in, s * d + in * s * f,
+                 static_cast<uint64_t>(in) * dm * fm});
+  ops.push_back({"mlp_out", 2 * s * f * d, s * f + s * d, fm * dm});
+  // Two norms (read and write s d each), two residual adds (read two, write one), the MLP's
+  // activation (GELU reads and writes s ffn; SwiGLU reads two and writes one), with the
+  // biases and norm scales; and whatever arithmetic the matrices leave (none in the zoo).
+  double flops = 0.0;
+  uint64_t params = 0;
+  for (const Operation& op : ops) {
+    flops += op.flops_per_sample;
+    params += op.params;
+  }
+  ops.push_back({"elementwise", block.forward_flops_per_sample - flops,
+                 4 * s * d + 6 * s * d + (gated ? 3.0 : 2.0) * s * f, block.params - params});
+}
+
 namespace {
 
 // Rows shared by both families: the block stack, each block all-reducing twice under tensor
@@ -61,6 +91,7 @@ void AddBlocks(const TransformerConfig& c, uint64_t seq, const std::string& pref
     block.output_elements_per_sample = seq * c.d_model;
     block.tensor_parallel_all_reduces = 2;
     SetBlockActivations(c, seq, block);
+    SetBlockOperations(c, seq, false, block);
     model.layers.push_back(block);
   }
 }
@@ -178,6 +209,7 @@ Model BuildLlama(const TransformerConfig& c, uint32_t sequence_length) {
     block.output_elements_per_sample = seq * d;
     block.tensor_parallel_all_reduces = 2;  // after attention's O and the MLP's down matrix
     SetBlockActivations(c, seq, block);
+    SetBlockOperations(c, seq, true, block);
     model.layers.push_back(block);
   }
   AddNormAndUntiedHead(c.vocab_size, d, seq, model);

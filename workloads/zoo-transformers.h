@@ -33,6 +33,13 @@ struct TransformerConfig {
 /// d / heads elements), from d_model, heads and `seq` tokens.
 void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block);
 
+/// A transformer block's operations for the roofline (Layer::operations): the Q/K/V
+/// projection, the attention core (FlashAttention: reads Q, K, V, writes its output), the
+/// output projection, the MLP's input matrices (two when `gated`, SwiGLU) and output matrix,
+/// and the elementwise rest (norms, residual adds, the activation function, biases). Needs
+/// forward_flops_per_sample, attention_flops_per_sample and params set.
+void SetBlockOperations(const TransformerConfig& c, uint64_t seq, bool gated, Layer& block);
+
 /// An embedding table of `params` (0 FLOPs; vocab-parallel, one all-reduce of its s x d output
 /// under tensor parallelism).
 Layer EmbeddingRow(std::string name, uint64_t params, uint64_t seq, uint64_t d);

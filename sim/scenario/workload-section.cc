@@ -468,7 +468,12 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
   training.peak_TFLOPS = kDefaultPeakTFLOPS;
   training.config.compute_efficiency = kDefaultEfficiency;
   if (npu != nullptr) {
-    npu->ExpectObject({"peak_TFLOPS", "compute_efficiency", "hbm_GiB", "allow_memory_overflow"});
+    npu->ExpectObject({"peak_TFLOPS", "compute_efficiency", "hbm_GiB", "allow_memory_overflow",
+                       "hbm_bandwidth_GBps"});
+    // 1 GB/s = 1 byte/ns. At least 1 GB/s, like the peak's floor, keeps every time in range.
+    if (auto bandwidth = npu->Find("hbm_bandwidth_GBps")) {
+      training.config.memory_bytes_per_ns = bandwidth->Number(1.0, 1e6, false);
+    }
     if (auto hbm = npu->Find("hbm_GiB")) training.hbm_GiB = hbm->Number(0.0, 1e6, true);
     if (auto allow = npu->Find("allow_memory_overflow")) training.allow_memory_overflow = allow->Bool();
     if (auto peak = npu->Find("peak_TFLOPS")) training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
@@ -517,6 +522,9 @@ nlohmann::json NpuSectionToJson(const Scenario& scenario) {
   nlohmann::json npu = {{"peak_TFLOPS", scenario.training.peak_TFLOPS},
                         {"compute_efficiency", scenario.training.config.compute_efficiency}};
   if (scenario.training.hbm_GiB > 0.0) npu["hbm_GiB"] = scenario.training.hbm_GiB;
+  if (scenario.training.config.memory_bytes_per_ns > 0.0) {
+    npu["hbm_bandwidth_GBps"] = scenario.training.config.memory_bytes_per_ns;
+  }
   if (scenario.training.allow_memory_overflow) npu["allow_memory_overflow"] = true;
   return npu;
 }

@@ -94,6 +94,20 @@ TEST(Memory, AJobThatDoesNotFitIsRefusedNamingTheRank) {
   EXPECT_EQ(fits.training.hbm_GiB, 4.0);
 }
 
+// npu.hbm_bandwidth_GBps turns on the roofline (tests/workloads/roofline-test.cc holds it to
+// hand-worked figures): the same job computes longer, never shorter; the key is echoed, and a
+// bandwidth below 1 GB/s is refused at its key.
+TEST(Memory, HbmBandwidthTurnsOnTheRoofline) {
+  nlohmann::json doc = test::BaseTrainingScenario();
+  const double flops_only = AnalyticalEngine().Run(ParseOrDie(doc)).iteration.ComputeNs();
+  doc["npu"] = {{"hbm_bandwidth_GBps", 2039}};
+  const Scenario roofline = ParseOrDie(doc);
+  EXPECT_GT(AnalyticalEngine().Run(roofline).iteration.ComputeNs(), flops_only);
+  EXPECT_EQ(ScenarioToJson(ParseOrDie(ScenarioToJson(roofline))), ScenarioToJson(roofline));
+  doc["npu"] = {{"hbm_bandwidth_GBps", 0.5}};
+  ExpectLoadError(doc, "npu.hbm_bandwidth_GBps", "0.5");
+}
+
 // Full recomputation runs every forward again before its input gradients; selective only the
 // attention core (4 s^2 d of a block's FLOPs).
 TEST(Memory, RecomputationAddsItsForwardWork) {
