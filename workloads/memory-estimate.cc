@@ -108,7 +108,8 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
   // The stage's first rank: its other indices are 0, so it is the stage times the pipeline
   // axis's stride.
   const uint64_t stride = AxisStrides(config, layout)[static_cast<size_t>(ParallelAxis::kPipeline)];
-  worst.rank = static_cast<uint32_t>(worst.stage * stride);
+  const uint64_t id = worst.stage * stride;
+  worst.rank = static_cast<uint32_t>(layout.placement.empty() ? id : layout.placement[id]);
   return worst;
 }
 

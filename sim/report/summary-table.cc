@@ -47,7 +47,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
     const TrainingWorkload& t = scenario.training;
     const PipelineLayout& p = t.pipeline;
     out += fmt::format("workload: {} ({} layers), batch {}, tensor {}{} x data {}{} x pipeline {} "
-                       "(ranks in Megatron's order), {} over {} micro-batches{}, overlap {}\n",
+                       "({}), {} over {} micro-batches{}, overlap {}\n",
                        t.model_name, t.model.layers.size(), t.config.global_batch_samples,
                        t.config.tensor_parallel,
                        t.config.context_parallel > 1
@@ -57,7 +57,10 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
                        t.config.expert_parallel > 1
                            ? fmt::format(" (expert {})", t.config.expert_parallel)
                            : std::string(),
-                       p.pipeline, ToString(p.schedule), p.micro_batches,
+                       p.pipeline,
+                       !p.placement.empty()         ? "ranks placed as given"
+                       : p.order == kMegatronOrder ? "ranks in Megatron's order"
+                                                   : "ranks in the given order", ToString(p.schedule), p.micro_batches,
                        p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
                                             : std::string(),
                        ToString(t.config.overlap));

@@ -113,6 +113,23 @@ void ReadOrder(const JsonCursor& order, TrainingWorkload& workload) {
   std::copy(given.begin(), given.end(), workload.pipeline.order.begin());
 }
 
+// parallelism.placement: the NPU of every rank id, each NPU once.
+void ReadPlacement(const JsonCursor& placement, uint64_t npus, TrainingWorkload& workload) {
+  std::vector<uint32_t>& npu_of = workload.pipeline.placement;
+  std::vector<int64_t> listed_at(npus, -1);
+  const std::vector<JsonCursor> entries = placement.Elements(npus, npus);
+  for (size_t r = 0; r < entries.size(); ++r) {
+    const auto npu = static_cast<uint32_t>(entries[r].Integer(0, npus - 1));
+    if (listed_at[npu] >= 0) {
+      entries[r].Fail(fmt::format("NPU {} is listed twice (also for rank {}); accepted: each of "
+                                  "the {} NPUs once",
+                                  npu, listed_at[npu], npus));
+    }
+    listed_at[npu] = static_cast<int64_t>(r);
+    npu_of.push_back(npu);
+  }
+}
+
 }  // namespace
 
 bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Dimension>& dims,
@@ -124,8 +141,9 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   const auto expert = parallelism.Find("expert");
   const auto order = parallelism.Find("order");
   const auto context = parallelism.Find("context");
+  const auto placement = parallelism.Find("placement");
   if (!pipeline && !micro_batches && !schedule && !virtual_stages && !expert && !order &&
-      !context) {
+      !context && !placement) {
     return false;
   }
   uint64_t npus = 1;
@@ -137,7 +155,8 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
       : staged ? parallelism.At("pipeline", "the number of pipeline stages")
       : expert  ? *expert
       : context ? *context
-                : *order;  // stands in, never read, without stages
+      : order   ? *order
+                : *placement;  // stands in, never read, without stages
   PipelineLayout& layout = workload.pipeline;
   layout.pipeline = staged ? static_cast<uint32_t>(depth.Integer(2, npus)) : 1;
   for (const std::string_view key :
@@ -203,6 +222,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   if (expert) ReadExpertDegree(*expert, workload);
   if (context) ReadContextDegree(*context, workload);
   if (order) ReadOrder(*order, workload);
+  if (placement) ReadPlacement(*placement, npus, workload);
   workload.megatron_layout = true;
   return true;
 }
@@ -249,6 +269,7 @@ void PipelineToJson(const TrainingWorkload& workload, nlohmann::json& parallelis
   if (workload.config.context_parallel > 1) {
     parallelism["context"] = workload.config.context_parallel;
   }
+  if (!layout.placement.empty()) parallelism["placement"] = layout.placement;
   if (layout.pipeline > 1) {
     parallelism["pipeline"] = layout.pipeline;
     parallelism["pipeline_schedule"] = ToString(layout.schedule);

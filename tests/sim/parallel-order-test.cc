@@ -78,6 +78,62 @@ TEST(ParallelOrder, PipelineStagesInnermostStillShareAProgram) {
   EXPECT_EQ(ScenarioToJson(ParseOrDie(ScenarioToJson(scenario))), ScenarioToJson(scenario));
 }
 
+// An explicit placement that puts rank id t + 2d on NPU d + 4t is the order ["data",
+// "tensor"]: the same groups, the same figures.
+TEST(ParallelOrder, APlacementMatchingAnOrderCostsTheSame) {
+  nlohmann::json placed = DataFirst();
+  placed["workload"]["training"]["parallelism"] = {
+      {"data", 4}, {"tensor", 2}, {"placement", {0, 4, 1, 5, 2, 6, 3, 7}}};
+  const Scenario scenario = ParseOrDie(placed);
+  const Report by_placement = AnalyticalEngine().Run(scenario);
+  const Report by_order = AnalyticalEngine().Run(ParseOrDie(DataFirst()));
+  EXPECT_EQ(by_placement.iteration.total_ns, by_order.iteration.total_ns);
+  for (size_t d = 0; d < 2; ++d) {
+    EXPECT_EQ(by_placement.dimensions[d].traffic_bytes_per_npu,
+              by_order.dimensions[d].traffic_bytes_per_npu);
+  }
+  EXPECT_EQ(BuildExecutionGraph(scenario).communicators[1].groups[0],
+            (std::vector<uint32_t>{0, 4}));
+  EXPECT_EQ(ScenarioToJson(ParseOrDie(ScenarioToJson(scenario))), ScenarioToJson(scenario));
+}
+
+// On one FullyConnected dimension every NPU is one hop from every other, so where ranks sit
+// cannot change a figure. Placing stage 1's tensor ranks in the other order (NPU 3 before 2)
+// breaks the i-th-to-i-th pairing of shared programs: every rank gets its own, and the job
+// costs what it costs in place.
+TEST(ParallelOrder, APlacementThatReordersAStageGivesEveryRankItsProgram) {
+  nlohmann::json doc = {
+      {"topology", {{"dimensions", {{{"kind", "FullyConnected"}, {"size", 4},
+                                      {"bandwidth_GBps", 100}, {"latency_ns", 500}}}}}},
+      {"workload", {{"training", {{"model", "gpt2_small"},
+                                  {"global_batch_samples", 4},
+                                  {"parallelism", {{"tensor", 2}, {"pipeline", 2},
+                                                   {"micro_batches", 4}}}}}}}};
+  const Scenario in_place = ParseOrDie(doc);
+  doc["workload"]["training"]["parallelism"]["placement"] = {0, 1, 3, 2};
+  const Scenario swapped = ParseOrDie(doc);
+  EXPECT_EQ(BuildExecutionGraph(in_place).classes.size(), 2u);
+  EXPECT_EQ(BuildExecutionGraph(swapped).classes.size(), 4u);
+  const Report a = AnalyticalEngine().Run(in_place), b = AnalyticalEngine().Run(swapped);
+  // Equal up to the order in which a rank's durations are summed.
+  EXPECT_NEAR(a.iteration.total_ns, b.iteration.total_ns, 1e-12 * a.iteration.total_ns);
+  EXPECT_NEAR(a.iteration.ComputeNs(), b.iteration.ComputeNs(), 1e-12 * a.iteration.ComputeNs());
+  EXPECT_DOUBLE_EQ(a.total_traffic_bytes, b.total_traffic_bytes);
+}
+
+TEST(ParallelOrder, BadPlacementsAreRefusedAtTheirKey) {
+  const std::string at = "workload.training.parallelism.placement";
+  nlohmann::json doc = DataFirst();
+  auto& parallelism = doc["workload"]["training"]["parallelism"];
+  parallelism.erase("order");
+  parallelism["placement"] = {0, 1, 2, 3};
+  ExpectLoadError(doc, at, "8");
+  parallelism["placement"] = {0, 1, 2, 3, 4, 5, 6, 8};
+  ExpectLoadError(doc, at + "[7]", "7");
+  parallelism["placement"] = {0, 1, 2, 3, 4, 5, 6, 1};
+  ExpectLoadError(doc, at + "[7]", "NPU 1 is listed twice (also for rank 1)");
+}
+
 TEST(ParallelOrder, BadListsAreRefusedAtTheirKey) {
   const std::string at = "workload.training.parallelism.order";
   nlohmann::json doc = DataFirst();

@@ -239,6 +239,15 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
         "tensor ({}) x context ({}) x data ({}) x pipeline ({}) = {}, but the fabric has {} NPUs",
         tensor, context, data, p, ranks, topology.NpuCount());
   }
+  if (!layout.placement.empty()) {
+    std::vector<bool> placed(ranks, false);
+    for (const uint32_t npu : layout.placement) {
+      if (layout.placement.size() != ranks || npu >= ranks || placed[npu]) {
+        return fmt::format("the placement must list each of the {} NPUs once", ranks);
+      }
+      placed[npu] = true;
+    }
+  }
   if (context > 1 && config.expert_parallel > 1) {
     return std::string("context parallelism with expert parallelism is not modelled");
   }
@@ -321,11 +330,13 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
   const uint32_t experts = config.expert_parallel;
   const std::array<uint64_t, kParallelAxes> stride = AxisStrides(config, layout);
   auto stride_of = [&](ParallelAxis axis) { return stride[static_cast<size_t>(axis)]; };
+  // An explicit placement then puts rank id r on NPU placement[r].
   auto rank_of = [&](uint32_t t, uint32_t c, uint32_t d, uint32_t s) {
-    return static_cast<uint32_t>(
+    const auto id = static_cast<uint32_t>(
         t * stride_of(ParallelAxis::kTensor) + c * stride_of(ParallelAxis::kContext) +
         d % experts * stride_of(ParallelAxis::kExpert) +
         d / experts * stride_of(ParallelAxis::kData) + s * stride_of(ParallelAxis::kPipeline));
+    return layout.placement.empty() ? id : layout.placement[id];
   };
   // Communicators in ParallelGroup's order (SetCollective): the expert ones only with expert
   // parallelism. The data index is d = e + E d': e picks the rank's experts (by default
@@ -369,172 +380,209 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
   for (Communicator& comm : graph.communicators) {
     for (auto& group : comm.groups) std::sort(group.begin(), group.end());
   }
-  // One program per stage and context index, written for its first rank (t = d = 0), the
-  // lowest of its ranks; the i-th rank of one class talks to the i-th of the next stage's, or
-  // of its ring neighbour's: the rank with the same t and d.
-  graph.classes.resize(uint64_t{p} * context);
+  // One program per stage and context index, shared by its T x D ranks: written for its first
+  // (lowest) rank, and the i-th rank of one class talks to the i-th of the next stage's, or of
+  // its ring neighbour's, which must be the rank with the same t and d. Composed ranks keep
+  // that order in every class (each is the first's shifted by a stride); an explicit placement
+  // may not, and then every rank gets a program of its own.
+  const uint64_t members = uint64_t{tensor} * data;
+  // Per class, its NPUs ascending with each one's tensor and data index (t + T d).
+  auto members_of = [&](uint32_t s, uint32_t c) {
+    std::vector<std::pair<uint32_t, uint32_t>> ranks;
+    ranks.reserve(members);
+    for (uint32_t dd = 0; dd < data; ++dd) {
+      for (uint32_t tt = 0; tt < tensor; ++tt) {
+        ranks.emplace_back(rank_of(tt, c, dd, s), tt + tensor * dd);
+      }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  };
+  const auto first_members = members_of(0, 0);
+  bool shared = true;
+  for (uint32_t s = 0; s < p && shared; ++s) {
+    for (uint32_t c = 0; c < context && shared; ++c) {
+      const auto ranks = members_of(s, c);
+      shared = std::equal(ranks.begin(), ranks.end(), first_members.begin(),
+                          [](const auto& a, const auto& b) { return a.second == b.second; });
+    }
+  }
   for (uint32_t s = 0; s < p; ++s) {
     const std::vector<Step> steps = StageSchedule(layout, s);
     for (uint32_t c = 0; c < context; ++c) {
-      const uint32_t t = 0, d = 0;  // the class's first rank
-      RankClass& rank_class = graph.classes[uint64_t{s} * context + c];
-      rank_class.ranks.reserve(uint64_t{tensor} * data);
-      for (uint32_t dd = 0; dd < data; ++dd) {
-        for (uint32_t tt = 0; tt < tensor; ++tt) rank_class.ranks.push_back(rank_of(tt, c, dd, s));
-      }
-      // Ascending; every class's ranks are the first's shifted by the same stride, so the i-th
-      // of each stays the rank with the same t and d.
-      std::sort(rank_class.ranks.begin(), rank_class.ranks.end());
-      ProgramWriter out{rank_class.program};
-      auto& program = rank_class.program;
-      // Ring attention's neighbours: keys and values go to the next context rank.
-      const uint32_t ring_next = rank_of(t, (c + 1) % context, d, s);
-      const uint32_t ring_previous = rank_of(t, (c + context - 1) % context, d, s);
-      // The attention core of layer i in C blocks, after node `ready` (forward: the rest of
-      // the layer's compute; backward: a mark where the layer's backward starts). Block j
-      // waits for the j-th key/value block, which its predecessor passed on as soon as it held
-      // it (tag 4i forward, 4i + 1 backward), so each hop hides behind the block computing
-      // before it. Backward also passes each block's key/value gradients, summed so far, one
-      // step behind (4i + 2): a rank adds its block's and passes them on, and the C-th hop
-      // brings them home, where the layer's remaining backward waits for them. Returns the
-      // last node: the last block, or backward the gradients' arrival home.
-      auto attention_ring = [&](bool forward, uint32_t i, uint32_t ready) {
-        const LayerWork& work = micro.layers[i];
-        const GraphPhase phase = forward ? GraphPhase::kForward : GraphPhase::kInputGrad;
-        const double block =
-            (forward ? work.attention_forward_ns : work.attention_input_grad_ns) / context;
-        const uint64_t tag = kContextTag + 4 * uint64_t{i} + (forward ? 0 : 1);
-        const uint64_t bytes = work.context_kv_bytes;
-        uint32_t held = ready, last = ready, gradients = UINT32_MAX;
-        for (uint32_t j = 0; j < context; ++j) {
-          last = out.Compute(phase, i, block, false);
-          if (j > 0) program[last].deps.push_back(held);  // the block it computes on
-          if (j + 1 < context) {
-            const uint32_t sent =
-                out.PointToPoint(GraphNodeKind::kSend, ring_next, tag, bytes, kRingSendStream);
-            program[sent].deps.push_back(held);
-            held =
-                out.PointToPoint(GraphNodeKind::kRecv, ring_previous, tag, bytes, kRingRecvStream);
-          }
-          if (forward) continue;
-          const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, ring_next, tag + 1, bytes,
-                                                 kRingGradientSendStream);
-          program[sent].deps.push_back(last);
-          if (gradients != UINT32_MAX) program[sent].deps.push_back(gradients);
-          gradients = out.PointToPoint(GraphNodeKind::kRecv, ring_previous, tag + 1, bytes,
-                                       kRingGradientRecvStream);
-        }
-        return forward ? last : gradients;
-      };
-      // Per layer of this stage: the position of its last weight-gradient compute.
-      std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);
-      for (const Step& step : steps) {
-        const uint32_t k = step.chunk * p + s;  // the model chunk
-        const uint32_t lo = first_layer(k), hi = first_layer(k + 1);
-        // Activations into chunk k travel with tag 2k, gradients out of chunk k with 2k + 1.
-        const uint32_t previous_rank = rank_of(t, c, d, (k + chunks - 1) % chunks % p);
-        const uint32_t next_rank = rank_of(t, c, d, (k + 1) % p);
-        uint32_t received = UINT32_MAX;
-        auto wait_for_receive = [&](uint32_t at) {
-          if (received != UINT32_MAX) program[at].deps.push_back(received);
-          received = UINT32_MAX;
-        };
-        if (step.forward) {
-          if (k > 0) {
-            received = out.PointToPoint(GraphNodeKind::kRecv, previous_rank, 2 * k,
-                                        boundary_bytes(lo - 1), kRecvStream);
-          }
-          uint32_t last = UINT32_MAX;
-          for (uint32_t i = lo; i < hi; ++i) {
-            const LayerWork& work = micro.layers[i];
-            const bool ring = work.context_kv_bytes > 0;
-            last = out.Compute(GraphPhase::kForward, i,
-                               work.forward_ns - (ring ? work.attention_forward_ns : 0.0), false);
-            wait_for_receive(last);
-            if (ring) last = attention_ring(true, i, last);
-            if (work.forward_comm) {
-              last =
-                  out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, !ring);
-            }
-            if (work.forward_expert) {
-              last =
-                  out.Collective(GraphPhase::kForward, i, *work.forward_expert, kMainStream, true);
-            }
-          }
-          if (k + 1 < chunks) {
-            const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
-                                                   boundary_bytes(hi - 1), kSendStream);
-            program[sent].deps.push_back(last);
-          }
+      const auto ranks = members_of(s, c);
+      // The ranks a program is written for: the class's first, or each one.
+      for (uint64_t writer = 0; writer < (shared ? 1 : members); ++writer) {
+        const uint32_t key = ranks[writer].second;
+        const uint32_t t = key % tensor, d = key / tensor;
+        RankClass& rank_class = graph.classes.emplace_back();
+        if (shared) {
+          for (const auto& rank : ranks) rank_class.ranks.push_back(rank.first);
         } else {
-          if (k + 1 < chunks) {
-            received = out.PointToPoint(GraphNodeKind::kRecv, next_rank, 2 * (k + 1) + 1,
-                                        boundary_bytes(hi - 1), kRecvStream);
-          }
-          uint32_t last = UINT32_MAX;
-          for (uint32_t i = hi; i-- > lo;) {
-            const LayerWork& work = micro.layers[i];
-            const bool ring = work.context_kv_bytes > 0;
-            bool continues = false;
-            if (ring) {
-              // The attention core's blocks first, then the rest once the key/value gradients
-              // are home.
-              const uint32_t start = out.Compute(GraphPhase::kInputGrad, i, 0.0, false);
-              wait_for_receive(start);
-              const uint32_t home = attention_ring(false, i, start);
-              last = out.Compute(GraphPhase::kInputGrad, i,
-                                 work.input_grad_ns - work.attention_input_grad_ns, false);
-              program[last].deps.push_back(home);
-            } else {
-              last = out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
-              wait_for_receive(last);
-              continues = true;
+          rank_class.ranks.push_back(ranks[writer].first);
+        }
+        ProgramWriter out{rank_class.program};
+        auto& program = rank_class.program;
+        // Ring attention's neighbours: keys and values go to the next context rank.
+        const uint32_t ring_next = rank_of(t, (c + 1) % context, d, s);
+        const uint32_t ring_previous = rank_of(t, (c + context - 1) % context, d, s);
+        // The attention core of layer i in C blocks, after node `ready` (forward: the rest of
+        // the layer's compute; backward: a mark where the layer's backward starts). Block j
+        // waits for the j-th key/value block, which its predecessor passed on as soon as it held
+        // it (tag 4i forward, 4i + 1 backward), so each hop hides behind the block computing
+        // before it. Backward also passes each block's key/value gradients, summed so far, one
+        // step behind (4i + 2): a rank adds its block's and passes them on, and the C-th hop
+        // brings them home, where the layer's remaining backward waits for them. Returns the
+        // last node: the last block, or backward the gradients' arrival home.
+        auto attention_ring = [&](bool forward, uint32_t i, uint32_t ready) {
+          const LayerWork& work = micro.layers[i];
+          const GraphPhase phase = forward ? GraphPhase::kForward : GraphPhase::kInputGrad;
+          const double block =
+              (forward ? work.attention_forward_ns : work.attention_input_grad_ns) / context;
+          const uint64_t tag = kContextTag + 4 * uint64_t{i} + (forward ? 0 : 1);
+          const uint64_t bytes = work.context_kv_bytes;
+          uint32_t held = ready, last = ready, gradients = UINT32_MAX;
+          for (uint32_t j = 0; j < context; ++j) {
+            last = out.Compute(phase, i, block, false);
+            if (j > 0) program[last].deps.push_back(held);  // the block it computes on
+            if (j + 1 < context) {
+              const uint32_t sent =
+                  out.PointToPoint(GraphNodeKind::kSend, ring_next, tag, bytes, kRingSendStream);
+              program[sent].deps.push_back(held);
+              held = out.PointToPoint(GraphNodeKind::kRecv, ring_previous, tag, bytes,
+                                      kRingRecvStream);
             }
-            if (work.input_grad_comm) {
-              last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream,
-                                    continues);
-            }
-            if (work.input_grad_expert) {
-              last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_expert, kMainStream,
-                                    true);
-            }
-            last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, continues);
-            last_weight_grad[i] = last;
-          }
-          if (k > 0) {
-            const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, previous_rank, 2 * k + 1,
-                                                   boundary_bytes(lo - 1), kSendStream);
+            if (forward) continue;
+            const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, ring_next, tag + 1, bytes,
+                                                   kRingGradientSendStream);
             program[sent].deps.push_back(last);
+            if (gradients != UINT32_MAX) program[sent].deps.push_back(gradients);
+            gradients = out.PointToPoint(GraphNodeKind::kRecv, ring_previous, tag + 1, bytes,
+                                         kRingGradientRecvStream);
+          }
+          return forward ? last : gradients;
+        };
+        // Per layer of this stage: the position of its last weight-gradient compute.
+        std::vector<uint32_t> last_weight_grad(layer_count, UINT32_MAX);
+        for (const Step& step : steps) {
+          const uint32_t k = step.chunk * p + s;  // the model chunk
+          const uint32_t lo = first_layer(k), hi = first_layer(k + 1);
+          // Activations into chunk k travel with tag 2k, gradients out of chunk k with 2k + 1.
+          const uint32_t previous_rank = rank_of(t, c, d, (k + chunks - 1) % chunks % p);
+          const uint32_t next_rank = rank_of(t, c, d, (k + 1) % p);
+          uint32_t received = UINT32_MAX;
+          auto wait_for_receive = [&](uint32_t at) {
+            if (received != UINT32_MAX) program[at].deps.push_back(received);
+            received = UINT32_MAX;
+          };
+          if (step.forward) {
+            if (k > 0) {
+              received = out.PointToPoint(GraphNodeKind::kRecv, previous_rank, 2 * k,
+                                          boundary_bytes(lo - 1), kRecvStream);
+            }
+            uint32_t last = UINT32_MAX;
+            for (uint32_t i = lo; i < hi; ++i) {
+              const LayerWork& work = micro.layers[i];
+              const bool ring = work.context_kv_bytes > 0;
+              last = out.Compute(GraphPhase::kForward, i,
+                                 work.forward_ns - (ring ? work.attention_forward_ns : 0.0), false);
+              wait_for_receive(last);
+              if (ring) last = attention_ring(true, i, last);
+              if (work.forward_comm) {
+                last =
+                    out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, !ring);
+              }
+              if (work.forward_expert) {
+                last = out.Collective(GraphPhase::kForward, i, *work.forward_expert, kMainStream,
+                                      true);
+              }
+            }
+            if (k + 1 < chunks) {
+              const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, next_rank, 2 * (k + 1),
+                                                     boundary_bytes(hi - 1), kSendStream);
+              program[sent].deps.push_back(last);
+            }
+          } else {
+            if (k + 1 < chunks) {
+              received = out.PointToPoint(GraphNodeKind::kRecv, next_rank, 2 * (k + 1) + 1,
+                                          boundary_bytes(hi - 1), kRecvStream);
+            }
+            uint32_t last = UINT32_MAX;
+            for (uint32_t i = hi; i-- > lo;) {
+              const LayerWork& work = micro.layers[i];
+              const bool ring = work.context_kv_bytes > 0;
+              bool continues = false;
+              if (ring) {
+                // The attention core's blocks first, then the rest once the key/value gradients
+                // are home.
+                const uint32_t start = out.Compute(GraphPhase::kInputGrad, i, 0.0, false);
+                wait_for_receive(start);
+                const uint32_t home = attention_ring(false, i, start);
+                last = out.Compute(GraphPhase::kInputGrad, i,
+                                   work.input_grad_ns - work.attention_input_grad_ns, false);
+                program[last].deps.push_back(home);
+              } else {
+                last = out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
+                wait_for_receive(last);
+                continues = true;
+              }
+              if (work.input_grad_comm) {
+                last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream,
+                                      continues);
+              }
+              if (work.input_grad_expert) {
+                last = out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_expert,
+                                      kMainStream, true);
+              }
+              last = out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, continues);
+              last_weight_grad[i] = last;
+            }
+            if (k > 0) {
+              const uint32_t sent = out.PointToPoint(GraphNodeKind::kSend, previous_rank, 2 * k + 1,
+                                                     boundary_bytes(lo - 1), kSendStream);
+              program[sent].deps.push_back(last);
+            }
           }
         }
-      }
-      // Gradients, once per iteration, last layer first (the order backward finishes them):
-      // the layer's own over the data group, its routed experts' over the expert-data group.
-      uint32_t last_gradient = UINT32_MAX;
-      for (uint32_t i = layer_count; i-- > 0;) {
-        const LayerWork& work = micro.layers[i];
-        if (last_weight_grad[i] == UINT32_MAX) continue;
-        for (const auto* request : {&work.weight_grad_comm, &work.expert_grad_comm}) {
-          if (!*request) continue;
-          const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, **request,
-                                             overlap ? kGradientStream : kMainStream, false);
-          if (overlap) program[at].deps.push_back(last_weight_grad[i]);
-          last_gradient = at;
-        }
-      }
-      // ZeRO-1/2: after the step, the updated parameters gathered on the main stream (after all
-      // its nodes, by its order), once every gradient is reduced.
-      for (uint32_t i = 0; i < layer_count; ++i) {
-        const LayerWork& work = micro.layers[i];
-        if (last_weight_grad[i] == UINT32_MAX) continue;
-        for (const auto* request : {&work.step_gather, &work.expert_step_gather}) {
-          if (!*request) continue;
-          const uint32_t at =
-              out.Collective(GraphPhase::kWeightGrad, i, **request, kMainStream, false);
-          if (overlap && last_gradient != UINT32_MAX) {
-            program[at].deps.push_back(last_gradient);
+        // Gradients, once per iteration, last layer first (the order backward finishes them):
+        // the layer's own over the data group, its routed experts' over the expert-data group.
+        uint32_t last_gradient = UINT32_MAX;
+        for (uint32_t i = layer_count; i-- > 0;) {
+          const LayerWork& work = micro.layers[i];
+          if (last_weight_grad[i] == UINT32_MAX) continue;
+          for (const auto* request : {&work.weight_grad_comm, &work.expert_grad_comm}) {
+            if (!*request) continue;
+            const uint32_t at = out.Collective(GraphPhase::kWeightGrad, i, **request,
+                                               overlap ? kGradientStream : kMainStream, false);
+            if (overlap) program[at].deps.push_back(last_weight_grad[i]);
+            last_gradient = at;
           }
-          last_gradient = UINT32_MAX;
+        }
+        // ZeRO-1/2: after the step, the updated parameters gathered on the main stream (after all
+        // its nodes, by its order), once every gradient is reduced.
+        for (uint32_t i = 0; i < layer_count; ++i) {
+          const LayerWork& work = micro.layers[i];
+          if (last_weight_grad[i] == UINT32_MAX) continue;
+          for (const auto* request : {&work.step_gather, &work.expert_step_gather}) {
+            if (!*request) continue;
+            const uint32_t at =
+                out.Collective(GraphPhase::kWeightGrad, i, **request, kMainStream, false);
+            if (overlap && last_gradient != UINT32_MAX) {
+              program[at].deps.push_back(last_gradient);
+            }
+            last_gradient = UINT32_MAX;
+          }
+        }
+        // Programs of their own for every rank: refused past the node budget, estimated from the
+        // first program before the others are written.
+        if (!shared && graph.classes.size() == 1 &&
+            rank_class.program.size() * uint64_t{graph.rank_count} > max_nodes) {
+          return fmt::format(
+              "the placement puts stages' ranks in different orders, so every rank needs a "
+              "program of its own, and the graph would hold about {} nodes, above {}; accepted: a "
+              "placement that keeps each stage's ranks in the same order of tensor and data "
+              "index, or fewer micro-batches",
+              rank_class.program.size() * uint64_t{graph.rank_count}, max_nodes);
         }
       }
     }

@@ -89,6 +89,9 @@ struct PipelineLayout {
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   /// How rank ids are composed: the first axis varies fastest (a permutation of all five).
   std::array<ParallelAxis, kParallelAxes> order = kMegatronOrder;
+  /// Explicit placement: rank id r (as `order` composes it) runs on NPU placement[r], a
+  /// permutation of the NPUs; empty: on NPU r. Any grouping of ranks can be given this way.
+  std::vector<uint32_t> placement;
 };
 
 /// The degree of each parallel axis (indexed by ParallelAxis): tensor, context, expert, the
