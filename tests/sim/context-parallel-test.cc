@@ -88,34 +88,27 @@ TEST(ContextParallel, HopsShorterThanABlockHide) {
   EXPECT_NEAR(report.iteration.total_ns, compute + home, 1e-6);
 }
 
+// Llama 3 8B on one Switch of 8 NPUs, `batch` sequences, context `context`.
+nlohmann::json Llama8B(uint32_t context, uint32_t batch) {
+  return {{"topology",
+           {{"dimensions",
+             {{{"kind", "Switch"}, {"size", 8}, {"bandwidth_GBps", 100}, {"latency_ns", 1000}}}}}},
+          {"workload",
+           {{"training",
+             {{"model", "llama3_8b"},
+              {"global_batch_samples", batch},
+              {"parallelism", {{"context", context}}}}}}}};
+}
+
 // Each rank computes 1/C of every sequence: Llama 3 8B with context 8 and one sequence does
-// exactly 1/8 of the arithmetic of data 8 with eight.
+// 1/8 of the arithmetic of data 8 with eight.
 TEST(ContextParallel, EachRankComputesItsShareOfTheTokens) {
-  auto llama = [](uint32_t context, uint32_t batch) {
-    nlohmann::json doc = {
-        {"topology",
-         {{"dimensions",
-           {{{"kind", "Switch"}, {"size", 8}, {"bandwidth_GBps", 100}, {"latency_ns", 1000}}}}}},
-        {"workload",
-         {{"training",
-           {{"model", "llama3_8b"},
-            {"global_batch_samples", batch},
-            {"parallelism", {{"context", context}}}}}}}};
-    return AnalyticalEngine().Run(ParseOrDie(doc));
-  };
-  const Report shared = llama(8, 1), replicated = llama(1, 8);
+  const Report shared = AnalyticalEngine().Run(ParseOrDie(Llama8B(8, 1)));
+  const Report replicated = AnalyticalEngine().Run(ParseOrDie(Llama8B(1, 8)));
   // Equal up to rounding: the ring splits the attention core into blocks, summed apart.
   EXPECT_NEAR(shared.iteration.ComputeNs() * 8 / replicated.iteration.ComputeNs(), 1.0, 1e-12);
   // Its activations too, on a rank of the same job.
-  nlohmann::json doc = {
-      {"topology",
-       {{"dimensions",
-         {{{"kind", "Switch"}, {"size", 8}, {"bandwidth_GBps", 100}, {"latency_ns", 1000}}}}}},
-      {"workload",
-       {{"training",
-         {{"model", "llama3_8b"},
-          {"global_batch_samples", 1},
-          {"parallelism", {{"context", 8}}}}}}}};
+  const nlohmann::json doc = Llama8B(8, 1);
   const TrainingWorkload with = ParseOrDie(doc).training;
   TrainingConfig without = with.config;
   without.context_parallel = 1;
