@@ -44,6 +44,12 @@ void BM_Gpt3ThreeDim(benchmark::State& state) { RunScenario(state, "gpt3-3d-4096
 // Llama 3 405B, tensor 8 x pipeline 16 x data 128 on 16,384 NPUs, interleaved 1F1B: one
 // program per pipeline stage (its 1,024 ranks share it), 16 programs of about 1,000 nodes.
 void BM_Llama3405B16384(benchmark::State& state) { RunScenario(state, "llama3-405b-16384.json"); }
+// The same model at 131,072 tokens with context 16 (Meta's long-context layout, tensor 8 x
+// context 16 x pipeline 16 x data 8): 256 programs, each attention layer's core in 16 ring
+// blocks, about 3.4 million nodes.
+void BM_Llama3405B16384Context16(benchmark::State& state) {
+  RunScenario(state, "validation/llama3-405b-16384-cp16-h100.json");
+}
 void BM_ResNet50DataParallel(benchmark::State& state) {
   RunScenario(state, "resnet50-data-parallel.json");
 }
@@ -66,6 +72,7 @@ void BM_LoadGpt3FourDim(benchmark::State& state) {
 BENCHMARK(BM_Gpt3FourDim);
 BENCHMARK(BM_Gpt3ThreeDim);
 BENCHMARK(BM_Llama3405B16384);
+BENCHMARK(BM_Llama3405B16384Context16)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResNet50DataParallel);
 BENCHMARK(BM_PriceAllReduceFourDim);
 BENCHMARK(BM_LoadGpt3FourDim);

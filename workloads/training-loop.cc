@@ -109,8 +109,9 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
                                                (layer.forward_flops_per_sample + routed_flops));
     }
     // Ring attention runs the attention core block by block (context_kv_bytes below); the
-    // recomputed core runs in the backward blocks, whose key/value blocks it needs.
-    if (layer.attention_flops_per_sample > 0) {
+    // recomputed core runs in the backward blocks, whose key/value blocks it needs. Only with
+    // context parallelism: every sweep point builds this loop, and nothing else reads them.
+    if (context > 1 && layer.attention_flops_per_sample > 0) {
       const double share =
           layer.attention_flops_per_sample / (layer.forward_flops_per_sample + routed_flops);
       work.attention_forward_ns = work.forward_ns * share;

@@ -127,7 +127,8 @@ struct LayerWork {
   /// Context parallelism: one rank's key/value block (its tokens' keys and values, its tensor
   /// slice), which ring attention passes on C - 1 times per pass; 0 without. Of the compute
   /// above, the attention core's share in forward and in input gradients (there with what
-  /// recomputation adds to it), which runs as C blocks, one per key/value block.
+  /// recomputation adds to it), which runs as C blocks, one per key/value block (set only with
+  /// context parallelism).
   uint64_t context_kv_bytes = 0;
   double attention_forward_ns = 0.0;
   double attention_input_grad_ns = 0.0;
