@@ -138,8 +138,10 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     // Explicit collectives replace the derived ones of their phase; a group of one NPU has
     // nothing to exchange.
     const bool tensor_split = config.tensor_parallel > 1;
-    const uint64_t activation_bytes = CeilDiv(
-        samples * layer.output_elements_per_sample * config.activation_bytes_per_element, context);
+    const uint64_t whole_activation =
+        samples * layer.output_elements_per_sample * config.activation_bytes_per_element;
+    const uint64_t activation_bytes =
+        context == 1 ? whole_activation : CeilDiv(whole_activation, context);
     const bool derived_activation = tensor_split && layer.tensor_parallel_all_reduces > 0;
     // Forward and input gradients exchange the same activation over the tensor group.
     auto tensor_phase = [&](std::optional<CommRequest>& slot,
