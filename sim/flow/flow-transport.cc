@@ -1,0 +1,84 @@
+#include "sim/flow/flow-transport.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace hfsim {
+
+namespace {
+
+// Orders the heap so that its front is the earliest event (ties: the first scheduled).
+bool Later(const auto& a, const auto& b) {
+  return a.at != b.at ? a.at > b.at : a.sequence > b.sequence;
+}
+
+}  // namespace
+
+void FlowClock::ScheduleNs(double delay_ns, std::function<void()> callback) {
+  if (!(delay_ns >= 0.0)) throw std::invalid_argument("FlowClock: a delay must be >= 0");
+  m_heap.push_back({m_now + delay_ns, m_sequence++, std::move(callback)});
+  std::push_heap(m_heap.begin(), m_heap.end(), [](const Event& a, const Event& b) {
+    return Later(a, b);
+  });
+}
+
+uint64_t FlowClock::Run() {
+  uint64_t ran = 0;
+  while (!m_heap.empty()) {
+    std::pop_heap(m_heap.begin(), m_heap.end(),
+                  [](const Event& a, const Event& b) { return Later(a, b); });
+    Event event = std::move(m_heap.back());
+    m_heap.pop_back();
+    m_now = event.at;
+    event.callback();
+    ++ran;
+  }
+  return ran;
+}
+
+FlowTransport::FlowTransport(const FabricGraph& fabric, EventClock& clock)
+    : m_fabric(&fabric), m_clock(&clock), m_network(fabric) {}
+
+void FlowTransport::Send(const Message& message) {
+  CatchUp();
+  const FlowNetwork::FlowId id = m_network.Start(static_cast<uint32_t>(message.src),
+                                                 static_cast<uint32_t>(message.dst), message.bytes);
+  m_messages.emplace(id, message);
+  Wake();
+}
+
+void FlowTransport::CatchUp() {
+  const double now = m_clock->NowNs();
+  // Events due by now (within the rounding of the clock's additions) are handled in order.
+  while (true) {
+    const double next = m_network.NextEvent();
+    const bool due = next <= now * (1 + 1e-12);
+    const double to = due ? std::max(next, m_network.Now()) : now;
+    if (to < m_network.Now()) break;
+    for (const FlowNetwork::FlowId id : m_network.AdvanceTo(to)) {
+      const Message message = m_messages.at(id);
+      m_messages.erase(id);
+      if (m_handlers.delivered) m_handlers.delivered(message.id);
+      const double back = m_fabric->RouteLatency_ns(static_cast<uint32_t>(message.dst),
+                                                    static_cast<uint32_t>(message.src));
+      m_clock->ScheduleNs(back, [this, id = message.id] {
+        if (m_handlers.acknowledged) m_handlers.acknowledged(id);
+      });
+    }
+    if (!due) break;
+  }
+}
+
+void FlowTransport::Wake() {
+  const uint64_t generation = ++m_generation;
+  const double next = m_network.NextEvent();
+  if (next == std::numeric_limits<double>::infinity()) return;
+  m_clock->ScheduleNs(std::max(0.0, next - m_clock->NowNs()), [this, generation] {
+    if (generation != m_generation) return;  // the network changed since: a newer one is due
+    CatchUp();
+    Wake();
+  });
+}
+
+}  // namespace hfsim

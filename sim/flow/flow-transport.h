@@ -1,0 +1,58 @@
+// The flow engine's two services for the graph driver and the collective executor
+// (sim/packet/event-clock.h): a plain event loop, and message delivery by FlowNetwork. With
+// them the same driver that runs a graph on ns-3 packets runs it on fluid flows.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/flow/flow-network.h"
+#include "sim/packet/event-clock.h"
+
+namespace hfsim {
+
+/// Events in time order; events due at the same time run in the order they were scheduled.
+class FlowClock : public EventClock {
+ public:
+  double NowNs() const override { return m_now; }
+  void ScheduleNs(double delay_ns, std::function<void()> callback) override;
+  /// Runs every event, and those they schedule, until none is left. Returns how many ran.
+  uint64_t Run();
+
+ private:
+  struct Event {
+    double at;
+    uint64_t sequence;
+    std::function<void()> callback;
+  };
+  double m_now = 0.0;
+  uint64_t m_sequence = 0;
+  std::vector<Event> m_heap;  // std::push_heap / pop_heap: the earliest on top
+};
+
+/// Messages as flows: a message is delivered when its last byte arrives (FlowNetwork), and its
+/// sender learns of it one route latency later, back (an acknowledgement without bytes).
+class FlowTransport : public MessageTransport {
+ public:
+  FlowTransport(const FabricGraph& fabric, EventClock& clock);
+  void SetHandlers(Handlers handlers) override { m_handlers = std::move(handlers); }
+  void Send(const Message& message) override;
+  const FlowNetwork& Network() const { return m_network; }
+
+ private:
+  // Brings the network to the clock's time, delivering what arrives on the way.
+  void CatchUp();
+  // Schedules a wake-up at the network's next event; earlier wake-ups become stale.
+  void Wake();
+
+  const FabricGraph* m_fabric;
+  EventClock* m_clock;
+  FlowNetwork m_network;
+  Handlers m_handlers;
+  std::unordered_map<FlowNetwork::FlowId, Message> m_messages;
+  uint64_t m_generation = 0;
+};
+
+}  // namespace hfsim
