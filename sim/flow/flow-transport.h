@@ -33,7 +33,9 @@ class FlowClock : public EventClock {
 };
 
 /// Messages as flows: a message is delivered when its last byte arrives (FlowNetwork), and its
-/// sender learns of it one route latency later, back (an acknowledgement without bytes).
+/// sender learns of it then. A fluid model has no acknowledgement round trip: as in the
+/// analytical engine's closed forms, a step ends when its data is there (the packet engine
+/// models the acknowledgement's way back, which adds a route latency per step).
 class FlowTransport : public MessageTransport {
  public:
   FlowTransport(const FabricGraph& fabric, EventClock& clock);
