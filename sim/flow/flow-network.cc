@@ -11,40 +11,107 @@ FlowNetwork::FlowNetwork(const FabricGraph& fabric)
     : m_fabric(&fabric),
       m_link_bytes(fabric.LinkCount(), 0.0),
       m_link_peak(fabric.LinkCount(), 0),
-      m_link_flows(fabric.LinkCount(), 0) {}
+      m_flows_on(fabric.LinkCount()),
+      m_link_mark(fabric.LinkCount(), 0),
+      m_local(fabric.LinkCount(), 0) {}
 
 FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t bytes) {
   const FlowId id = m_next_id++;
-  Flow flow{id, m_fabric->Route(src, dst), static_cast<double>(bytes), 0.0, 0.0};
-  flow.latency = m_fabric->RouteLatency_ns(flow.route);
-  if (flow.route.empty() || bytes == 0) {
-    m_in_flight.push_back({id, m_now + flow.latency});
+  std::vector<LinkId> route = m_fabric->Route(src, dst);
+  const double latency = m_fabric->RouteLatency_ns(route);
+  if (route.empty() || bytes == 0) {
+    Push(m_arrivals, {m_now + latency, id});
     return id;
   }
-  for (const LinkId link : flow.route) {
-    m_link_bytes[link] += flow.remaining;
-    m_link_peak[link] = std::max(m_link_peak[link], ++m_link_flows[link]);
+  uint32_t slot;
+  if (m_free.empty()) {
+    slot = static_cast<uint32_t>(m_slots.size());
+    m_slots.emplace_back();
+  } else {
+    slot = m_free.back();
+    m_free.pop_back();
   }
-  m_draining.push_back(std::move(flow));
-  Solve();
+  Flow& flow = m_slots[slot];
+  flow = Flow{
+      id, std::move(route), static_cast<double>(bytes), m_now, 0.0, latency, true, flow.version + 1,
+      0};
+  for (const LinkId link : flow.route) {
+    m_link_bytes[link] += static_cast<double>(bytes);
+    m_flows_on[link].push_back(slot);
+    m_link_peak[link] = std::max(m_link_peak[link], static_cast<uint32_t>(m_flows_on[link].size()));
+  }
+  // Solved lazily, once for every flow started at this time (a collective's step starts many).
+  m_dirty.insert(m_dirty.end(), m_slots[slot].route.begin(), m_slots[slot].route.end());
   return id;
 }
 
-void FlowNetwork::Solve() {
+// Max-min rates of disjoint sets of links are independent: only the flows connected to the
+// changed links (through links they share, transitively) need new rates. Each of them has its
+// bytes left settled at the old rate first, and its drain time filed anew.
+void FlowNetwork::Solve(const std::vector<LinkId>& changed) {
+  ++m_generation;
+  std::vector<LinkId> links;
+  std::vector<uint32_t> flows;
+  auto visit_link = [&](LinkId link) {
+    if (m_link_mark[link] == m_generation) return;
+    m_link_mark[link] = m_generation;
+    links.push_back(link);
+  };
+  for (const LinkId link : changed) visit_link(link);
+  for (size_t next = 0; next < links.size(); ++next) {
+    for (const uint32_t slot : m_flows_on[links[next]]) {
+      Flow& flow = m_slots[slot];
+      if (flow.mark == m_generation) continue;
+      flow.mark = m_generation;
+      flows.push_back(slot);
+      for (const LinkId link : flow.route) visit_link(link);
+    }
+  }
+  if (flows.empty()) return;
+  std::sort(flows.begin(), flows.end());  // deterministic: by slot, whatever the search order
   std::vector<double> capacity;
-  capacity.reserve(m_fabric->LinkCount());
-  for (const FabricLink& link : m_fabric->Links()) capacity.push_back(link.bandwidth_Bpns);
-  std::vector<FlowDemand> demands;
-  demands.reserve(m_draining.size());
-  for (const Flow& flow : m_draining) demands.push_back({flow.route});
+  capacity.reserve(links.size());
+  for (size_t i = 0; i < links.size(); ++i) {
+    capacity.push_back(m_fabric->Link(links[i]).bandwidth_Bpns);
+    m_local[links[i]] = static_cast<uint32_t>(i);
+  }
+  std::vector<FlowDemand> demands(flows.size());
+  for (size_t f = 0; f < flows.size(); ++f) {
+    for (const LinkId link : m_slots[flows[f]].route) demands[f].links.push_back(m_local[link]);
+  }
   const std::vector<double> rates = MaxMinRates(capacity, demands);
-  for (size_t f = 0; f < m_draining.size(); ++f) m_draining[f].rate = rates[f];
+  for (size_t f = 0; f < flows.size(); ++f) {
+    Flow& flow = m_slots[flows[f]];
+    flow.remaining -= flow.rate * (m_now - flow.since);
+    flow.since = m_now;
+    flow.rate = rates[f];
+    ++flow.version;
+    Push(m_drains, {m_now + std::max(0.0, flow.remaining) / flow.rate, flows[f], flow.version});
+  }
 }
 
-double FlowNetwork::NextEvent() const {
+void FlowNetwork::DropStale() {
+  while (!m_drains.empty()) {
+    const Drain& top = m_drains.front();
+    const Flow& flow = m_slots[top.key];
+    if (flow.draining && flow.version == top.version) return;
+    Pop(m_drains);
+  }
+}
+
+void FlowNetwork::Flush() {
+  if (m_dirty.empty()) return;
+  std::vector<LinkId> changed;
+  changed.swap(m_dirty);
+  Solve(changed);
+}
+
+double FlowNetwork::NextEvent() {
+  Flush();
+  DropStale();
   double next = std::numeric_limits<double>::infinity();
-  for (const Flow& flow : m_draining) next = std::min(next, m_now + flow.remaining / flow.rate);
-  for (const InFlight& message : m_in_flight) next = std::min(next, message.arrival);
+  if (!m_drains.empty()) next = m_drains.front().at;
+  if (!m_arrivals.empty()) next = std::min(next, m_arrivals.front().at);
   return next;
 }
 
@@ -52,34 +119,36 @@ std::vector<FlowNetwork::FlowId> FlowNetwork::AdvanceTo(double until) {
   if (until < m_now || until > NextEvent() * (1 + 1e-12)) {
     throw std::invalid_argument("FlowNetwork::AdvanceTo: from now to the next event at most");
   }
-  for (Flow& flow : m_draining) flow.remaining -= flow.rate * (until - m_now);
   m_now = until;
-  // Flows drained by now (within rounding) leave the solve; their last byte is on its way.
-  bool drained = false;
-  for (size_t f = 0; f < m_draining.size();) {
-    Flow& flow = m_draining[f];
-    if (flow.remaining > 1e-9 * flow.rate) {
-      ++f;
-      continue;
+  // Flows drained by now leave; their last byte is on its way, and the flows that shared their
+  // links get new rates.
+  std::vector<LinkId> freed;
+  while (true) {
+    DropStale();
+    if (m_drains.empty() || m_drains.front().at > m_now) break;
+    const uint32_t slot = m_drains.front().key;
+    Pop(m_drains);
+    Flow& flow = m_slots[slot];
+    flow.draining = false;
+    for (const LinkId link : flow.route) {
+      auto& on = m_flows_on[link];
+      on.erase(std::find(on.begin(), on.end(), slot));
+      freed.push_back(link);
     }
-    for (const LinkId link : flow.route) --m_link_flows[link];
-    m_in_flight.push_back({flow.id, m_now + flow.latency});
-    m_draining.erase(m_draining.begin() + static_cast<std::ptrdiff_t>(f));
-    drained = true;
+    Push(m_arrivals, {m_now + flow.latency, flow.id});
+    flow.route.clear();
+    m_free.push_back(slot);
   }
-  if (drained && !m_draining.empty()) Solve();
-  std::sort(m_in_flight.begin(), m_in_flight.end(),
-            [](const InFlight& a, const InFlight& b) { return a.id < b.id; });
+  if (!freed.empty()) {
+    m_dirty.insert(m_dirty.end(), freed.begin(), freed.end());
+    Flush();
+  }
   std::vector<FlowId> arrived;
-  std::vector<InFlight> still;
-  for (const InFlight& message : m_in_flight) {
-    if (message.arrival <= m_now) {
-      arrived.push_back(message.id);
-    } else {
-      still.push_back(message);
-    }
+  while (!m_arrivals.empty() && m_arrivals.front().at <= m_now) {
+    arrived.push_back(m_arrivals.front().key);
+    Pop(m_arrivals);
   }
-  m_in_flight = std::move(still);
+  std::sort(arrived.begin(), arrived.end());
   return arrived;
 }
 

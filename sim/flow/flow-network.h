@@ -10,6 +10,7 @@
 // advances to it, or to an earlier time of its own to start more flows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -30,7 +31,7 @@ class FlowNetwork {
 
   /// When the next flow finishes draining or the next message arrives (infinity when nothing is
   /// under way).
-  double NextEvent() const;
+  double NextEvent();
   double Now() const { return m_now; }
 
   /// Moves time to `until` (at least Now(), at most NextEvent()) and returns the messages that
@@ -43,26 +44,62 @@ class FlowNetwork {
 
  private:
   struct Flow {
-    FlowId id;
+    FlowId id = 0;
     std::vector<LinkId> route;
-    double remaining;   // bytes not yet drained
-    double rate = 0.0;  // bytes per ns
-    double latency;     // ns, added once the last byte has drained
+    double remaining = 0.0;  // bytes not yet drained at time `since`
+    double since = 0.0;
+    double rate = 0.0;      // bytes per ns
+    double latency = 0.0;   // ns, added once the last byte has drained
+    bool draining = false;  // false: a free slot
+    uint64_t version = 0;   // bumped at every new rate: older drain entries are stale
+    uint64_t mark = 0;      // the last solve that reached it
   };
-  struct InFlight {
-    FlowId id;
-    double arrival;
+  // Heaps (std::push_heap order, the earliest on top) of drain times by slot and of arrivals
+  // by flow id.
+  struct Drain {
+    double at;
+    uint32_t key;  // slot
+    uint64_t version;
   };
-  void Solve();
+  struct Arrival {
+    double at;
+    FlowId key;
+  };
+  template <typename Entry>
+  static void Push(std::vector<Entry>& heap, Entry entry) {
+    heap.push_back(entry);
+    std::push_heap(heap.begin(), heap.end(), [](const Entry& a, const Entry& b) {
+      return a.at != b.at ? a.at > b.at : a.key > b.key;
+    });
+  }
+  template <typename Entry>
+  static void Pop(std::vector<Entry>& heap) {
+    std::pop_heap(heap.begin(), heap.end(), [](const Entry& a, const Entry& b) {
+      return a.at != b.at ? a.at > b.at : a.key > b.key;
+    });
+    heap.pop_back();
+  }
+  // New rates for the flows connected, through shared links, to `changed`.
+  void Solve(const std::vector<LinkId>& changed);
+  // Pops drain entries whose flow has left or changed rate since.
+  void DropStale();
+  // Solves for the links changed since the last solve (flows started), if any.
+  void Flush();
 
   const FabricGraph* m_fabric;
   double m_now = 0.0;
   FlowId m_next_id = 0;
-  std::vector<Flow> m_draining;
-  std::vector<InFlight> m_in_flight;  // drained, their last byte on its way
+  std::vector<Flow> m_slots;  // draining flows, by slot; freed slots are reused
+  std::vector<uint32_t> m_free;
+  std::vector<Drain> m_drains;
+  std::vector<Arrival> m_arrivals;  // drained (or empty) messages, their last byte on its way
   std::vector<double> m_link_bytes;
   std::vector<uint32_t> m_link_peak;
-  std::vector<uint32_t> m_link_flows;  // flows draining through each link now
+  std::vector<std::vector<uint32_t>> m_flows_on;  // per link: slots of the flows draining on it
+  std::vector<uint64_t> m_link_mark;              // per link: the last solve that reached it
+  std::vector<uint32_t> m_local;                  // per link: its index in the current solve
+  uint64_t m_generation = 0;
+  std::vector<LinkId> m_dirty;  // links of flows started since the last solve
 };
 
 }  // namespace hfsim

@@ -44,11 +44,19 @@ void FlowTransport::Send(const Message& message) {
   const FlowNetwork::FlowId id = m_network.Start(static_cast<uint32_t>(message.src),
                                                  static_cast<uint32_t>(message.dst), message.bytes);
   m_messages.emplace(id, message);
-  Wake();
+  // One wake-up for every message sent at this time: the network solves their rates together.
+  if (!m_wake_pending) {
+    m_wake_pending = true;
+    m_clock->ScheduleNs(0.0, [this] {
+      m_wake_pending = false;
+      Wake();
+    });
+  }
 }
 
 void FlowTransport::CatchUp() {
   const double now = m_clock->NowNs();
+  if (now <= m_network.Now()) return;  // already there: what was due then has been handled
   // Events due by now (within the rounding of the clock's additions) are handled in order.
   while (true) {
     const double next = m_network.NextEvent();

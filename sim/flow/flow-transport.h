@@ -55,6 +55,7 @@ class FlowTransport : public MessageTransport {
   Handlers m_handlers;
   std::unordered_map<FlowNetwork::FlowId, Message> m_messages;
   uint64_t m_generation = 0;
+  bool m_wake_pending = false;  // a wake-up is due at this time already
 };
 
 }  // namespace hfsim
