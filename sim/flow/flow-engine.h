@@ -1,0 +1,23 @@
+// The flow-level engine: the scenario's execution graph run message by message, as the packet
+// engine runs it (the same graph driver and collective executor), with every message a fluid
+// flow whose rate max-min fairness sets among the flows sharing its links (FlowNetwork). It
+// sees congestion the analytical engine cannot, at a fraction of the packet engine's cost, and
+// has no queues and no loss.
+#pragma once
+
+#include <optional>
+
+#include "sim/engine.h"
+#include "sim/report/timeline.h"
+
+namespace hfsim {
+
+class FlowEngine : public Engine {
+ public:
+  Report Run(const Scenario& scenario) const override;
+  /// With `timeline` holding a value on entry, also fills it with what each class's first
+  /// rank did.
+  Report Run(const Scenario& scenario, std::optional<Timeline>& timeline) const;
+};
+
+}  // namespace hfsim
