@@ -66,9 +66,10 @@ void RunCommand::Register(CLI::App& app) {
                   "(summary.csv, dimensions.csv, collectives.csv) or all; needs --out")
       ->check(CLI::IsMember({"json", "csv", "all"}));
   run->add_option("-e,--engine", engine,
-                  "Override the scenario's engine: analytical (closed form, microseconds) or packet (ns-3, "
-                  "packet by packet: queues, congestion, loss)")
-      ->check(CLI::IsMember({"analytical", "packet"}));
+                  "Override the scenario's engine: analytical (closed form, microseconds), flow "
+                  "(messages as fluid flows sharing links max-min fairly: congestion, no loss) or "
+                  "packet (ns-3, packet by packet: queues, congestion, loss)")
+      ->check(CLI::IsMember({"analytical", "flow", "packet"}));
   run->add_option("--graph", graph_path,
                   "An execution graph file ({\"communicators\": [...], \"programs\": [...]}, "
                   "docs/graph.md) to run in place of the scenario's workload, on the scenario's "

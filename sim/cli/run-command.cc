@@ -14,8 +14,10 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/scenario/json-text.h"
 #include "sim/report/number-text.h"
+#include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/cli/output-files.h"
+#include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/packet-refusal.h"
 #include "sim/report/report-csv.h"
 #include "sim/report/report-json.h"
@@ -108,7 +110,15 @@ int RunCommand::Execute() const {
   Scenario scenario = std::move(loaded).Value();
   if (seed >= 0) scenario.seed = static_cast<uint64_t>(seed);
   if (!engine.empty()) {
-    scenario.engine = engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical;
+    scenario.engine = engine == "packet" ? EngineKind::kPacket
+                      : engine == "flow"   ? EngineKind::kFlow
+                                           : EngineKind::kAnalytical;
+  }
+  if (scenario.engine == EngineKind::kFlow) {
+    if (const auto refusal = FlowRefusal(scenario)) {
+      std::cerr << "hfsim: error: engine: " << *refusal << "\n";
+      return 2;
+    }
   }
   if (scenario.engine == EngineKind::kPacket) {
     if (const auto refusal = PacketRunRefusal(scenario)) {
@@ -145,6 +155,8 @@ int RunCommand::Execute() const {
       }
       report = engine.Run(scenario, timeline);
       progress.Finish();
+    } else if (scenario.engine == EngineKind::kFlow) {
+      report = FlowEngine().Run(scenario, timeline);
     } else {
       report = AnalyticalEngine().Run(scenario, timeline);
     }

@@ -11,6 +11,7 @@
 #include "models/multi-dim-collective.h"
 #include "sim/scenario/aggregation-section.h"
 #include "sim/scenario/compression-section.h"
+#include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/in-network-check.h"
 #include "sim/scenario/json-cursor.h"
 #include "sim/scenario/json-text.h"
@@ -326,7 +327,8 @@ Scenario ReadScenario(const JsonCursor& root) {
   if (root.Has("description")) scenario.description = root.Child("description").String();
   if (root.Has("seed")) scenario.seed = root.Child("seed").Integer(0, uint64_t{1} << 53);
   if (root.Has("engine")) {
-    scenario.engine = static_cast<EngineKind>(root.Child("engine").Choice({"analytical", "packet"}));
+    scenario.engine =
+        static_cast<EngineKind>(root.Child("engine").Choice({"analytical", "packet", "flow"}));
   }
   scenario.dimensions = ReadTopology(root.At("topology", "an object with \"dimensions\""));
   const auto communication = root.Find("communication");
@@ -349,6 +351,9 @@ Scenario ReadScenario(const JsonCursor& root) {
     if (auto refusal = InNetworkPacketRefusal(scenario)) {
       throw JsonPathError(refusal->where, refusal->message);
     }
+  }
+  if (scenario.engine == EngineKind::kFlow) {
+    if (auto refusal = FlowRefusal(scenario)) throw JsonPathError("engine", *refusal);
   }
   CheckCollectivesFit(root, scenario);
   ApplyCompression(root, scenario);

@@ -8,6 +8,8 @@ std::string_view ToString(EngineKind engine) {
       return "analytical";
     case EngineKind::kPacket:
       return "packet";
+    case EngineKind::kFlow:
+      return "flow";
   }
   return "?";
 }

@@ -27,7 +27,7 @@
 
 namespace hfsim {
 
-enum class EngineKind { kAnalytical, kPacket };
+enum class EngineKind { kAnalytical, kPacket, kFlow };
 /// kParameterServer: PS-lite style pushes and pulls between workers and server shards
 /// (workloads/parameter-server.h, docs/parameter-server.md).
 /// kGraph: an execution graph given in the scenario (workload.graph, docs/graph.md).
