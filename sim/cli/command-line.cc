@@ -180,9 +180,10 @@ void SweepCommand::Register(CLI::App& app) {
       ->required()
       ->check(NonEmptyPath());
   command->add_option("-e,--engine", engine,
-                      "Override the sweep's engine: analytical (microseconds per point) or "
-                      "packet (a full ns-3 run per point, one process per worker)")
-      ->check(CLI::IsMember({"analytical", "packet"}));
+                      "Override the sweep's engine: analytical (microseconds per point), flow "
+                      "(a fluid-flow run per point, on threads) or packet (a full ns-3 run per "
+                      "point, one process per worker)")
+      ->check(CLI::IsMember({"analytical", "flow", "packet"}));
   command->add_option("-j,--jobs", jobs,
                       "Worker threads (analytical) or processes (packet); default all cores, "
                       "shared among the MPI ranks on one machine")

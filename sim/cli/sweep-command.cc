@@ -21,6 +21,7 @@
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/report/number-text.h"
+#include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/scenario-parser.h"
 #include "sim/runs/progress-bar.h"
@@ -178,11 +179,22 @@ int SweepCommand::Execute() const {
   auto built = SweepPlan::Build(document.Value(), scenario);
   if (!built) return fail(scenario_path + ": " + built.Error().ToString(), 2);
   SweepPlan plan = std::move(built).Value();
-  if (!engine.empty()) plan.SetEngine(engine == "packet" ? EngineKind::kPacket : EngineKind::kAnalytical);
+  if (!engine.empty()) {
+    plan.SetEngine(engine == "packet" ? EngineKind::kPacket
+                   : engine == "flow" ? EngineKind::kFlow
+                                      : EngineKind::kAnalytical);
+  }
   if (plan.Engine() == EngineKind::kPacket) {
     for (const auto& combination : plan.Combinations()) {
       if (auto refusal = PacketRunRefusal(combination.scenario)) {
         return fail(scenario_path + ": " + refusal->ToString(), 2);
+      }
+    }
+  }
+  if (plan.Engine() == EngineKind::kFlow) {
+    for (const auto& combination : plan.Combinations()) {
+      if (auto refusal = FlowRefusal(combination.scenario)) {
+        return fail(scenario_path + ": engine: " + *refusal, 2);
       }
     }
   }

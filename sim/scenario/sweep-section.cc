@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -202,7 +203,10 @@ void ReadSweepSection(const JsonCursor& section, Scenario& scenario) {
   spec.source = section.Node();
   section.ExpectObject({"engine", "bandwidth_GBps", "parameters"});
   if (auto v = section.Find("engine")) {
-    spec.engine = static_cast<EngineKind>(v->Choice({"analytical", "packet"}));
+    spec.engine = static_cast<EngineKind>(v->Choice({"analytical", "packet", "flow"}));
+    if (*spec.engine == EngineKind::kFlow) {
+      if (auto refusal = FlowRefusal(scenario)) v->Fail(*refusal);
+    }
   }
   if (auto v = section.Find("bandwidth_GBps")) {
     ReadAllocations(*v, spec, static_cast<uint32_t>(scenario.dimensions.size()));

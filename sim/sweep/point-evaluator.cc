@@ -1,6 +1,7 @@
 #include "sim/sweep/point-evaluator.h"
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
 
 namespace hfsim {
@@ -19,11 +20,18 @@ double PointEvaluator::TimeNs(uint64_t point) {
     return model->TimeNs(bandwidths);  // GB/s and bytes/ns are the same number
   }
   // The engine itself: what TimeModel does not cover (astra_sim pricing, in-network stages,
-  // parameter servers, gossip) and every packet point.
+  // parameter servers, gossip) and every flow or packet point.
   Scenario scenario = base;
-  scenario.engine = analytical ? EngineKind::kAnalytical : EngineKind::kPacket;
+  scenario.engine = m_plan->Engine();
   for (size_t d = 0; d < bandwidths.size(); ++d) scenario.dimensions[d].bandwidth_Bpns = bandwidths[d];
-  if (analytical) return AnalyticalEngine().Run(scenario).iteration.total_ns;
+  switch (scenario.engine) {
+    case EngineKind::kAnalytical:
+      return AnalyticalEngine().Run(scenario).iteration.total_ns;
+    case EngineKind::kFlow:
+      return FlowEngine().Run(scenario).iteration.total_ns;
+    case EngineKind::kPacket:
+      break;
+  }
   return PacketEngine().Run(scenario).iteration.total_ns;
 }
 
