@@ -58,5 +58,32 @@ TEST(FlowEngine, AnUncongestedPipelineJobAgreesWithTheAnalyticalEngine) {
   }
 }
 
+// Incast: NPUs 0 and 1 each send 100,000 bytes to NPU 2 on one Switch (50 GB/s per NPU, 500 ns
+// per hop), at the same time. The analytical engine prices each send on its own (2 x 500 +
+// 100,000 / 50 = 3,000 ns); on flows they share NPU 2's down-link, at 25 GB/s each, and take
+// 2,000 ns longer.
+TEST(FlowEngine, IncastSharesTheReceiversLink) {
+  auto send = [](int peer) {
+    return nlohmann::json{
+        {"id", 1}, {"type", "send"}, {"peer", 2}, {"tag", peer}, {"size_bytes", 100000}};
+  };
+  auto recv = [](int id, int peer) {
+    return nlohmann::json{{"id", id},    {"type", "recv"},       {"peer", peer},
+                          {"tag", peer}, {"size_bytes", 100000}, {"stream", id}};
+  };
+  const nlohmann::json doc = {{"topology", {{"dimensions", {Dim("Switch", 3, 50, 500)}}}},
+                              {"workload",
+                               {{"graph",
+                                 {{"communicators", nlohmann::json::array()},
+                                  {"programs",
+                                   {{{"ranks", {0}}, {"nodes", {send(0)}}},
+                                    {{"ranks", {1}}, {"nodes", {send(1)}}},
+                                    {{"ranks", {2}}, {"nodes", {recv(1, 0), recv(2, 1)}}}}}}}}}};
+  const Scenario scenario = test::ParseOrDie(doc);
+  const double flow = FlowEngine().Run(scenario).iteration.total_ns;
+  const double analytical = AnalyticalEngine().Run(scenario).iteration.total_ns;
+  EXPECT_NEAR(flow - analytical, 100000.0 / 50, 1e-6);
+}
+
 }  // namespace
 }  // namespace hfsim
