@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "sim/analytical/analytical-engine.h"
 #include "tests/sim/scenario-test-util.h"
 
@@ -83,6 +85,19 @@ TEST(FlowEngine, IncastSharesTheReceiversLink) {
   const double flow = FlowEngine().Run(scenario).iteration.total_ns;
   const double analytical = AnalyticalEngine().Run(scenario).iteration.total_ns;
   EXPECT_NEAR(flow - analytical, 100000.0 / 50, 1e-6);
+}
+
+// What flows do not model is refused when the scenario is loaded, at "engine": in-network
+// aggregation (the shipped SwitchML comparison).
+TEST(FlowEngine, WhatFlowsDoNotModelIsRefusedAtEngine) {
+  nlohmann::json collective = test::CollectiveScenario(
+      nlohmann::json::array({Dim("Switch", 4, 100, 500)}), "all_reduce", 1 << 20);
+  collective["engine"] = "flow";
+  EXPECT_EQ(test::ParseOrDie(collective).engine, EngineKind::kFlow);
+  std::ifstream file(std::string(HFSIM_SOURCE_DIR) + "/configs/s1-switchml-vs-ring.json");
+  nlohmann::json in_network = nlohmann::json::parse(file);
+  in_network["engine"] = "flow";
+  test::ExpectLoadError(in_network, "engine", "no switch that aggregates");
 }
 
 }  // namespace
