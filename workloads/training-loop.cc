@@ -100,24 +100,29 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
             : ComputeNs(forward_flops, config);
     work.forward_ns = layer.forward_ns.value_or(forward_ns);
     work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
+    // The attention core's share of the layer's arithmetic: what selective recomputation runs
+    // again, and what ring attention runs block by block. Divided out only when one of them
+    // needs it: every sweep point builds this loop.
+    const bool needs_share = config.recompute == Recompute::kSelective || context > 1;
+    const double attention_share =
+        needs_share && layer.attention_flops_per_sample > 0
+            ? layer.attention_flops_per_sample / (layer.forward_flops_per_sample + routed_flops)
+            : 0.0;
     // Recomputation runs before the input gradients: the whole forward again, or its attention
     // core's share of it.
     if (config.recompute == Recompute::kFull) {
       work.input_grad_ns += work.forward_ns;
-    } else if (config.recompute == Recompute::kSelective && layer.attention_flops_per_sample > 0) {
-      work.input_grad_ns += work.forward_ns * (layer.attention_flops_per_sample /
-                                               (layer.forward_flops_per_sample + routed_flops));
+    } else if (config.recompute == Recompute::kSelective && attention_share > 0) {
+      work.input_grad_ns += work.forward_ns * attention_share;
     }
     // Ring attention runs the attention core block by block (context_kv_bytes below); the
-    // recomputed core runs in the backward blocks, whose key/value blocks it needs. Only with
-    // context parallelism: every sweep point builds this loop, and nothing else reads them.
-    if (context > 1 && layer.attention_flops_per_sample > 0) {
-      const double share =
-          layer.attention_flops_per_sample / (layer.forward_flops_per_sample + routed_flops);
-      work.attention_forward_ns = work.forward_ns * share;
-      work.attention_input_grad_ns = layer.input_grad_ns.value_or(forward_ns) * share +
-                                     (config.recompute == Recompute::kNone ? 0.0
-                                                                           : work.attention_forward_ns);
+    // recomputed core runs in the backward blocks, whose key/value blocks it needs.
+    if (context > 1 && attention_share > 0) {
+      work.attention_forward_ns = work.forward_ns * attention_share;
+      const double recomputed =
+          config.recompute == Recompute::kNone ? 0.0 : work.attention_forward_ns;
+      work.attention_input_grad_ns =
+          layer.input_grad_ns.value_or(forward_ns) * attention_share + recomputed;
     }
     if (context > 1 && layer.kv_elements_per_sample > 0) {
       work.context_kv_bytes = CeilDiv(samples * layer.kv_elements_per_sample *

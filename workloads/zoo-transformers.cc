@@ -5,6 +5,12 @@ namespace {
 
 uint64_t LinearParams(uint64_t in, uint64_t out) { return in * out + out; }
 
+// Key/value heads: grouped-query attention has fewer than query heads; 0 means as many.
+uint64_t KvHeads(const TransformerConfig& c) { return c.kv_heads == 0 ? c.heads : c.kv_heads; }
+
+// Width of one token's keys (and as much again of values): d / heads per key/value head.
+uint64_t KvWidth(const TransformerConfig& c) { return c.d_model / c.heads * KvHeads(c); }
+
 // Scale and shift.
 uint64_t LayerNormParams(uint64_t d) { return 2 * d; }
 
@@ -44,15 +50,13 @@ void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block)
   block.attention_activation_bytes_per_sample = 5.0 * a * s * s;
   block.activation_bytes_per_sample = 34.0 * s * h + block.attention_activation_bytes_per_sample;
   // A key and a value of d / heads per key/value head (grouped-query attention has fewer).
-  const uint64_t kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
-  block.kv_elements_per_sample = 2 * seq * (c.d_model / c.heads) * kv_heads;
+  block.kv_elements_per_sample = 2 * seq * KvWidth(c);
 }
 
 void SetBlockOperations(const TransformerConfig& c, uint64_t seq, bool gated, Layer& block) {
   const double s = static_cast<double>(seq), d = static_cast<double>(c.d_model);
   const double f = static_cast<double>(c.d_ffn);
-  const uint64_t kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
-  const uint64_t k = c.d_model / c.heads * kv_heads;  // key (and value) width
+  const uint64_t k = KvWidth(c);
   const double kw = static_cast<double>(k);
   const double in = gated ? 2.0 : 1.0;  // MLP input matrices: gate and up, or one
   const uint64_t dm = c.d_model, fm = c.d_ffn;
@@ -132,7 +136,7 @@ Model BuildBert(const TransformerConfig& c, uint32_t sequence_length) {
   Model model;
   model.name = c.name;
   model.attention_heads = c.heads;
-  model.kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
+  model.kv_heads = KvHeads(c);
   // Word, position and token-type tables, then the embedding layer norm.
   const uint64_t embedding_params =
       (c.vocab_size + c.max_positions + c.token_types) * d + LayerNormParams(d);
@@ -155,7 +159,7 @@ Model BuildGpt(const TransformerConfig& c, uint32_t sequence_length) {
   Model model;
   model.name = c.name;
   model.attention_heads = c.heads;
-  model.kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
+  model.kv_heads = KvHeads(c);
   model.layers.push_back(EmbeddingRow("wte+wpe", (c.vocab_size + c.max_positions) * d, seq, d));
   AddBlocks(c, seq, "h.", model);
   // The LM head reuses wte (tied), so it adds no parameters, but its logits matmul
@@ -179,7 +183,7 @@ Model BuildGpt(const TransformerConfig& c, uint32_t sequence_length) {
 // 8,192 = 218,112,000.
 uint64_t LlamaBlockParams(const TransformerConfig& c) {
   const uint64_t d = c.d_model;
-  const uint64_t kv = d / c.heads * c.kv_heads;
+  const uint64_t kv = KvWidth(c);
   return 2 * d * d + 2 * d * kv + 3 * d * c.d_ffn + 2 * d;
 }
 
@@ -188,7 +192,7 @@ uint64_t LlamaBlockParams(const TransformerConfig& c) {
 // all query heads, 4 L^2 d (grouped keys and values save memory, not arithmetic).
 uint64_t LlamaBlockForwardFlops(const TransformerConfig& c, uint64_t seq) {
   const uint64_t d = c.d_model;
-  const uint64_t kv = d / c.heads * c.kv_heads;
+  const uint64_t kv = KvWidth(c);
   return 2 * seq * (2 * d * d + 2 * d * kv + 3 * d * c.d_ffn) + 2 * 2 * seq * seq * d;
 }
 
@@ -198,7 +202,7 @@ Model BuildLlama(const TransformerConfig& c, uint32_t sequence_length) {
   Model model;
   model.name = c.name;
   model.attention_heads = c.heads;
-  model.kv_heads = c.kv_heads == 0 ? c.heads : c.kv_heads;
+  model.kv_heads = KvHeads(c);
   model.layers.push_back(EmbeddingRow("tok_embeddings", c.vocab_size * d, seq, d));
   for (uint32_t i = 0; i < c.num_layers; ++i) {
     Layer block;

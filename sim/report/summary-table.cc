@@ -46,6 +46,9 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.MegatronLayout()) {
     const TrainingWorkload& t = scenario.training;
     const PipelineLayout& p = t.pipeline;
+    const char* placed = !p.placement.empty()         ? "ranks placed as given"
+                         : p.order == kMegatronOrder ? "ranks in Megatron's order"
+                                                     : "ranks in the given order";
     out += fmt::format("workload: {} ({} layers), batch {}, tensor {}{} x data {}{} x pipeline {} "
                        "({}), {} over {} micro-batches{}, overlap {}\n",
                        t.model_name, t.model.layers.size(), t.config.global_batch_samples,
@@ -57,10 +60,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
                        t.config.expert_parallel > 1
                            ? fmt::format(" (expert {})", t.config.expert_parallel)
                            : std::string(),
-                       p.pipeline,
-                       !p.placement.empty()         ? "ranks placed as given"
-                       : p.order == kMegatronOrder ? "ranks in Megatron's order"
-                                                   : "ranks in the given order", ToString(p.schedule), p.micro_batches,
+                       p.pipeline, placed, ToString(p.schedule), p.micro_batches,
                        p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
                                             : std::string(),
                        ToString(t.config.overlap));

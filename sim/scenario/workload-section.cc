@@ -373,6 +373,12 @@ void CheckDerivedSizes(const JsonCursor& batch, const TrainingWorkload& workload
                    static_cast<double>(layer.output_elements_per_sample) *
                    config.activation_bytes_per_element;
     if (layer.routed) bytes = std::max(bytes, ExpertExchangeBytes(*layer.routed, config, samples));
+    // Ring attention passes the keys and values round (training-loop.cc, context_kv_bytes).
+    if (config.context_parallel > 1) {
+      bytes = std::max(bytes, static_cast<double>(samples) *
+                                  static_cast<double>(layer.kv_elements_per_sample) *
+                                  config.activation_bytes_per_element);
+    }
     if (bytes > static_cast<double>(ScenarioLimits::kMaxCollectiveBytes)) {
       batch.Fail(fmt::format("layer \"{}\" would exchange {:.3g} bytes per replica, above the "
                              "2^50 hfsim prices; accepted: a smaller batch",

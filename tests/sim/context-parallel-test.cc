@@ -182,6 +182,12 @@ TEST(ContextParallel, LayoutsThatCannotRunAreRefusedAtTheirKey) {
     Parallelism(doc)["order"] = {"tensor", "data"};
     ExpectLoadError(doc, "workload.training.parallelism.order", "leaves out \"context\"");
   }
+  {  // keys and values of 2^24 sequences x 2^40 elements: past what hfsim prices (and past 64
+     // bits), refused before any is computed
+    nlohmann::json doc = RingScenario(2, 0, uint64_t{1} << 40);
+    doc["workload"]["training"]["global_batch_samples"] = 1 << 24;
+    ExpectLoadError(doc, "workload.training.global_batch_samples", "above the 2^50");
+  }
   {  // with experts
     nlohmann::json doc = {
         {"topology",

@@ -398,19 +398,21 @@ std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& mod
     std::sort(ranks.begin(), ranks.end());
     return ranks;
   };
-  const auto first_members = members_of(0, 0);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> class_members;
+  class_members.reserve(uint64_t{p} * context);
   bool shared = true;
-  for (uint32_t s = 0; s < p && shared; ++s) {
-    for (uint32_t c = 0; c < context && shared; ++c) {
-      const auto ranks = members_of(s, c);
-      shared = std::equal(ranks.begin(), ranks.end(), first_members.begin(),
-                          [](const auto& a, const auto& b) { return a.second == b.second; });
+  for (uint32_t s = 0; s < p; ++s) {
+    for (uint32_t c = 0; c < context; ++c) {
+      const auto& ranks = class_members.emplace_back(members_of(s, c));
+      shared =
+          shared && std::equal(ranks.begin(), ranks.end(), class_members.front().begin(),
+                               [](const auto& a, const auto& b) { return a.second == b.second; });
     }
   }
   for (uint32_t s = 0; s < p; ++s) {
     const std::vector<Step> steps = StageSchedule(layout, s);
     for (uint32_t c = 0; c < context; ++c) {
-      const auto ranks = members_of(s, c);
+      const auto& ranks = class_members[uint64_t{s} * context + c];
       // The ranks a program is written for: the class's first, or each one.
       for (uint64_t writer = 0; writer < (shared ? 1 : members); ++writer) {
         const uint32_t key = ranks[writer].second;
