@@ -1,13 +1,13 @@
 #include "sim/cli/command-line.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "sim/cli/astra-options.h"
 #include "sim/cli/option-checks.h"
@@ -24,9 +24,10 @@ CLI::Validator VerifyCount() {
         int64_t k = 0;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), k);
         if (error != std::errc() || end != text.data() + text.size() || k < 1) {
-          return fmt::format("got {}; accepted: an integer K of at least 1 (the number of best "
-                             "allocations to re-simulate with the packet engine)",
-                             text);
+          return fmt::format(
+              "got {}; accepted: an integer K of at least 1 (the number of best "
+              "allocations to re-simulate with the packet engine)",
+              text);
         }
         return {};
       },
@@ -46,7 +47,8 @@ void RunCommand::Register(CLI::App& app) {
       "Scenario keys: docs/scenario.md. Report fields: docs/report.md.\n\n"
       "ASTRA-sim inputs (docs/astra-sim.md), priced with ASTRA-sim's analytical semantics:\n"
       "  hfsim run --astra-network configs/astra-sim/ring-fc-switch.yml \\\n"
-      "            --astra-system configs/astra-sim/system.json --collective all_reduce --size 64MiB\n"
+      "            --astra-system configs/astra-sim/system.json --collective all_reduce --size "
+      "64MiB\n"
       "  hfsim run --astra-network NET.yml --astra-system SYS.json WORKLOAD.json\n"
       "where WORKLOAD.json is a scenario without \"topology\" and \"communication\".");
   run->add_option("scenario", scenario_path,
@@ -125,7 +127,8 @@ void OptimizeCommand::Register(CLI::App& app) {
       "frontier.png with the frontier.gp gnuplot script that draws it.\n\n"
       "The optimiser works on the analytical model (a scenario's \"engine\" and \"packet\" "
       "section do not change the optimum); --verify K re-simulates the K best allocations with the "
-      "packet engine and prints both times side by side.\n\n"
+      "packet engine (or the flow engine: --verify-engine flow) and prints both times side by "
+      "side.\n\n"
       "Example:\n"
       "  hfsim optimize configs/libra-gpt3-4d-optimize.json -o out/opt\n"
       "  hfsim optimize --libra-network configs/libra-inputs/4d-network.yml \\\n"
@@ -134,30 +137,40 @@ void OptimizeCommand::Register(CLI::App& app) {
       "    --libra-cost configs/libra-inputs/4d-cost-model.yml --total 500   LIBRA's own inputs\n"
       "Infeasible constraints are reported with the ones that conflict, exit code 2.\n"
       "Keys and output files: docs/optimize.md.");
-  auto* scenario = command->add_option("scenario", scenario_path,
-                                       "Scenario JSON file with an \"optimize\" section (e.g. "
-                                       "configs/libra-gpt3-4d-optimize.json); or give LIBRA's "
-                                       "inputs with --libra-network etc. (docs/libra-import.md)")
+  auto* scenario = command
+                       ->add_option("scenario", scenario_path,
+                                    "Scenario JSON file with an \"optimize\" section (e.g. "
+                                    "configs/libra-gpt3-4d-optimize.json); or give LIBRA's "
+                                    "inputs with --libra-network etc. (docs/libra-import.md)")
                        ->check(ReadableFile());
   libra.Register(*command);
   scenario->excludes(command->get_option("--libra-network"));
   command->get_option("--libra-network")->excludes(scenario);
-  command->add_option("-o,--out", out_dir,
-                      "Directory for optimum.json, frontier.csv and the pictures (frontier.png for "
-                      "a frontier, bandwidth.png otherwise, with their .gp scripts; created if "
-                      "missing; files are replaced whole)")
+  command
+      ->add_option("-o,--out", out_dir,
+                   "Directory for optimum.json, frontier.csv and the pictures (frontier.png for "
+                   "a frontier, bandwidth.png otherwise, with their .gp scripts; created if "
+                   "missing; files are replaced whole)")
       ->check(NonEmptyPath());
   command->add_flag("-q,--quiet", quiet, "Do not print the table");
   command->add_flag("--no-plot", no_plot,
                     "With --out, skip the pictures and their scripts (no gnuplot needed)");
-  command->add_option("--verify", verify,
-                      "Re-simulate the K best allocations (the optimum, then the other frontier "
-                      "points by objective value) and the equal split with the packet engine "
-                      "(honouring the scenario's \"packet\" section) and print analytical and "
-                      "packet times side by side; with --out also write verify.csv. Each packet "
-                      "run takes as long as 'hfsim run --engine packet' on the scenario")
+  command
+      ->add_option("--verify", verify,
+                   "Re-simulate the K best allocations (the optimum, then the other frontier "
+                   "points by objective value) and the equal split with the packet engine "
+                   "(honouring the scenario's \"packet\" section; or the flow engine, see "
+                   "--verify-engine) and print analytical and simulated times side by side; "
+                   "with --out also write verify.csv. Each run takes as long as 'hfsim run "
+                   "--engine packet' (or flow) on the scenario")
       ->type_name("K")
       ->check(VerifyCount());
+  command
+      ->add_option("--verify-engine", verify_engine,
+                   "The engine --verify re-simulates with: packet (ns-3: queues, loss, "
+                   "congestion) or flow (fluid flows: congestion, much faster); default the "
+                   "scenario's engine when it is flow, else packet")
+      ->check(CLI::IsMember({"packet", "flow"}));
 }
 
 void SweepCommand::Register(CLI::App& app) {
@@ -179,14 +192,16 @@ void SweepCommand::Register(CLI::App& app) {
   command->add_option("-o,--out", out_dir, "Directory for the results (created if missing)")
       ->required()
       ->check(NonEmptyPath());
-  command->add_option("-e,--engine", engine,
-                      "Override the sweep's engine: analytical (microseconds per point), flow "
-                      "(a fluid-flow run per point, on threads) or packet (a full ns-3 run per "
-                      "point, one process per worker)")
+  command
+      ->add_option("-e,--engine", engine,
+                   "Override the sweep's engine: analytical (microseconds per point), flow "
+                   "(a fluid-flow run per point, on threads) or packet (a full ns-3 run per "
+                   "point, one process per worker)")
       ->check(CLI::IsMember({"analytical", "flow", "packet"}));
-  command->add_option("-j,--jobs", jobs,
-                      "Worker threads (analytical) or processes (packet); default all cores, "
-                      "shared among the MPI ranks on one machine")
+  command
+      ->add_option("-j,--jobs", jobs,
+                   "Worker threads (analytical) or processes (packet); default all cores, "
+                   "shared among the MPI ranks on one machine")
       ->check(NonNegativeInteger())
       ->check(CLI::Range(1u, 4096u));
   command->add_flag("--resume", resume,
@@ -200,34 +215,41 @@ void SweepCommand::Register(CLI::App& app) {
 void LibraOptions::Register(CLI::App& command) {
   auto* network = command.add_option("--libra-network", files.network,
                                      "LIBRA network YAML (Topology, NpusCount, CostDimension)");
-  auto* workload = command.add_option("--libra-workload", files.workload,
-                                      "LIBRA workload: ASTRA-sim 1.0 text, one 12-field line per layer");
+  auto* workload =
+      command.add_option("--libra-workload", files.workload,
+                         "LIBRA workload: ASTRA-sim 1.0 text, one 12-field line per layer");
   auto* comm = command.add_option("--libra-comm", files.communicator,
                                   "LIBRA communicator YAML (Forward, InputGrad, WeightGrad: "
                                   "NPUs used per dimension, -1 for none)");
   command.add_option("--libra-cost", files.cost,
                      "LIBRA cost-model YAML ($ per GB/s of Link, Switch, Nic per cost dimension); "
                      "default: hfsim's classes by position (docs/optimize.md §4.4)");
-  command.add_option("--objective", problem.objective,
-                     "With LIBRA inputs: time (LIBRA's PerfOpt) or time_x_cost (PerfPerCostOpt)")
+  command
+      .add_option("--objective", problem.objective,
+                  "With LIBRA inputs: time (LIBRA's PerfOpt) or time_x_cost (PerfPerCostOpt)")
       ->check(CLI::IsMember({"time", "time_x_cost"}));
-  command.add_option("--total", total,
-                     "With LIBRA inputs: total bandwidth per NPU in GB/s (LIBRA's total-bandwidth "
-                     "constraint), e.g. 500")
+  command
+      .add_option("--total", total,
+                  "With LIBRA inputs: total bandwidth per NPU in GB/s (LIBRA's total-bandwidth "
+                  "constraint), e.g. 500")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             double value = 0.0;
-            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+            const auto [end, error] =
+                std::from_chars(text.data(), text.data() + text.size(), value);
             if (error != std::errc() || end != text.data() + text.size() || !(value > 0.0) ||
                 value > 8e6) {
-              return fmt::format("got {}; accepted: a number of GB/s per NPU above 0 and at most "
-                                 "8e6", text);
+              return fmt::format(
+                  "got {}; accepted: a number of GB/s per NPU above 0 and at most "
+                  "8e6",
+                  text);
             }
             return {};
           },
           "GB/s"));
-  command.add_option("--total-mode", problem.total,
-                     "With LIBRA inputs: equal (the whole total is used, default) or at_most")
+  command
+      .add_option("--total-mode", problem.total,
+                  "With LIBRA inputs: equal (the whole total is used, default) or at_most")
       ->check(CLI::IsMember({"equal", "at_most"}));
   network->needs(workload)->needs(comm);
   workload->needs(network);
@@ -253,9 +275,10 @@ void ConvertCommand::Register(CLI::App& app) {
       "What each quantity becomes: docs/libra-import.md, docs/astra-sim.md.");
   libra.Register(*command);
   astra.Register(*command);
-  command->add_option("workload", workload_path,
-                      "With --astra-network: a scenario file giving the workload only (no "
-                      "\"topology\" or \"communication\")")
+  command
+      ->add_option("workload", workload_path,
+                   "With --astra-network: a scenario file giving the workload only (no "
+                   "\"topology\" or \"communication\")")
       ->check(ReadableFile());
   command->add_option("-o,--out", out_path, "Scenario JSON file to write (default: stdout)")
       ->check(NonEmptyPath());
@@ -271,19 +294,22 @@ void P4Command::Register(CLI::App& app) {
       "writes out/p4/aggregation.p4, control-plane.py, control-plane.json, resources.txt, "
       "resources.json, vectors.json, vectors-input.pcap, vectors-expected.pcap and "
       "ptf/test_aggregation.py. docs/p4.md says how to compile and test them.");
-  command->add_option("scenario", scenario_path, "Scenario JSON file with an \"aggregation\" section")
+  command
+      ->add_option("scenario", scenario_path, "Scenario JSON file with an \"aggregation\" section")
       ->required()
       ->check(ReadableFile());
   command->add_option("-o,--out", out_dir, "Directory for the generated files (created if missing)")
       ->required()
       ->check(NonEmptyPath());
-  command->add_option("--vector-values", vector_values,
-                      "Values each worker aggregates in the test vectors (default: 4 x pool x "
-                      "values_per_packet)")
+  command
+      ->add_option("--vector-values", vector_values,
+                   "Values each worker aggregates in the test vectors (default: 4 x pool x "
+                   "values_per_packet)")
       ->check(NonNegativeInteger())
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 20));
-  command->add_option("--pool-slots", pool_slots,
-                      "Slots each worker keeps in flight in the test vectors (default 4)")
+  command
+      ->add_option("--pool-slots", pool_slots,
+                   "Slots each worker keeps in flight in the test vectors (default 4)")
       ->check(NonNegativeInteger())
       ->check(CLI::Range(1u, 65535u));
   command->add_option("--seed", seed, "Seed of the test vectors' synthetic gradients (default 1)")
@@ -291,14 +317,17 @@ void P4Command::Register(CLI::App& app) {
 }
 
 void AstraOptions::Register(CLI::App& command) {
-  command.add_option("--astra-network", network,
-                     "ASTRA-sim analytical network YAML (topology, npus_count, bandwidth, latency)")
+  command
+      .add_option("--astra-network", network,
+                  "ASTRA-sim analytical network YAML (topology, npus_count, bandwidth, latency)")
       ->check(ReadableFile());
-  command.add_option("--astra-system", system,
-                     "ASTRA-sim system JSON (scheduling, chunks, implementations, local-mem-bw)")
+  command
+      .add_option("--astra-system", system,
+                  "ASTRA-sim system JSON (scheduling, chunks, implementations, local-mem-bw)")
       ->check(ReadableFile());
-  command.add_option("--collective", collective,
-                     "With the ASTRA-sim inputs: one collective over every dimension")
+  command
+      .add_option("--collective", collective,
+                  "With the ASTRA-sim inputs: one collective over every dimension")
       ->check(CLI::IsMember({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));
   command.add_option("--size", size,
                      "Size of --collective: bytes, or with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, "
@@ -352,9 +381,11 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 // typo (at most two edits); empty when nothing is close.
 std::string NearestCommand(const std::string& typed, const std::vector<std::string>& commands) {
   static const std::vector<std::pair<std::string, std::string>> kOtherNames = {
-      {"simulate", "run"},      {"sim", "run"},           {"simulation", "run"},
-      {"optimise", "optimize"}, {"optimizer", "optimize"}, {"opt", "optimize"},
-      {"import", "convert"},    {"fabric", "topology"},    {"generate", "p4"}};
+      {"simulate", "run"},       {"sim", "run"},
+      {"simulation", "run"},     {"optimise", "optimize"},
+      {"optimizer", "optimize"}, {"opt", "optimize"},
+      {"import", "convert"},     {"fabric", "topology"},
+      {"generate", "p4"}};
   for (const auto& [name, command] : kOtherNames) {
     if (typed == name) return command;
   }

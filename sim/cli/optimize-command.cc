@@ -1,5 +1,8 @@
 #include "sim/cli/optimize-command.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -8,23 +11,21 @@
 #include <iostream>
 #include <vector>
 
-#include <unistd.h>
-
-#include <fmt/format.h>
-
-#include "sim/failure-message.h"
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/report/number-text.h"
+#include "sim/failure-message.h"
+#include "sim/flow/flow-engine.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/optimum-plots.h"
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/time-model.h"
 #include "sim/optimize/verify.h"
-#include "sim/scenario/packet-refusal.h"
 #include "sim/packet/packet-engine.h"
+#include "sim/report/number-text.h"
 #include "sim/runs/progress-bar.h"
+#include "sim/scenario/flow-refusal.h"
+#include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -36,7 +37,8 @@ Expected<Scenario> LoadOptimizeScenario(const std::string& path, const LibraOpti
   if (!document) return document.Error();
   auto scenario = ParseScenario(document.Value());
   if (!scenario) {
-    return UserError{"the scenario imported from " + libra.files.workload, scenario.Error().ToString()};
+    return UserError{"the scenario imported from " + libra.files.workload,
+                     scenario.Error().ToString()};
   }
   return scenario;
 }
@@ -77,13 +79,21 @@ int OptimizeCommand::Execute() const {
     std::cerr << "hfsim: error: " << input_name << ": " << refusal->ToString() << "\n";
     return 2;
   }
-  if (scenario.engine == EngineKind::kPacket) {
-    std::cerr << "hfsim: note: " << input_name
-              << ": the scenario's engine is \"packet\", but the optimum is computed with the "
-                 "analytical model"
-              << (verify > 0 ? "; --verify re-simulates the best allocations with the packet engine"
-                             : "; add --verify K to re-simulate the K best allocations with the "
-                               "packet engine")
+  // --verify's engine: as asked, else the scenario's flow engine, else packets.
+  const EngineKind checking = verify_engine == "flow"                ? EngineKind::kFlow
+                              : verify_engine == "packet"            ? EngineKind::kPacket
+                              : scenario.engine == EngineKind::kFlow ? EngineKind::kFlow
+                                                                     : EngineKind::kPacket;
+  if (scenario.engine != EngineKind::kAnalytical) {
+    std::cerr << "hfsim: note: " << input_name << ": the scenario's engine is \""
+              << ToString(scenario.engine)
+              << "\", but the optimum is computed with the analytical model"
+              << (verify > 0 ? fmt::format("; --verify re-simulates the best allocations with the "
+                                           "{} engine",
+                                           ToString(checking))
+                             : fmt::format("; add --verify K to re-simulate the K best allocations "
+                                           "with the {} engine",
+                                           ToString(checking)))
               << "\n";
   }
   const auto started = std::chrono::steady_clock::now();
@@ -97,8 +107,8 @@ int OptimizeCommand::Execute() const {
   const OptimizeOutcome& result = outcome.Value();
   if (result.status == SolveStatus::kLpFailed) {
     // Not the input's fault: the LP solver gave up on a problem that has a solution.
-    std::cerr << "hfsim: error: " << input_name << ": optimize: internal solver failure: "
-              << result.solver_failure << "\n";
+    std::cerr << "hfsim: error: " << input_name
+              << ": optimize: internal solver failure: " << result.solver_failure << "\n";
     return 1;
   }
   if (!quiet) {
@@ -108,22 +118,30 @@ int OptimizeCommand::Execute() const {
   }
   std::vector<VerifyRow> verified;
   if (verify > 0) {
-    if (auto refusal = PacketRunRefusal(scenario)) {
-      std::cerr << "hfsim: error: " << input_name << ": verify: " << refusal->ToString() << "\n";
+    if (checking == EngineKind::kPacket) {
+      if (auto refusal = PacketRunRefusal(scenario)) {
+        std::cerr << "hfsim: error: " << input_name << ": verify: " << refusal->ToString() << "\n";
+        return 2;
+      }
+    } else if (auto refusal = FlowRefusal(scenario)) {
+      std::cerr << "hfsim: error: " << input_name << ": verify: engine: " << *refusal << "\n";
       return 2;
     }
-    const VerifyPlan plan = PlanVerification(result, static_cast<uint32_t>(std::min<int64_t>(
-                                                         verify, UINT32_MAX)));
+    const VerifyPlan plan =
+        PlanVerification(result, static_cast<uint32_t>(std::min<int64_t>(verify, UINT32_MAX)));
     Expected<std::vector<VerifyRow>> rows = std::vector<VerifyRow>{};
     try {
-      ProgressBar progress("verify: packet runs", plan.candidates.size(), 0,
-                           isatty(STDERR_FILENO) == 1);
-      rows = Verify(scenario, plan, PacketEngine(),
-                    [&](size_t index, size_t, const VerifyCandidate&) { progress.Update(index); });
+      ProgressBar progress(fmt::format("verify: {} runs", ToString(checking)),
+                           plan.candidates.size(), 0, isatty(STDERR_FILENO) == 1);
+      const auto tick = [&](size_t index, size_t, const VerifyCandidate&) {
+        progress.Update(index);
+      };
+      rows = checking == EngineKind::kFlow ? Verify(scenario, plan, FlowEngine(), checking, tick)
+                                           : Verify(scenario, plan, PacketEngine(), checking, tick);
       progress.Finish();
     } catch (const std::exception& error) {
-      std::cerr << "hfsim: error: " << input_name << ": verify: the packet engine failed: "
-                << FailureMessage(error) << "\n";
+      std::cerr << "hfsim: error: " << input_name << ": verify: the " << ToString(checking)
+                << " engine failed: " << FailureMessage(error) << "\n";
       return 1;
     }
     if (!rows) {

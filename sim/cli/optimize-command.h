@@ -2,10 +2,9 @@
 // iteration time (or time x cost, or time under a budget) subject to its "optimize" section.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "sim/cli/convert-command.h"
 
@@ -16,14 +15,17 @@ struct OptimizeCommand {
   std::string out_dir;
   bool quiet = false;
   bool no_plot = false;
-  /// --verify K: re-simulate the K best allocations with the packet engine (0: do not).
+  /// --verify K: re-simulate the K best allocations (0: do not).
   int64_t verify = 0;
+  /// --verify-engine: "packet" or "flow"; empty: the scenario's engine when it is flow, else
+  /// packet.
+  std::string verify_engine;
   /// LIBRA's inputs instead of a scenario file (--libra-network, ...).
   LibraOptions libra;
 
   void Register(CLI::App& app);
   /// Exit code: 0 success, 2 bad input (including infeasible constraints), 1 could not write,
-  /// the solver's LP failed, or a packet run failed.
+  /// the solver's LP failed, or a checking run failed.
   int Execute() const;
 };
 

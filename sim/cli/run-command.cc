@@ -1,33 +1,32 @@
 #include "sim/cli/run-command.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
-#include <unistd.h>
-
-#include <fmt/format.h>
-
-#include "sim/failure-message.h"
-#include "sim/cli/option-checks.h"
 #include "sim/analytical/analytical-engine.h"
-#include "sim/scenario/json-text.h"
-#include "sim/report/number-text.h"
+#include "sim/cli/option-checks.h"
+#include "sim/cli/output-files.h"
+#include "sim/failure-message.h"
 #include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
-#include "sim/cli/output-files.h"
-#include "sim/scenario/flow-refusal.h"
-#include "sim/scenario/packet-refusal.h"
+#include "sim/report/number-text.h"
 #include "sim/report/report-csv.h"
 #include "sim/report/report-json.h"
 #include "sim/report/report-plot.h"
-#include "sim/runs/run-progress.h"
-#include "sim/scenario/scenario-graph.h"
-#include "sim/scenario/scenario-parser.h"
 #include "sim/report/summary-table.h"
 #include "sim/report/timeline-plot.h"
 #include "sim/report/trace-json.h"
+#include "sim/runs/run-progress.h"
+#include "sim/scenario/flow-refusal.h"
+#include "sim/scenario/json-text.h"
+#include "sim/scenario/packet-refusal.h"
+#include "sim/scenario/scenario-graph.h"
+#include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
 
@@ -43,8 +42,9 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
     source = command.astra.Source(command.scenario_path);
   } else {
     if (command.scenario_path.empty()) {
-      return UserError{"run", "give a scenario file, or --astra-network and --astra-system "
-                              "(see hfsim run --help)"};
+      return UserError{"run",
+                       "give a scenario file, or --astra-network and --astra-system "
+                       "(see hfsim run --help)"};
     }
     document = LoadScenarioDocument(command.scenario_path);
   }
@@ -92,9 +92,8 @@ int RunCommand::Execute() const {
   // Options that only shape what goes under --out, or that silence the only other output, do
   // nothing without it: say so before any work instead of exiting 0 having done nothing.
   if (out_dir.empty()) {
-    for (const auto& [given, option] :
-         {std::pair{!format.empty(), "--format"}, std::pair{plot, "--plot"},
-          std::pair{quiet, "--quiet"}}) {
+    for (const auto& [given, option] : {std::pair{!format.empty(), "--format"},
+                                        std::pair{plot, "--plot"}, std::pair{quiet, "--quiet"}}) {
       if (!given) continue;
       std::cerr << "hfsim: error: run: " << option
                 << " needs --out DIR: without it the run writes no files"
@@ -111,8 +110,8 @@ int RunCommand::Execute() const {
   if (seed >= 0) scenario.seed = static_cast<uint64_t>(seed);
   if (!engine.empty()) {
     scenario.engine = engine == "packet" ? EngineKind::kPacket
-                      : engine == "flow"   ? EngineKind::kFlow
-                                           : EngineKind::kAnalytical;
+                      : engine == "flow" ? EngineKind::kFlow
+                                         : EngineKind::kAnalytical;
   }
   if (scenario.engine == EngineKind::kFlow) {
     if (const auto refusal = FlowRefusal(scenario)) {
@@ -192,6 +191,7 @@ int RunCommand::Execute() const {
     files.Add("dimensions.csv", DimensionsCsv(report));
     files.Add("collectives.csv", CollectivesCsv(report));
     if (report.packet) files.Add("links.csv", LinksCsv(*report.packet));
+    if (report.flow) files.Add("links.csv", LinksCsv(*report.flow));
   }
   if (!no_plot) {
     files.Add("breakdown.gp", BreakdownPlotScript(report, scenario, "breakdown.png"));
@@ -204,9 +204,10 @@ int RunCommand::Execute() const {
         files.Add("gantt.gp", *gantt);
         files.AddPicture("gantt.gp", "gantt.png");
       } else if (!quiet) {
-        std::cout << fmt::format("\nno gantt.png: the iteration has more than {} tracks or {} "
-                                 "spans to draw; --trace FILE shows it in Perfetto\n",
-                                 kMaxGanttRows, kMaxGanttSpans);
+        std::cout << fmt::format(
+            "\nno gantt.png: the iteration has more than {} tracks or {} "
+            "spans to draw; --trace FILE shows it in Perfetto\n",
+            kMaxGanttRows, kMaxGanttSpans);
       }
     }
   }

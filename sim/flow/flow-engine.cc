@@ -1,5 +1,6 @@
 #include "sim/flow/flow-engine.h"
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,11 +12,47 @@
 #include "sim/packet/graph-report.h"
 #include "sim/packet/message-mux.h"
 #include "sim/report/dimension-reports.h"
+#include "sim/runs/peak-memory.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/version.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
+
+namespace {
+
+FlowReport FlowRunReport(const FabricGraph& fabric, const FlowTransport& transport, uint64_t events,
+                         double end_ns, double wall_seconds) {
+  const FlowNetwork& network = transport.Network();
+  FlowReport flow;
+  flow.events = events;
+  flow.rate_solves = network.Solves();
+  flow.largest_solve_flows = network.LargestSolve();
+  flow.simulated_ns = end_ns;
+  flow.wall_seconds = wall_seconds;
+  flow.peak_memory_bytes = PeakResidentBytes();
+  flow.messages_sent = transport.MessagesSent();
+  flow.messages_delivered = transport.MessagesDelivered();
+  flow.bytes_sent = transport.BytesSent();
+  flow.bytes_delivered = transport.BytesDelivered();
+  flow.links.reserve(fabric.LinkCount());
+  for (LinkId id = 0; id < fabric.LinkCount(); ++id) {
+    const FabricLink& link = fabric.Link(id);
+    FlowLinkReport row;
+    row.link = id;
+    row.source = link.source;
+    row.target = link.target;
+    row.dimension = link.dimension;
+    row.bytes = network.LinkBytes()[id];
+    row.utilisation =
+        end_ns > 0.0 ? static_cast<double>(row.bytes) / (link.bandwidth_Bpns * end_ns) : 0.0;
+    row.peak_flows = network.LinkPeakFlows()[id];
+    flow.links.push_back(row);
+  }
+  return flow;
+}
+
+}  // namespace
 
 Report FlowEngine::Run(const Scenario& scenario) const {
   std::optional<Timeline> no_timeline;
@@ -47,8 +84,11 @@ Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeli
   const GraphPricing& pricing = compiled.Value();
   GraphDriver driver(topology, pricing.Graph(), executor, mux.Channel(1), clock,
                      scenario.communication.endpoint_delay_ns);
+  const auto started = std::chrono::steady_clock::now();
   driver.Start();
-  clock.Run();
+  const uint64_t events = clock.Run();
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const std::vector<std::string> problems = driver.CheckComplete();
   if (!problems.empty()) {
     throw std::runtime_error("FlowEngine: the graph did not finish: " + problems.front());
@@ -59,12 +99,14 @@ Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeli
   AddDimensionReports(scenario.dimensions, report);
   if (job_traffic) report.total_traffic_bytes = *job_traffic;
   // Busy time measured on the links: each dimension's busiest link's bytes at its rate.
-  const std::vector<double>& bytes = transport.Network().LinkBytes();
+  const FlowNetwork& network = transport.Network();
+  const std::vector<uint64_t>& bytes = network.LinkBytes();
   for (LinkId id = 0; id < bytes.size(); ++id) {
     const FabricLink& link = fabric.Link(id);
     DimensionReport& dim = report.dimensions[link.dimension];
-    dim.busy_ns = std::max(dim.busy_ns, bytes[id] / link.bandwidth_Bpns);
+    dim.busy_ns = std::max(dim.busy_ns, static_cast<double>(bytes[id]) / link.bandwidth_Bpns);
   }
+  report.flow = FlowRunReport(fabric, transport, events, clock.NowNs(), wall_seconds);
   return report;
 }
 

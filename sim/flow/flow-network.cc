@@ -9,7 +9,7 @@ namespace hfsim {
 
 FlowNetwork::FlowNetwork(const FabricGraph& fabric)
     : m_fabric(&fabric),
-      m_link_bytes(fabric.LinkCount(), 0.0),
+      m_link_bytes(fabric.LinkCount(), 0),
       m_link_peak(fabric.LinkCount(), 0),
       m_flows_on(fabric.LinkCount()),
       m_link_mark(fabric.LinkCount(), 0),
@@ -36,7 +36,9 @@ FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t byte
       id, std::move(route), static_cast<double>(bytes), m_now, 0.0, latency, true, flow.version + 1,
       0};
   for (const LinkId link : flow.route) {
-    m_link_bytes[link] += static_cast<double>(bytes);
+    if (__builtin_add_overflow(m_link_bytes[link], bytes, &m_link_bytes[link])) {
+      throw std::overflow_error("FlowNetwork: a link carried more than 2^64 bytes");
+    }
     m_flows_on[link].push_back(slot);
     m_link_peak[link] = std::max(m_link_peak[link], static_cast<uint32_t>(m_flows_on[link].size()));
   }
@@ -68,6 +70,8 @@ void FlowNetwork::Solve(const std::vector<LinkId>& changed) {
     }
   }
   if (flows.empty()) return;
+  ++m_solves;
+  m_largest_solve = std::max<uint64_t>(m_largest_solve, flows.size());
   std::sort(flows.begin(), flows.end());  // deterministic: by slot, whatever the search order
   std::vector<double> capacity;
   capacity.reserve(links.size());

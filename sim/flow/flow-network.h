@@ -39,8 +39,11 @@ class FlowNetwork {
   std::vector<FlowId> AdvanceTo(double until);
 
   /// Per link (LinkId), bytes carried so far and the most flows it carried at once.
-  const std::vector<double>& LinkBytes() const { return m_link_bytes; }
+  const std::vector<uint64_t>& LinkBytes() const { return m_link_bytes; }
   const std::vector<uint32_t>& LinkPeakFlows() const { return m_link_peak; }
+  /// Max-min solves so far, and the most flows one of them re-rated.
+  uint64_t Solves() const { return m_solves; }
+  uint64_t LargestSolve() const { return m_largest_solve; }
 
  private:
   struct Flow {
@@ -93,12 +96,14 @@ class FlowNetwork {
   std::vector<uint32_t> m_free;
   std::vector<Drain> m_drains;
   std::vector<Arrival> m_arrivals;  // drained (or empty) messages, their last byte on its way
-  std::vector<double> m_link_bytes;
+  std::vector<uint64_t> m_link_bytes;
   std::vector<uint32_t> m_link_peak;
   std::vector<std::vector<uint32_t>> m_flows_on;  // per link: slots of the flows draining on it
   std::vector<uint64_t> m_link_mark;              // per link: the last solve that reached it
   std::vector<uint32_t> m_local;                  // per link: its index in the current solve
   uint64_t m_generation = 0;
+  uint64_t m_solves = 0;
+  uint64_t m_largest_solve = 0;
   std::vector<LinkId> m_dirty;  // links of flows started since the last solve
 };
 

@@ -44,6 +44,8 @@ void FlowTransport::Send(const Message& message) {
   const FlowNetwork::FlowId id = m_network.Start(static_cast<uint32_t>(message.src),
                                                  static_cast<uint32_t>(message.dst), message.bytes);
   m_messages.emplace(id, message);
+  ++m_messages_sent;
+  m_bytes_sent += message.bytes;
   // One wake-up for every message sent at this time: the network solves their rates together.
   if (!m_wake_pending) {
     m_wake_pending = true;
@@ -66,6 +68,8 @@ void FlowTransport::CatchUp() {
     for (const FlowNetwork::FlowId id : m_network.AdvanceTo(to)) {
       const Message message = m_messages.at(id);
       m_messages.erase(id);
+      ++m_messages_delivered;
+      m_bytes_delivered += message.bytes;
       if (m_handlers.delivered) m_handlers.delivered(message.id);
       if (m_handlers.acknowledged) m_handlers.acknowledged(message.id);
     }

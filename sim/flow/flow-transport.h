@@ -42,6 +42,11 @@ class FlowTransport : public MessageTransport {
   void SetHandlers(Handlers handlers) override { m_handlers = std::move(handlers); }
   void Send(const Message& message) override;
   const FlowNetwork& Network() const { return m_network; }
+  /// Messages and their bytes handed to Send, and those delivered (equal at the end of a run).
+  uint64_t MessagesSent() const { return m_messages_sent; }
+  uint64_t MessagesDelivered() const { return m_messages_delivered; }
+  uint64_t BytesSent() const { return m_bytes_sent; }
+  uint64_t BytesDelivered() const { return m_bytes_delivered; }
 
  private:
   // Brings the network to the clock's time, delivering what arrives on the way.
@@ -56,6 +61,10 @@ class FlowTransport : public MessageTransport {
   std::unordered_map<FlowNetwork::FlowId, Message> m_messages;
   uint64_t m_generation = 0;
   bool m_wake_pending = false;  // a wake-up is due at this time already
+  uint64_t m_messages_sent = 0;
+  uint64_t m_messages_delivered = 0;
+  uint64_t m_bytes_sent = 0;
+  uint64_t m_bytes_delivered = 0;
 };
 
 }  // namespace hfsim

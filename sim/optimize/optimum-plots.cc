@@ -1,10 +1,10 @@
 #include "sim/optimize/optimum-plots.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "models/cost-model.h"
 #include "sim/optimize/polytope.h"
@@ -30,21 +30,31 @@ constexpr double kBinding = 1e-6;
 
 // The series every picture shares: the model's curve, the optimum, the equal split and the two
 // engines' runs of --verify.
-const std::string kModel = fmt::format("with linespoints pointtype 7 pointsize 0.5 linewidth 2 "
-                                       "linecolor rgb '{}'", kSeriesColours[0]);
-const std::string kOptimum = fmt::format("with points pointtype 5 pointsize 2 linecolor rgb '{}'",
-                                         kSeriesColours[1]);
-const std::string kEqual = fmt::format("with points pointtype 9 pointsize 2 linecolor rgb '{}'",
-                                       kSeriesColours[2]);
-const std::string kAnalytical = fmt::format("with points pointtype 6 pointsize 2.5 linecolor rgb "
-                                            "'{}' title 'analytical engine (--verify)'",
-                                            kSeriesColours[3]);
-const std::string kPacket = fmt::format("with points pointtype 13 pointsize 2 linecolor rgb '{}' "
-                                        "title 'packet engine (--verify)'", kSeriesColours[4]);
+const std::string kModel = fmt::format(
+    "with linespoints pointtype 7 pointsize 0.5 linewidth 2 "
+    "linecolor rgb '{}'",
+    kSeriesColours[0]);
+const std::string kOptimum =
+    fmt::format("with points pointtype 5 pointsize 2 linecolor rgb '{}'", kSeriesColours[1]);
+const std::string kEqual =
+    fmt::format("with points pointtype 9 pointsize 2 linecolor rgb '{}'", kSeriesColours[2]);
+const std::string kAnalytical = fmt::format(
+    "with points pointtype 6 pointsize 2.5 linecolor rgb "
+    "'{}' title 'analytical engine (--verify)'",
+    kSeriesColours[3]);
+// The checking engine's series, named for it (packet or flow).
+std::string CheckedStyle(const std::vector<VerifyRow>& verified) {
+  const EngineKind kind = verified.empty() ? EngineKind::kPacket : verified.front().checked_by;
+  return fmt::format(
+      "with points pointtype 13 pointsize 2 linecolor rgb '{}' title '{} engine "
+      "(--verify)'",
+      kSeriesColours[4], ToString(kind));
+}
 
-// Rows "x analytical_ms packet_ms" of the verified runs, and the two series that draw them.
-std::string VerifiedSeries(std::string_view block) {
-  return fmt::format(", ${0} using 1:2 {1}, ${0} using 1:3 {2}", block, kAnalytical, kPacket);
+// Rows "x analytical_ms checked_ms" of the verified runs, and the two series that draw them.
+std::string VerifiedSeries(std::string_view block, const std::vector<VerifyRow>& verified) {
+  return fmt::format(", ${0} using 1:2 {1}, ${0} using 1:3 {2}", block, kAnalytical,
+                     CheckedStyle(verified));
 }
 
 PlotScript FrontierPlot(const OptimizeOutcome& outcome, const Scenario& scenario,
@@ -70,26 +80,25 @@ PlotScript FrontierPlot(const OptimizeOutcome& outcome, const Scenario& scenario
     std::string runs;
     for (const VerifyRow& r : verified) {
       runs += fmt::format("{} {} {}\n", r.candidate.allocation.cost_usd / 1e6,
-                          r.analytical_ns / 1e6, r.packet_ns / 1e6);
-      times.Add(r.packet_ns / 1e6);
+                          r.analytical_ns / 1e6, r.simulated_ns / 1e6);
+      times.Add(r.simulated_ns / 1e6);
     }
     script += DataBlock("verified", runs);
-    extra += VerifiedSeries("verified");
+    extra += VerifiedSeries("verified", verified);
   }
   return PlotScript{
       "frontier.gp", "frontier.png",
-      script + fmt::format(
-                   "set title {}\nset xlabel 'network cost (M$)'\n"
-                   "set ylabel 'iteration time (ms)'\nset grid\nset key top right\n{}"
-                   "plot $frontier using 1:2 {} title 'optimal time per budget', "
-                   "$best using 1:2 {} title {}{}\n",
-                   GnuplotQuoted(fmt::format("{}: time vs network cost ({})", scenario.name,
-                                             ToString(outcome.objective))),
-                   AxisScale("y", times.low, times.high), kModel, kOptimum,
-                   GnuplotQuoted(outcome.objective == OptimizeObjective::kTimeXCost
-                                     ? "best time x cost"
-                                     : "optimum"),
-                   extra)};
+      script + fmt::format("set title {}\nset xlabel 'network cost (M$)'\n"
+                           "set ylabel 'iteration time (ms)'\nset grid\nset key top right\n{}"
+                           "plot $frontier using 1:2 {} title 'optimal time per budget', "
+                           "$best using 1:2 {} title {}{}\n",
+                           GnuplotQuoted(fmt::format("{}: time vs network cost ({})", scenario.name,
+                                                     ToString(outcome.objective))),
+                           AxisScale("y", times.low, times.high), kModel, kOptimum,
+                           GnuplotQuoted(outcome.objective == OptimizeObjective::kTimeXCost
+                                             ? "best time x cost"
+                                             : "optimum"),
+                           extra)};
 }
 
 // The allocation with B_d = x on the line through `best` along which dimension d moves: the
@@ -121,9 +130,9 @@ struct Panel {
 };
 
 std::optional<Panel> DimensionPanel(const OptimizeOutcome& outcome, const Scenario& scenario,
-                                    const std::vector<VerifyRow>& verified,
-                                    const TimeModel& model, const Polytope& feasible,
-                                    const std::vector<double>& weight, uint32_t d, size_t n) {
+                                    const std::vector<VerifyRow>& verified, const TimeModel& model,
+                                    const Polytope& feasible, const std::vector<double>& weight,
+                                    uint32_t d, size_t n) {
   const std::vector<double>& best = outcome.best.bandwidth_GBps;
   std::vector<double> xs{best[d]};
   for (int i = 0; i < kSamples; ++i) {
@@ -154,8 +163,10 @@ std::optional<Panel> DimensionPanel(const OptimizeOutcome& outcome, const Scenar
   panel.blocks = DataBlock(fmt::format("curve{}", n), curve) +
                  DataBlock(fmt::format("optimum{}", n),
                            fmt::format("{} {}\n", best[d], outcome.best.time_ns / 1e6));
-  panel.commands = fmt::format("$curve{0} using 1:2 {1} title 'time model', $optimum{0} using 1:2 "
-                               "{2} title 'optimum'", n, kModel, kOptimum);
+  panel.commands = fmt::format(
+      "$curve{0} using 1:2 {1} title 'time model', $optimum{0} using 1:2 "
+      "{2} title 'optimum'",
+      n, kModel, kOptimum);
   if (outcome.equal_split && on_line(outcome.equal_split->bandwidth_GBps)) {
     panel.blocks += DataBlock(fmt::format("equal{}", n),
                               fmt::format("{} {}\n", outcome.equal_split->bandwidth_GBps[d],
@@ -166,12 +177,12 @@ std::optional<Panel> DimensionPanel(const OptimizeOutcome& outcome, const Scenar
   for (const VerifyRow& r : verified) {
     const std::vector<double>& a = r.candidate.allocation.bandwidth_GBps;
     if (!on_line(a)) continue;
-    runs += fmt::format("{} {} {}\n", a[d], r.analytical_ns / 1e6, r.packet_ns / 1e6);
-    y_span.Add(r.packet_ns / 1e6);
+    runs += fmt::format("{} {} {}\n", a[d], r.analytical_ns / 1e6, r.simulated_ns / 1e6);
+    y_span.Add(r.simulated_ns / 1e6);
   }
   if (!runs.empty()) {
     panel.blocks += DataBlock(fmt::format("verified{}", n), runs);
-    panel.commands += VerifiedSeries(fmt::format("verified{}", n));
+    panel.commands += VerifiedSeries(fmt::format("verified{}", n), verified);
   }
   const Dimension& dim = scenario.dimensions[d];
   panel.commands = fmt::format(
@@ -217,30 +228,32 @@ PlotSet BandwidthPlot(const OptimizeOutcome& outcome, const Scenario& scenario,
   std::vector<std::string> panels;
   for (uint32_t d = 0; d < dims; ++d) {
     if (fixed[d]) continue;
-    auto panel = DimensionPanel(outcome, scenario, verified, model, feasible, weight, d,
-                                panels.size());
+    auto panel =
+        DimensionPanel(outcome, scenario, verified, model, feasible, weight, d, panels.size());
     if (!panel) continue;
     blocks += panel->blocks;
     panels.push_back(panel->commands);
   }
   PlotSet set;
   if (panels.empty()) {
-    set.notes.push_back("no bandwidth.png: the constraints leave no dimension's bandwidth room "
-                        "to move around the optimum, so there is no curve to draw");
+    set.notes.push_back(
+        "no bandwidth.png: the constraints leave no dimension's bandwidth room "
+        "to move around the optimum, so there is no curve to draw");
     return set;
   }
   const size_t columns = std::min<size_t>(panels.size(), panels.size() == 4 ? 2 : 3);
   const size_t rows = (panels.size() + columns - 1) / columns;
-  std::string script = GnuplotHeader("bandwidth.png", columns == 1 ? 900 : 460 * columns,
-                                     rows == 1 ? 560 : 440 * rows) +
-                       blocks +
-                       fmt::format("set multiplot layout {},{} title {}\nset grid\n"
-                                   "set ylabel 'iteration time (ms)'\nset key top center\n",
-                                   rows, columns,
-                                   GnuplotQuotedLines(
-                                       {fmt::format("{}: iteration time around the optimum ({})",
-                                                    scenario.name, ToString(outcome.objective)),
-                                        "as one dimension's bandwidth moves, " + others}));
+  std::string script =
+      GnuplotHeader("bandwidth.png", columns == 1 ? 900 : 460 * columns,
+                    rows == 1 ? 560 : 440 * rows) +
+      blocks +
+      fmt::format(
+          "set multiplot layout {},{} title {}\nset grid\n"
+          "set ylabel 'iteration time (ms)'\nset key top center\n",
+          rows, columns,
+          GnuplotQuotedLines({fmt::format("{}: iteration time around the optimum ({})",
+                                          scenario.name, ToString(outcome.objective)),
+                              "as one dimension's bandwidth moves, " + others}));
   for (const std::string& panel : panels) script += panel;
   set.plots.push_back({"bandwidth.gp", "bandwidth.png", script + "unset multiplot\n"});
   return set;

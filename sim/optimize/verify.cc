@@ -2,11 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "sim/report/number-text.h"
-
 #include <algorithm>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/report/number-text.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -79,7 +78,7 @@ Expected<Scenario> ScenarioWithAllocation(const Scenario& scenario,
 }
 
 Expected<std::vector<VerifyRow>> Verify(const Scenario& scenario, const VerifyPlan& plan,
-                                        const Engine& packet_engine,
+                                        const Engine& engine, EngineKind kind,
                                         const VerifyProgress& progress) {
   std::vector<VerifyRow> rows;
   for (size_t i = 0; i < plan.candidates.size(); ++i) {
@@ -87,14 +86,14 @@ Expected<std::vector<VerifyRow>> Verify(const Scenario& scenario, const VerifyPl
     auto analytical = ScenarioWithAllocation(scenario, candidate.allocation.bandwidth_GBps,
                                              EngineKind::kAnalytical);
     if (!analytical) return analytical.Error();
-    auto packet =
-        ScenarioWithAllocation(scenario, candidate.allocation.bandwidth_GBps, EngineKind::kPacket);
-    if (!packet) return packet.Error();
+    auto checked = ScenarioWithAllocation(scenario, candidate.allocation.bandwidth_GBps, kind);
+    if (!checked) return checked.Error();
     if (progress) progress(i, plan.candidates.size(), candidate);
     VerifyRow row;
     row.candidate = candidate;
+    row.checked_by = kind;
     row.analytical_ns = AnalyticalEngine().Run(analytical.Value()).iteration.total_ns;
-    row.packet_ns = packet_engine.Run(packet.Value()).iteration.total_ns;
+    row.simulated_ns = engine.Run(checked.Value()).iteration.total_ns;
     rows.push_back(std::move(row));
   }
   return rows;
@@ -103,8 +102,9 @@ Expected<std::vector<VerifyRow>> Verify(const Scenario& scenario, const VerifyPl
 std::string VerifyTable(const VerifyPlan& plan, const std::vector<VerifyRow>& rows,
                         const Scenario& scenario) {
   const uint32_t ranked = plan.Ranked();
-  std::string out = fmt::format("verify: {} allocation{} with the packet engine{}\n", ranked,
-                                ranked == 1 ? "" : "s",
+  const EngineKind kind = rows.empty() ? EngineKind::kPacket : rows.front().checked_by;
+  std::string out = fmt::format("verify: {} allocation{} with the {} engine{}\n", ranked,
+                                ranked == 1 ? "" : "s", ToString(kind),
                                 rows.size() > ranked ? ", and the equal split for reference" : "");
   if (ranked < plan.requested) {
     out += fmt::format("only {} distinct allocation{} to verify (asked for {})\n", ranked,
@@ -115,27 +115,29 @@ std::string VerifyTable(const VerifyPlan& plan, const std::vector<VerifyRow>& ro
   for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
     out += fmt::format(" {:>10}", fmt::format("B{} GB/s", d));
   }
-  out += fmt::format(" {:>16} {:>15} {:>15} {:>8}\n", "cost $", "analytical ms", "packet ms",
-                     "diff %");
+  out += fmt::format(" {:>16} {:>15} {:>15} {:>8}\n", "cost $", "analytical ms",
+                     fmt::format("{} ms", ToString(kind)), "diff %");
   for (const VerifyRow& row : rows) {
     const VerifyCandidate& c = row.candidate;
     out += fmt::format("{:>5}", c.rank > 0 ? fmt::format("{}", c.rank) : std::string("equal"));
     for (double b : c.allocation.bandwidth_GBps) out += fmt::format(" {:>10.4f}", b);
     out += fmt::format(" {:>16.2f} {:>15.6f} {:>15.6f} {:>+8.2f}\n", c.allocation.cost_usd,
-                       row.analytical_ns / 1e6, row.packet_ns / 1e6, row.DifferencePercent());
+                       row.analytical_ns / 1e6, row.simulated_ns / 1e6, row.DifferencePercent());
   }
   return out;
 }
 
 std::string VerifyCsv(const std::vector<VerifyRow>& rows, const Scenario& scenario) {
-  std::string out = "rank,candidate,cost_usd,analytical_time_ns,packet_time_ns,difference_percent";
+  const EngineKind kind = rows.empty() ? EngineKind::kPacket : rows.front().checked_by;
+  std::string out = fmt::format(
+      "rank,candidate,cost_usd,analytical_time_ns,{}_time_ns,difference_percent", ToString(kind));
   for (size_t d = 0; d < scenario.dimensions.size(); ++d) out += fmt::format(",B{}_GBps", d);
   out += "\n";
   for (const VerifyRow& row : rows) {
     const VerifyCandidate& c = row.candidate;
     out += fmt::format("{},{},{},{},{},{}", c.rank > 0 ? fmt::format("{}", c.rank) : std::string(),
                        ToString(c.source), NumberText(c.allocation.cost_usd),
-                       NumberText(row.analytical_ns), NumberText(row.packet_ns),
+                       NumberText(row.analytical_ns), NumberText(row.simulated_ns),
                        NumberText(row.DifferencePercent()));
     for (double b : c.allocation.bandwidth_GBps) (out += ',') += NumberText(b);
     out += "\n";

@@ -1,11 +1,12 @@
 // `hfsim optimize --verify K`: the K best allocations of an optimisation (the optimum, then the
 // other frontier points by objective value) and the equal split as a reference, each simulated
-// with the analytical engine and with the packet engine on a copy of the scenario whose
-// dimension bandwidths are the allocation's. The optimiser's model is analytical (time-model.h);
-// this shows what it leaves out (queues, acknowledgements, headers, congestion).
+// with the analytical engine and with a checking engine (packet or flow) on a copy of the
+// scenario whose dimension bandwidths are the allocation's. The optimiser's model is analytical
+// (time-model.h); this shows what it leaves out: congestion on flows; queues, acknowledgements
+// and headers too on packets.
 //
-// The packet engine comes in as an Engine so that this library needs neither ns-3 nor
-// hfsim_packet: the command line passes PacketEngine (sim/packet/packet-engine.h).
+// The checking engine comes in as an Engine so that this library needs neither ns-3 nor the
+// engines' libraries: the command line passes PacketEngine or FlowEngine.
 #pragma once
 
 #include <cstdint>
@@ -54,29 +55,34 @@ Expected<Scenario> ScenarioWithAllocation(const Scenario& scenario,
 struct VerifyRow {
   VerifyCandidate candidate;
   double analytical_ns = 0.0;  ///< AnalyticalEngine's iteration.total_ns on the copy
-  double packet_ns = 0.0;      ///< the packet engine's iteration.total_ns on the copy
-  /// (packet - analytical) / analytical x 100.
-  double DifferencePercent() const { return (packet_ns - analytical_ns) / analytical_ns * 100.0; }
+  double simulated_ns = 0.0;   ///< the checking engine's iteration.total_ns on the copy
+  EngineKind checked_by = EngineKind::kPacket;  ///< the engine behind simulated_ns
+  /// (simulated - analytical) / analytical x 100.
+  double DifferencePercent() const {
+    return (simulated_ns - analytical_ns) / analytical_ns * 100.0;
+  }
 };
 
-/// Called before each packet run: index (0-based) and count of the runs, and the candidate.
+/// Called before each checking run: index (0-based) and count of the runs, and the candidate.
 using VerifyProgress =
     std::function<void(size_t index, size_t count, const VerifyCandidate& candidate)>;
 
-/// Runs every candidate of `plan` with the analytical engine and with `packet_engine` (in plan
-/// order, one after another: ns-3 keeps one simulator per process). The packet run honours the
-/// scenario's "packet" section and seed. Exceptions from the engines propagate.
+/// Runs every candidate of `plan` with the analytical engine and with `engine`, which is the
+/// engine of kind `kind` (in plan order, one after another: ns-3 keeps one simulator per
+/// process). A packet run honours the scenario's "packet" section and seed. Exceptions from the
+/// engines propagate.
 Expected<std::vector<VerifyRow>> Verify(const Scenario& scenario, const VerifyPlan& plan,
-                                        const Engine& packet_engine,
+                                        const Engine& engine, EngineKind kind,
                                         const VerifyProgress& progress = {});
 
-/// The side-by-side table: rank, GB/s per dimension, cost, analytical and packet time,
+/// The side-by-side table: rank, GB/s per dimension, cost, analytical and checked time,
 /// difference; with a line saying so when fewer than K allocations exist.
 std::string VerifyTable(const VerifyPlan& plan, const std::vector<VerifyRow>& rows,
                         const Scenario& scenario);
-/// Header rank,candidate,cost_usd,analytical_time_ns,packet_time_ns,difference_percent,
-/// B0_GBps,...; one row per verified allocation in plan order (the equal split's rank is
-/// empty). Shortest round-trip numbers, no wall times: the same scenario gives the same file.
+/// Header rank,candidate,cost_usd,analytical_time_ns,E_time_ns,difference_percent,B0_GBps,...
+/// where E is the checking engine (packet or flow); one row per verified allocation in plan order
+/// (the equal split's rank is empty). Shortest round-trip numbers, no wall times: the same scenario
+/// gives the same file.
 std::string VerifyCsv(const std::vector<VerifyRow>& rows, const Scenario& scenario);
 
 }  // namespace hfsim

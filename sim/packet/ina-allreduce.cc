@@ -7,7 +7,6 @@
 #include <ns3/point-to-point-channel.h>
 #include <ns3/point-to-point-net-device.h>
 #include <ns3/simulator.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -25,11 +24,12 @@
 #include "models/compression/thc.h"
 #include "models/deterministic-rng.h"
 #include "models/in-network-allreduce.h"
-#include "sim/report/dimension-reports.h"
-#include "sim/runs/in-network-plan.h"
 #include "sim/packet/link-faults.h"
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"  // LinkCounters
+#include "sim/report/dimension-reports.h"
+#include "sim/runs/in-network-plan.h"
+#include "sim/runs/peak-memory.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
@@ -123,9 +123,9 @@ class InNetworkSimulation {
       m_tensors[npu] =
           DrawAggregationTensor(scenario.seed, npu, m_values, m_spec.values_per_packet);
       const uint32_t id = m_topology.Coordinate(npu, d);
-      m_workers[npu] = m_spec.IsThc()
-                           ? std::make_unique<AggregationWorker>(m_spec, id, ThcInput(npu), options)
-                           : std::make_unique<AggregationWorker>(m_spec, id, m_tensors[npu], options);
+      m_workers[npu] =
+          m_spec.IsThc() ? std::make_unique<AggregationWorker>(m_spec, id, ThcInput(npu), options)
+                         : std::make_unique<AggregationWorker>(m_spec, id, m_tensors[npu], options);
     }
   }
 
@@ -182,10 +182,9 @@ class InNetworkSimulation {
   ThcWorkerInput ThcInput(uint64_t npu) {
     m_thc[npu] = std::make_unique<ThcWorker>(m_thc_config, m_values,
                                              SplitMix64(m_scenario.seed ^ SplitMix64(npu)));
-    const Eigen::VectorXd gradient =
-        Eigen::Map<const Eigen::VectorXf>(m_tensors[npu].data(),
-                                          static_cast<Eigen::Index>(m_values))
-            .cast<double>();
+    const Eigen::VectorXd gradient = Eigen::Map<const Eigen::VectorXf>(
+                                         m_tensors[npu].data(), static_cast<Eigen::Index>(m_values))
+                                         .cast<double>();
     ThcWorkerInput input = MakeThcWorkerInput(*m_thc[npu], gradient, &m_packed[npu]);
     m_norm_exponent[npu] = input.norm_exponent;
     return input;
@@ -206,7 +205,8 @@ class InNetworkSimulation {
         agreed = std::max(agreed, m_norm_exponent[npu]);
         encoded = encoded && !m_packed[npu].empty();
         packed.push_back(m_packed[npu]);
-        for (uint64_t i = 0; i < m_values; ++i) mean(static_cast<Eigen::Index>(i)) += m_tensors[npu][i];
+        for (uint64_t i = 0; i < m_values; ++i)
+          mean(static_cast<Eigen::Index>(i)) += m_tensors[npu][i];
       }
       mean /= static_cast<double>(group.size());
       const uint64_t padded = m_thc.front()->PaddedLength();
@@ -227,9 +227,8 @@ class InNetworkSimulation {
       }
       const std::vector<int32_t>& lanes = m_workers[group.front()]->SummedIntegers();
       const std::vector<uint32_t> sums(lanes.begin(), lanes.end());
-      const Eigen::VectorXd decoded =
-          DecodeThc(sums, static_cast<uint32_t>(group.size()), std::ldexp(1.0, agreed),
-                    m_thc_config, m_values);
+      const Eigen::VectorXd decoded = DecodeThc(sums, static_cast<uint32_t>(group.size()),
+                                                std::ldexp(1.0, agreed), m_thc_config, m_values);
       const double energy = mean.squaredNorm();
       worst = std::max(worst, energy > 0.0 ? (decoded - mean).squaredNorm() / energy
                                            : (decoded - mean).squaredNorm());
@@ -332,8 +331,7 @@ class InNetworkSimulation {
     if (!next) return;
     const double delay_ps = std::max(0.0, std::ceil((*next - NowNs()) * 1e3));
     m_timer_armed[npu] = true;
-    ns3::Simulator::Schedule(CheckedDelayPs(delay_ps),
-                             &InNetworkSimulation::OnTimer, this, npu);
+    ns3::Simulator::Schedule(CheckedDelayPs(delay_ps), &InNetworkSimulation::OnTimer, this, npu);
   }
 
   void OnTimer(uint64_t npu) {
@@ -485,9 +483,7 @@ void RunInNetworkAllReduce(const Scenario& scenario, Report& report) {
   packet.protocol_errors =
       measured.frames_rejected + measured.sum_mismatches + (measured.exactly_once ? 0 : 1);
   FillLinks(graph, sim.Links(), end_ns, packet);
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  packet.peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  packet.peak_memory_bytes = PeakResidentBytes();
   report.packet = std::move(packet);
   plan->measured = measured;
   report.in_network = std::move(plan);

@@ -1,7 +1,6 @@
 #include "sim/packet/ina-ps.h"
 
 #include <ns3/simulator.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +17,7 @@
 #include "sim/packet/ps-driver.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/report/ps-planned-report.h"
+#include "sim/runs/peak-memory.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
@@ -337,9 +337,7 @@ void RunLibraPacket(const Scenario& scenario, Report& report) {
     packet.queue_peak_bytes = std::max(packet.queue_peak_bytes, c.queue_peak_bytes);
     packet.links.push_back(entry);
   }
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  packet.peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  packet.peak_memory_bytes = PeakResidentBytes();
   // Frames and transport packets share the links' counters: the lost frames are not told apart.
   measured.frames_lost = packet.drops_injected + packet.drops_queue_full;
   report.packet = std::move(packet);

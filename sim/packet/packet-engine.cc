@@ -3,40 +3,39 @@
 // it and turns what it counted into a Report.
 #include "sim/packet/packet-engine.h"
 
+#include <ns3/object-factory.h>
+#include <ns3/simulator.h>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <tuple>
 
-#include <sys/resource.h>
-
-#include <ns3/object-factory.h>
-#include <ns3/simulator.h>
-
 #include "sim/analytical/collective-pricing.h"
+#include "sim/analytical/graph-pricing.h"
 #include "sim/analytical/ina-ps-pricing.h"
-#include "sim/runs/convergence-run.h"
-#include "sim/report/dimension-reports.h"
-#include "sim/runs/gossip-run.h"
-#include "sim/scenario/in-network-check.h"
 #include "sim/packet/collective-executor.h"
 #include "sim/packet/event-scheduler.h"
 #include "sim/packet/gossip-driver.h"
+#include "sim/packet/graph-driver.h"
+#include "sim/packet/graph-report.h"
 #include "sim/packet/ina-allreduce.h"
 #include "sim/packet/ina-ps.h"
 #include "sim/packet/ip-fabric.h"
+#include "sim/packet/message-mux.h"
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"
 #include "sim/packet/ps-driver.h"
-#include "sim/report/ps-planned-report.h"
-#include "sim/report/timeline.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/packet/tcp-transport.h"
-#include "sim/packet/graph-driver.h"
-#include "sim/packet/graph-report.h"
-#include "sim/packet/message-mux.h"
-#include "sim/analytical/graph-pricing.h"
+#include "sim/report/dimension-reports.h"
+#include "sim/report/ps-planned-report.h"
+#include "sim/report/timeline.h"
+#include "sim/runs/convergence-run.h"
+#include "sim/runs/gossip-run.h"
+#include "sim/runs/peak-memory.h"
+#include "sim/scenario/in-network-check.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/version.h"
 #include "topologies/fabric-graph.h"
@@ -184,9 +183,7 @@ PacketReport PointToPointPacketReport(const FabricGraph& graph, const Network& n
   packet.wall_seconds = wall_seconds;
   packet.transport = network.Counters();
   FillLinkReports(graph, network, end_ns, packet);
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  packet.peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  packet.peak_memory_bytes = PeakResidentBytes();
   return packet;
 }
 
@@ -235,9 +232,9 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
   AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);
 }
 
-// A gossip workload (sim/runs/gossip-run.h): the learning runs first, then its exchange messages run
-// step by step on the fabric and transport (sim/packet/gossip-driver.h); the report is built from
-// the measured step end times exactly as the analytical engine builds it from its priced ones.
+// A gossip workload (sim/runs/gossip-run.h): the learning runs first, then its exchange messages
+// run step by step on the fabric and transport (sim/packet/gossip-driver.h); the report is built
+// from the measured step end times exactly as the analytical engine builds it from its priced ones.
 void RunGossipPacket(const Scenario& scenario, Report& report) {
   const GossipWorkload& g = scenario.gossip;
   const GossipTrace trace = TrainGossip(scenario);
@@ -289,9 +286,8 @@ void RunGraph(const Scenario& scenario, Simulation& sim, Report& report, bool wa
   if (!problems.empty()) {
     throw std::runtime_error("PacketEngine: the graph did not finish: " + problems.front());
   }
-  sim.job_traffic_bytes =
-      FillGraphReport(scenario, pricing, driver, sim.executor, sim.topology, report,
-                      want_timeline, timeline);
+  sim.job_traffic_bytes = FillGraphReport(scenario, pricing, driver, sim.executor, sim.topology,
+                                          report, want_timeline, timeline);
   sim.point_to_point_bytes_planned = driver.PointToPointBytesPlanned();
   sim.point_to_point_bytes_delivered = driver.PointToPointBytesDelivered();
 }
@@ -350,9 +346,7 @@ Report PacketEngine::Run(const Scenario& scenario, std::optional<Timeline>& time
     // are not part of it.
     FillPacketReport(sim, report, ns3::Simulator::GetEventCount(), report.iteration.total_ns,
                      wall_seconds);
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    report.packet->peak_memory_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+    report.packet->peak_memory_bytes = PeakResidentBytes();
     job_traffic_bytes = sim.job_traffic_bytes;
   }
   ns3::Simulator::Destroy();

@@ -52,11 +52,11 @@ std::string CollectivesCsv(const Report& report) {
       "phase,group,kind,dimensions,size_bytes,occurrences,first_layer,last_layer,time_ns,"
       "total_time_ns\n";
   for (const CollectiveReport& c : report.collectives) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", c.phase, c.group, ToString(c.kind),
-                       Field(fmt::format("{}", fmt::join(c.dimensions, " "))), c.size_bytes,
-                       c.occurrences, Field(c.first_layer), Field(c.last_layer),
-                       NumberText(c.time_ns),
-                       NumberText(c.time_ns * static_cast<double>(c.occurrences)));
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{}\n", c.phase, c.group, ToString(c.kind),
+                    Field(fmt::format("{}", fmt::join(c.dimensions, " "))), c.size_bytes,
+                    c.occurrences, Field(c.first_layer), Field(c.last_layer), NumberText(c.time_ns),
+                    NumberText(c.time_ns * static_cast<double>(c.occurrences)));
   }
   return out;
 }
@@ -67,10 +67,18 @@ std::string LinksCsv(const PacketReport& packet) {
       "drops_queue_full,"
       "drops_injected,ecn_marks\n";
   for (const LinkReport& l : packet.links) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", l.link, l.source, l.target, l.dimension,
-                       l.packets, l.bytes, NumberText(l.utilisation), l.queue_peak_bytes,
-                       l.drops_queue_full,
-                       l.drops_injected, l.ecn_marks);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", l.link, l.source, l.target,
+                       l.dimension, l.packets, l.bytes, NumberText(l.utilisation),
+                       l.queue_peak_bytes, l.drops_queue_full, l.drops_injected, l.ecn_marks);
+  }
+  return out;
+}
+
+std::string LinksCsv(const FlowReport& flow) {
+  std::string out = "link,source,target,dimension,bytes,utilisation_fraction,peak_flows\n";
+  for (const FlowLinkReport& l : flow.links) {
+    out += fmt::format("{},{},{},{},{},{},{}\n", l.link, l.source, l.target, l.dimension, l.bytes,
+                       NumberText(l.utilisation), l.peak_flows);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 //   summary.csv      one row: the scenario's name and the iteration's totals
 //   dimensions.csv   one row per topology dimension
 //   collectives.csv  one row per distinct collective
-//   links.csv        (packet engine) one row per directed fabric link
+//   links.csv        (packet and flow engines) one row per directed fabric link
 // Columns are documented in docs/report.md; numbers are written in full precision.
 #pragma once
 
@@ -18,5 +18,8 @@ std::string DimensionsCsv(const Report& report);
 std::string CollectivesCsv(const Report& report);
 /// Packet engine only: one row per directed fabric link (links.csv).
 std::string LinksCsv(const PacketReport& packet);
+/// Flow engine only: one row per directed fabric link (links.csv): bytes, utilisation and the
+/// most flows that shared it.
+std::string LinksCsv(const FlowReport& flow);
 
 }  // namespace hfsim

@@ -63,38 +63,93 @@ nlohmann::json PacketToJson(const PacketReport& p, size_t dimension_count) {
   nlohmann::json top = nlohmann::json::array();
   for (size_t i = 0; i < shown; ++i) top.push_back(LinkToJson(*busiest[i]));
   const TimeSummary& m = p.message_delivery;
-  return {
-      {"events", p.events},
-      {"simulated_ns", p.simulated_ns},
-      {"transport",
-       {{"messages", p.transport.messages},
-        {"data_packets_sent", p.transport.data_packets_sent},
-        {"retransmitted_packets", p.transport.retransmitted_packets},
-        {"acks_sent", p.transport.acks_sent},
-        {"nacks_sent", p.transport.nacks_sent},
-        {"timeouts", p.transport.timeouts},
-        {"cnps_sent", p.transport.cnps_sent},
-        {"rate_cuts", p.transport.rate_cuts},
-        {"out_of_order_dropped", p.transport.out_of_order_dropped},
-        {"duplicates_received", p.transport.duplicates_received}}},
-      {"conservation",
-       {{"bytes_scheduled", p.bytes_scheduled},
-        {"bytes_delivered", p.bytes_delivered},
-        {"reductions_scheduled", p.reductions_scheduled},
-        {"reductions_performed", p.reductions_performed},
-        {"duplicate_deliveries", p.duplicate_deliveries},
-        {"protocol_errors", p.protocol_errors}}},
-      {"message_delivery",
-       {{"count", m.count}, {"mean_ns", m.mean_ns}, {"p50_ns", m.p50_ns}, {"p99_ns", m.p99_ns},
-        {"max_ns", m.max_ns}}},
-      {"fabric",
-       {{"links", p.links.size()},
-        {"drops_queue_full", p.drops_queue_full},
-        {"drops_injected", p.drops_injected},
-        {"ecn_marks", p.ecn_marks},
-        {"queue_peak_bytes", p.queue_peak_bytes},
-        {"per_dimension", per_dimension},
-        {"busiest_links", top}}}};
+  return {{"events", p.events},
+          {"simulated_ns", p.simulated_ns},
+          {"transport",
+           {{"messages", p.transport.messages},
+            {"data_packets_sent", p.transport.data_packets_sent},
+            {"retransmitted_packets", p.transport.retransmitted_packets},
+            {"acks_sent", p.transport.acks_sent},
+            {"nacks_sent", p.transport.nacks_sent},
+            {"timeouts", p.transport.timeouts},
+            {"cnps_sent", p.transport.cnps_sent},
+            {"rate_cuts", p.transport.rate_cuts},
+            {"out_of_order_dropped", p.transport.out_of_order_dropped},
+            {"duplicates_received", p.transport.duplicates_received}}},
+          {"conservation",
+           {{"bytes_scheduled", p.bytes_scheduled},
+            {"bytes_delivered", p.bytes_delivered},
+            {"reductions_scheduled", p.reductions_scheduled},
+            {"reductions_performed", p.reductions_performed},
+            {"duplicate_deliveries", p.duplicate_deliveries},
+            {"protocol_errors", p.protocol_errors}}},
+          {"message_delivery",
+           {{"count", m.count},
+            {"mean_ns", m.mean_ns},
+            {"p50_ns", m.p50_ns},
+            {"p99_ns", m.p99_ns},
+            {"max_ns", m.max_ns}}},
+          {"fabric",
+           {{"links", p.links.size()},
+            {"drops_queue_full", p.drops_queue_full},
+            {"drops_injected", p.drops_injected},
+            {"ecn_marks", p.ecn_marks},
+            {"queue_peak_bytes", p.queue_peak_bytes},
+            {"per_dimension", per_dimension},
+            {"busiest_links", top}}}};
+}
+
+nlohmann::json FlowLinkToJson(const FlowLinkReport& l) {
+  return {{"link", l.link},
+          {"source", l.source},
+          {"target", l.target},
+          {"dimension", l.dimension},
+          {"bytes", l.bytes},
+          {"utilisation_fraction", l.utilisation},
+          {"peak_flows", l.peak_flows}};
+}
+
+// Flow-only results, shaped like the packet section's (wall time and memory left out: files
+// must be byte-identical for the same scenario).
+nlohmann::json FlowToJson(const FlowReport& f, size_t dimension_count) {
+  nlohmann::json per_dimension = nlohmann::json::array();
+  for (uint32_t d = 0; d < dimension_count; ++d) {
+    uint64_t bytes = 0, count = 0;
+    uint32_t peak = 0;
+    double max_utilisation = 0.0;
+    for (const FlowLinkReport& l : f.links) {
+      if (l.dimension != d) continue;
+      ++count;
+      bytes += l.bytes;
+      peak = std::max(peak, l.peak_flows);
+      max_utilisation = std::max(max_utilisation, l.utilisation);
+    }
+    per_dimension.push_back({{"dimension", d},
+                             {"links", count},
+                             {"bytes", bytes},
+                             {"max_link_utilisation_fraction", max_utilisation},
+                             {"peak_flows", peak}});
+  }
+  std::vector<const FlowLinkReport*> busiest;
+  for (const FlowLinkReport& l : f.links) busiest.push_back(&l);
+  const size_t shown = std::min(kBusiestLinksShown, busiest.size());
+  std::partial_sort(busiest.begin(), busiest.begin() + static_cast<ptrdiff_t>(shown), busiest.end(),
+                    [](const FlowLinkReport* a, const FlowLinkReport* b) {
+                      return a->bytes != b->bytes ? a->bytes > b->bytes : a->link < b->link;
+                    });
+  nlohmann::json top = nlohmann::json::array();
+  for (size_t i = 0; i < shown; ++i) top.push_back(FlowLinkToJson(*busiest[i]));
+  return {{"events", f.events},
+          {"rate_solves", f.rate_solves},
+          {"largest_solve_flows", f.largest_solve_flows},
+          {"simulated_ns", f.simulated_ns},
+          {"conservation",
+           {{"messages_sent", f.messages_sent},
+            {"messages_delivered", f.messages_delivered},
+            {"bytes_sent", f.bytes_sent},
+            {"bytes_delivered", f.bytes_delivered}}},
+          {"fabric",
+           {{"links", f.links.size()}, {"per_dimension", per_dimension}, {"busiest_links", top}}}};
 }
 
 }  // namespace
@@ -153,9 +208,11 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
                            {"per_dimension", per_dimension}});
   }
   out["collectives"] = collectives;
-  out["traffic"] = {{"total_bytes", report.total_traffic_bytes},
-                    {"per_npu_bytes", report.npus ? report.total_traffic_bytes / report.npus : 0.0}};
+  out["traffic"] = {
+      {"total_bytes", report.total_traffic_bytes},
+      {"per_npu_bytes", report.npus ? report.total_traffic_bytes / report.npus : 0.0}};
   if (report.packet) out["packet"] = PacketToJson(*report.packet, report.dimensions.size());
+  if (report.flow) out["flow"] = FlowToJson(*report.flow, report.dimensions.size());
   if (report.parameter_server) out["parameter_server"] = PsReportToJson(*report.parameter_server);
   if (report.gossip) out["gossip"] = GossipReportToJson(*report.gossip);
   if (report.convergence) out["convergence"] = ConvergenceReportToJson(*report.convergence);

@@ -9,6 +9,7 @@
 
 #include "models/collective.h"
 #include "sim/report/convergence-report.h"
+#include "sim/report/flow-report.h"
 #include "sim/report/gossip-report.h"
 #include "sim/report/in-network-report.h"
 #include "sim/report/packet-report.h"
@@ -84,6 +85,8 @@ struct Report {
   double total_traffic_bytes = 0.0;
   /// Filled by the packet engine only.
   std::optional<PacketReport> packet;
+  /// Filled by the flow engine only.
+  std::optional<FlowReport> flow;
   /// Filled for workload "parameter_server" only.
   std::optional<ParameterServerReport> parameter_server;
   /// Filled when workload.parameter_server.convergence is given.

@@ -1,9 +1,9 @@
 #include "sim/report/summary-table.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "sim/report/convergence-report-json.h"
 #include "sim/report/gossip-report-json.h"
@@ -46,36 +46,35 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.MegatronLayout()) {
     const TrainingWorkload& t = scenario.training;
     const PipelineLayout& p = t.pipeline;
-    const char* placed = !p.placement.empty()         ? "ranks placed as given"
+    const char* placed = !p.placement.empty()        ? "ranks placed as given"
                          : p.order == kMegatronOrder ? "ranks in Megatron's order"
                                                      : "ranks in the given order";
-    out += fmt::format("workload: {} ({} layers), batch {}, tensor {}{} x data {}{} x pipeline {} "
-                       "({}), {} over {} micro-batches{}, overlap {}\n",
-                       t.model_name, t.model.layers.size(), t.config.global_batch_samples,
-                       t.config.tensor_parallel,
-                       t.config.context_parallel > 1
-                           ? fmt::format(" x context {}", t.config.context_parallel)
-                           : std::string(),
-                       t.config.data_parallel,
-                       t.config.expert_parallel > 1
-                           ? fmt::format(" (expert {})", t.config.expert_parallel)
-                           : std::string(),
-                       p.pipeline, placed, ToString(p.schedule), p.micro_batches,
-                       p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
-                                            : std::string(),
-                       ToString(t.config.overlap));
+    out += fmt::format(
+        "workload: {} ({} layers), batch {}, tensor {}{} x data {}{} x pipeline {} "
+        "({}), {} over {} micro-batches{}, overlap {}\n",
+        t.model_name, t.model.layers.size(), t.config.global_batch_samples,
+        t.config.tensor_parallel,
+        t.config.context_parallel > 1 ? fmt::format(" x context {}", t.config.context_parallel)
+                                      : std::string(),
+        t.config.data_parallel,
+        t.config.expert_parallel > 1 ? fmt::format(" (expert {})", t.config.expert_parallel)
+                                     : std::string(),
+        p.pipeline, placed, ToString(p.schedule), p.micro_batches,
+        p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
+                             : std::string(),
+        ToString(t.config.overlap));
     if (report.graph) {
       out += fmt::format("breakdown of rank {}, the first of those whose program ends last\n",
                          report.graph->reported_rank);
     }
   } else if (scenario.workload_kind == WorkloadKind::kTraining) {
     const TrainingWorkload& t = scenario.training;
-    out += fmt::format("workload: {} ({} layers), batch {}, data {} on dims [{}], tensor {} on dims "
-                       "[{}], overlap {}\n",
-                       t.model_name, t.model.layers.size(), t.config.global_batch_samples,
-                       t.config.data_parallel, fmt::join(t.data_dimensions, ","),
-                       t.config.tensor_parallel, fmt::join(t.tensor_dimensions, ","),
-                       ToString(t.config.overlap));
+    out += fmt::format(
+        "workload: {} ({} layers), batch {}, data {} on dims [{}], tensor {} on dims "
+        "[{}], overlap {}\n",
+        t.model_name, t.model.layers.size(), t.config.global_batch_samples, t.config.data_parallel,
+        fmt::join(t.data_dimensions, ","), t.config.tensor_parallel,
+        fmt::join(t.tensor_dimensions, ","), ToString(t.config.overlap));
   } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     out += PsWorkloadLine(scenario.parameter_server);
     if (report.convergence) out += ConvergenceSummary(*report.convergence);
@@ -83,11 +82,12 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
     out += GossipSummary(*report.gossip);
   } else if (report.graph) {
     const GraphReport& g = *report.graph;
-    out += fmt::format("workload: execution graph, {} program{}, {} node{}, {} communicator{}; "
-                       "breakdown of rank {} (its program runs on {} rank{})\n",
-                       g.programs, g.programs == 1 ? "" : "s", g.nodes, g.nodes == 1 ? "" : "s",
-                       g.communicators, g.communicators == 1 ? "" : "s", g.reported_rank,
-                       g.reported_class_ranks, g.reported_class_ranks == 1 ? "" : "s");
+    out += fmt::format(
+        "workload: execution graph, {} program{}, {} node{}, {} communicator{}; "
+        "breakdown of rank {} (its program runs on {} rank{})\n",
+        g.programs, g.programs == 1 ? "" : "s", g.nodes, g.nodes == 1 ? "" : "s", g.communicators,
+        g.communicators == 1 ? "" : "s", g.reported_rank, g.reported_class_ranks,
+        g.reported_class_ranks == 1 ? "" : "s");
   } else {
     out += fmt::format("workload: {} of {} over dims [{}]\n", ToString(scenario.collective.kind),
                        FormatBytes(static_cast<double>(scenario.collective.size_bytes)),
@@ -138,11 +138,11 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
     out += fmt::format("{:<12}{:<{}}{:<16}{:>12}{:>8}{:>12}{:>12}\n", "collective", "group",
                        group_width, "kind", "size", "count", "each", "total");
     for (const CollectiveReport& c : report.collectives) {
-      out += fmt::format("{:<12}{:<{}}{:<16}{:>12}{:>8}{:>12}{:>12}\n", c.phase, c.group,
-                         group_width, ToString(c.kind),
-                         FormatBytes(static_cast<double>(c.size_bytes)),
-                         c.occurrences, FormatDuration(c.time_ns),
-                         FormatDuration(c.time_ns * static_cast<double>(c.occurrences)));
+      out +=
+          fmt::format("{:<12}{:<{}}{:<16}{:>12}{:>8}{:>12}{:>12}\n", c.phase, c.group, group_width,
+                      ToString(c.kind), FormatBytes(static_cast<double>(c.size_bytes)),
+                      c.occurrences, FormatDuration(c.time_ns),
+                      FormatDuration(c.time_ns * static_cast<double>(c.occurrences)));
     }
   }
   out += fmt::format("\ntraffic: {} per NPU, {} in total per iteration\n",
@@ -170,21 +170,43 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         FormatDuration(p.simulated_ns),
         p.wall_seconds > 0 ? p.simulated_ns * 1e-9 / p.wall_seconds : 0.0,
         FormatBytes(static_cast<double>(p.peak_memory_bytes)));
-    out += fmt::format("  transport: {} messages, {} data packets, {} retransmitted, {} timeouts, "
-                       "{} NACKs, {} CNPs\n",
-                       p.transport.messages, p.transport.data_packets_sent, p.transport.retransmitted_packets, p.transport.timeouts,
-                       p.transport.nacks_sent, p.transport.cnps_sent);
+    out += fmt::format(
+        "  transport: {} messages, {} data packets, {} retransmitted, {} timeouts, "
+        "{} NACKs, {} CNPs\n",
+        p.transport.messages, p.transport.data_packets_sent, p.transport.retransmitted_packets,
+        p.transport.timeouts, p.transport.nacks_sent, p.transport.cnps_sent);
     out += fmt::format("  fabric: peak queue {}, {} ECN marks, {} tail drops, {} injected losses\n",
                        FormatBytes(static_cast<double>(p.queue_peak_bytes)), p.ecn_marks,
                        p.drops_queue_full, p.drops_injected);
-    out += fmt::format("  messages: {} delivered, mean {}, p99 {}, max {}\n", p.message_delivery.count,
-                       FormatDuration(p.message_delivery.mean_ns),
+    out += fmt::format("  messages: {} delivered, mean {}, p99 {}, max {}\n",
+                       p.message_delivery.count, FormatDuration(p.message_delivery.mean_ns),
                        FormatDuration(p.message_delivery.p99_ns),
                        FormatDuration(p.message_delivery.max_ns));
-    out += fmt::format("  conservation: {} of {} bytes delivered, {} of {} reductions, {} protocol "
-                       "errors\n",
-                       p.bytes_delivered, p.bytes_scheduled, p.reductions_performed,
-                       p.reductions_scheduled, p.protocol_errors);
+    out += fmt::format(
+        "  conservation: {} of {} bytes delivered, {} of {} reductions, {} protocol "
+        "errors\n",
+        p.bytes_delivered, p.bytes_scheduled, p.reductions_performed, p.reductions_scheduled,
+        p.protocol_errors);
+  }
+  if (report.flow) {
+    const FlowReport& f = *report.flow;
+    uint32_t peak_flows = 0;
+    double peak_utilisation = 0.0;
+    for (const FlowLinkReport& l : f.links) {
+      peak_flows = std::max(peak_flows, l.peak_flows);
+      peak_utilisation = std::max(peak_utilisation, l.utilisation);
+    }
+    out += fmt::format(
+        "\nflow level: {} events and {} rate solves (the largest {} flows) in {:.3g} s of wall "
+        "time, simulated {}, peak memory {}\n",
+        f.events, f.rate_solves, f.largest_solve_flows, f.wall_seconds,
+        FormatDuration(f.simulated_ns), FormatBytes(static_cast<double>(f.peak_memory_bytes)));
+    out += fmt::format(
+        "  fabric: {} links, at most {} flows on one link, busiest link {:.1f} % "
+        "utilised\n",
+        f.links.size(), peak_flows, peak_utilisation * 100.0);
+    out += fmt::format("  conservation: {} of {} messages and {} of {} bytes delivered\n",
+                       f.messages_delivered, f.messages_sent, f.bytes_delivered, f.bytes_sent);
   }
   return out;
 }

@@ -7,9 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/report/report-csv.h"
+#include "sim/report/report-json.h"
 #include "tests/sim/scenario-test-util.h"
 
 namespace hfsim {
@@ -82,9 +86,47 @@ TEST(FlowEngine, IncastSharesTheReceiversLink) {
                                     {{"ranks", {1}}, {"nodes", {send(1)}}},
                                     {{"ranks", {2}}, {"nodes", {recv(1, 0), recv(2, 1)}}}}}}}}}};
   const Scenario scenario = test::ParseOrDie(doc);
-  const double flow = FlowEngine().Run(scenario).iteration.total_ns;
+  const Report report = FlowEngine().Run(scenario);
   const double analytical = AnalyticalEngine().Run(scenario).iteration.total_ns;
-  EXPECT_NEAR(flow - analytical, 100000.0 / 50, 1e-6);
+  EXPECT_NEAR(report.iteration.total_ns - analytical, 100000.0 / 50, 1e-6);
+
+  // What the flow section says of it, by hand: a Switch of 3 has an up-link and a down-link per
+  // NPU; NPU 0's and 1's up-links carry 100,000 bytes each, NPU 2's down-link both messages at
+  // once; the other three carry nothing. Every message and byte sent arrives.
+  ASSERT_TRUE(report.flow.has_value());
+  const FlowReport& f = *report.flow;
+  EXPECT_EQ(f.messages_sent, 2u);
+  EXPECT_EQ(f.messages_delivered, 2u);
+  EXPECT_EQ(f.bytes_sent, 200000u);
+  EXPECT_EQ(f.bytes_delivered, 200000u);
+  ASSERT_EQ(f.links.size(), 6u);
+  std::map<std::pair<uint64_t, uint64_t>, const FlowLinkReport*> by_ends;
+  for (const FlowLinkReport& l : f.links) by_ends[{l.source, l.target}] = &l;
+  const uint64_t hub = 3;  // vertex ids: NPUs first, then the switch
+  ASSERT_TRUE(by_ends.count({0, hub}) && by_ends.count({1, hub}) && by_ends.count({hub, 2}));
+  const FlowLinkReport& up0 = *by_ends.at({0, hub});
+  const FlowLinkReport& up1 = *by_ends.at({1, hub});
+  const FlowLinkReport& down2 = *by_ends.at({hub, 2});
+  EXPECT_EQ(up0.bytes, 100000u);
+  EXPECT_EQ(up1.bytes, 100000u);
+  EXPECT_EQ(down2.bytes, 200000u);
+  EXPECT_EQ(down2.peak_flows, 2u);
+  EXPECT_EQ(up0.peak_flows, 1u);
+  uint64_t carried = 0;
+  for (const FlowLinkReport& l : f.links) carried += l.bytes;
+  EXPECT_EQ(carried, 400000u);  // two hops per message
+  // The down-link is busy for the whole 4,000 ns of draining out of the run's 5,000 ns.
+  EXPECT_NEAR(down2.utilisation, 200000.0 / (50 * report.iteration.total_ns), 1e-12);
+  EXPECT_EQ(f.simulated_ns, report.iteration.total_ns);
+  // links.csv: a header and one row per link.
+  const std::string csv = LinksCsv(f);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "link,source,target,dimension,bytes,utilisation_fraction,peak_flows");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
+  const nlohmann::json json = ReportToJson(report, scenario);
+  EXPECT_EQ(json["flow"]["conservation"]["bytes_delivered"], 200000u);
+  EXPECT_EQ(json["flow"]["fabric"]["busiest_links"][0]["bytes"], 200000u);
+  EXPECT_FALSE(json.contains("packet"));
 }
 
 // What flows do not model is refused when the scenario is loaded, at "engine": in-network

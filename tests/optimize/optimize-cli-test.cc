@@ -1,15 +1,16 @@
 // `hfsim optimize` end to end: files written, infeasible input exits 2, --verify against
 // `hfsim run`, the packet-engine note.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
 #include "tests/temp-path.h"
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -22,7 +23,7 @@ TEST(OptimizeCli, WritesOptimumFrontierAndPlot) {
   const auto dir = hfsim::test::TempPath("hfsim-optimize-cli-test");
   std::filesystem::remove_all(dir);
   ASSERT_EQ(RunHfsim(std::string("optimize -q ") + HFSIM_SOURCE_DIR +
-                "/configs/libra-gpt3-4d-time-x-cost.json -o " + dir.string()),
+                     "/configs/libra-gpt3-4d-time-x-cost.json -o " + dir.string()),
             0);
   std::ifstream file(dir / "optimum.json");
   const nlohmann::json optimum = nlohmann::json::parse(file);
@@ -43,7 +44,8 @@ TEST(OptimizeCli, WritesOptimumFrontierAndPlot) {
 }
 
 TEST(OptimizeCli, InfeasibleExitsTwo) {
-  const auto path = std::filesystem::path(hfsim::test::TempPath("hfsim-optimize-infeasible")) += ".json";
+  const auto path = std::filesystem::path(hfsim::test::TempPath("hfsim-optimize-infeasible")) +=
+      ".json";
   std::ifstream in(std::string(HFSIM_SOURCE_DIR) + "/configs/libra-gpt3-4d-optimize.json");
   nlohmann::json scenario = nlohmann::json::parse(in);
   scenario["optimize"]["fixed"] = {{{"dimension", 0}, {"bandwidth_GBps", 600}}};
@@ -106,10 +108,10 @@ TEST(OptimizeCli, VerifyTwoMatchesRunWithBothEngines) {
   std::filesystem::create_directories(dir);
   const nlohmann::json scenario = SmallPacketScenario();
   std::ofstream(dir / "scenario.json") << scenario.dump();
-  const std::string command = "optimize " + (dir / "scenario.json").string() +
-                              " --verify 2 --no-plot -o ";
-  ASSERT_EQ(RunHfsim(command + (dir / "a").string() + " >" + (dir / "stdout.txt").string() +
-                     " 2>" + (dir / "stderr.txt").string()),
+  const std::string command =
+      "optimize " + (dir / "scenario.json").string() + " --verify 2 --no-plot -o ";
+  ASSERT_EQ(RunHfsim(command + (dir / "a").string() + " >" + (dir / "stdout.txt").string() + " 2>" +
+                     (dir / "stderr.txt").string()),
             0);
   const std::string out = ReadText(dir / "stdout.txt");
   EXPECT_NE(out.find("verify: 2 allocations with the packet engine, and the equal split for "
@@ -167,6 +169,42 @@ TEST(OptimizeCli, VerifyTwoMatchesRunWithBothEngines) {
   // Deterministic: a second run writes the same verify.csv.
   ASSERT_EQ(RunHfsim(command + (dir / "b").string() + " -q 2>/dev/null"), 0);
   EXPECT_EQ(ReadText(dir / "a" / "verify.csv"), ReadText(dir / "b" / "verify.csv"));
+  std::filesystem::remove_all(dir);
+}
+
+// --verify-engine flow: the table and verify.csv name the flow engine, and each row's time is
+// what `hfsim run -e flow` reports for that allocation. An engine flows cannot stand for is
+// refused on the command line.
+TEST(OptimizeCli, VerifyOnFlowsMatchesRunWithTheFlowEngine) {
+  const auto dir = hfsim::test::TempPath("hfsim-optimize-verify-flow-test");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const nlohmann::json scenario = SmallPacketScenario();
+  std::ofstream(dir / "scenario.json") << scenario.dump();
+  ASSERT_EQ(RunHfsim("optimize " + (dir / "scenario.json").string() +
+                     " --verify 1 --verify-engine flow --no-plot -o " + (dir / "a").string() +
+                     " >" + (dir / "stdout.txt").string() + " 2>/dev/null"),
+            0);
+  const std::string out = ReadText(dir / "stdout.txt");
+  EXPECT_NE(out.find("verify: 1 allocation with the flow engine"), std::string::npos) << out;
+  EXPECT_NE(out.find("flow ms"), std::string::npos) << out;
+  const auto rows = ReadCsv(dir / "a" / "verify.csv");
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[0][4], "flow_time_ns");
+  nlohmann::json candidate = scenario;
+  candidate["topology"]["dimensions"][0]["bandwidth_GBps"] = std::stod(rows[1][6]);
+  candidate["topology"]["dimensions"][1]["bandwidth_GBps"] = std::stod(rows[1][7]);
+  std::ofstream(dir / "candidate.json") << candidate.dump();
+  ASSERT_EQ(RunHfsim("run -q -e flow " + (dir / "candidate.json").string() + " -o " +
+                     (dir / "run").string()),
+            0);
+  std::ifstream report_file(dir / "run" / "report.json");
+  const nlohmann::json report = nlohmann::json::parse(report_file);
+  const double csv_ns = std::stod(rows[1][4]);
+  EXPECT_NEAR(report["iteration"]["time_ns"].get<double>(), csv_ns, 1e-12 * csv_ns);
+  EXPECT_EQ(RunHfsim("optimize " + (dir / "scenario.json").string() +
+                     " --verify 1 --verify-engine analytical -q 2>/dev/null"),
+            2);
   std::filesystem::remove_all(dir);
 }
 

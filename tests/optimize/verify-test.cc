@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "tests/sim/scenario-test-util.h"
 
@@ -114,11 +115,11 @@ TEST(OptimizeVerify, TimesEqualWhatRunReportsWithEachEngine) {
   const VerifyPlan plan = PlanVerification(o, 2);
   ASSERT_EQ(plan.Ranked(), 2u);
   std::vector<size_t> progress;
-  auto rows =
-      Verify(s, plan, PacketEngine(), [&](size_t index, size_t count, const VerifyCandidate&) {
-        EXPECT_EQ(count, plan.candidates.size());
-        progress.push_back(index);
-      });
+  auto rows = Verify(s, plan, PacketEngine(), EngineKind::kPacket,
+                     [&](size_t index, size_t count, const VerifyCandidate&) {
+                       EXPECT_EQ(count, plan.candidates.size());
+                       progress.push_back(index);
+                     });
   ASSERT_TRUE(rows) << rows.Error().ToString();
   ASSERT_EQ(rows.Value().size(), plan.candidates.size());
   EXPECT_EQ(progress, (std::vector<size_t>{0, 1, 2}));
@@ -133,10 +134,11 @@ TEST(OptimizeVerify, TimesEqualWhatRunReportsWithEachEngine) {
     const Scenario packet = test::ParseOrDie(file);
     EXPECT_EQ(packet.packet.mtu_bytes, 2048u);
     EXPECT_EQ(row.analytical_ns, AnalyticalEngine().Run(analytical).iteration.total_ns);
-    EXPECT_EQ(row.packet_ns, PacketEngine().Run(packet).iteration.total_ns);
+    EXPECT_EQ(row.checked_by, EngineKind::kPacket);
+    EXPECT_EQ(row.simulated_ns, PacketEngine().Run(packet).iteration.total_ns);
     // And the optimiser's own time for it is the analytical engine's.
     EXPECT_EQ(row.analytical_ns, row.candidate.allocation.time_ns);
-    EXPECT_GT(row.packet_ns, 0.0);
+    EXPECT_GT(row.simulated_ns, 0.0);
   }
   const std::string csv = VerifyCsv(rows.Value(), s);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
@@ -157,11 +159,47 @@ TEST(OptimizeVerify, PacketSectionIsHonoured) {
   VerifyPlan plan;
   plan.requested = 1;
   plan.candidates = {{1, VerifySource::kOptimum, Allocation{{60, 20}, 0, 0}}};
-  auto a = Verify(s, plan, PacketEngine());
-  auto b = Verify(t, plan, PacketEngine());
+  auto a = Verify(s, plan, PacketEngine(), EngineKind::kPacket);
+  auto b = Verify(t, plan, PacketEngine(), EngineKind::kPacket);
   ASSERT_TRUE(a && b);
   EXPECT_EQ(a.Value()[0].analytical_ns, b.Value()[0].analytical_ns);
-  EXPECT_NE(a.Value()[0].packet_ns, b.Value()[0].packet_ns);
+  EXPECT_NE(a.Value()[0].simulated_ns, b.Value()[0].simulated_ns);
+}
+
+// On the flow engine, each verified time is what `hfsim run --engine flow` reports for the file
+// with those bandwidths; the table and verify.csv name the flow engine.
+TEST(OptimizeVerify, FlowEngineTimesEqualWhatRunReports) {
+  const Scenario s = test::ParseOrDie(SmallScenario());
+  const VerifyPlan plan = PlanVerification(Solve(s), 2);
+  auto rows = Verify(s, plan, FlowEngine(), EngineKind::kFlow);
+  ASSERT_TRUE(rows) << rows.Error().ToString();
+  ASSERT_EQ(rows.Value().size(), plan.candidates.size());
+  for (const VerifyRow& row : rows.Value()) {
+    nlohmann::json file = ScenarioToJson(s);
+    const std::vector<double>& b = row.candidate.allocation.bandwidth_GBps;
+    for (size_t d = 0; d < b.size(); ++d)
+      file["topology"]["dimensions"][d]["bandwidth_GBps"] = b[d];
+    file["engine"] = "flow";
+    EXPECT_EQ(row.checked_by, EngineKind::kFlow);
+    EXPECT_EQ(row.simulated_ns, FlowEngine().Run(test::ParseOrDie(file)).iteration.total_ns);
+    EXPECT_EQ(row.analytical_ns, row.candidate.allocation.time_ns);
+    // Two chunks pipeline per NPU on flows, ahead of the closed form's busiest-dimension pace
+    // (docs/scenario.md §10.4): never slower.
+    EXPECT_LE(row.DifferencePercent(), 1e-9);
+  }
+  // In one chunk the stages run one after another and nothing shares a link: flows take the
+  // closed form's time.
+  nlohmann::json one_chunk = SmallScenario();
+  one_chunk["communication"]["chunks"] = 1;
+  const Scenario s1 = test::ParseOrDie(one_chunk);
+  auto single = Verify(s1, PlanVerification(Solve(s1), 2), FlowEngine(), EngineKind::kFlow);
+  ASSERT_TRUE(single) << single.Error().ToString();
+  for (const VerifyRow& row : single.Value()) EXPECT_NEAR(row.DifferencePercent(), 0.0, 1e-6);
+  const std::string csv = VerifyCsv(rows.Value(), s);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "rank,candidate,cost_usd,analytical_time_ns,flow_time_ns,difference_percent,B0_GBps,"
+            "B1_GBps");
+  EXPECT_NE(VerifyTable(plan, rows.Value(), s).find("with the flow engine"), std::string::npos);
 }
 
 }  // namespace
