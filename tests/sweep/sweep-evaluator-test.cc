@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/scenario/scenario-parser.h"
 #include "sim/scenario/sweep-section.h"
@@ -171,6 +172,45 @@ TEST(SweepEvaluator, PacketPointsEqualThePacketEngine) {
     for (uint64_t c = 0; c < 2; ++c) EXPECT_LT(times[c * 4 + 3], times[c * 4 + 0]);
     for (uint64_t a = 0; a < 4; ++a) EXPECT_LT(times[a], times[4 + a]);
   }
+}
+
+// Flow points: each is what FlowEngine gives for the scenario with that allocation; one
+// all-reduce in one chunk congests nothing, so each also equals the analytical time to rounding.
+TEST(SweepEvaluator, FlowPointsEqualTheFlowEngine) {
+  const std::vector<std::vector<double>> axes = {{25, 50}, {10, 40}};
+  const json document = {
+      {"topology",
+       {{"dimensions",
+         test::Dims(test::Dim("Ring", 4, 50, 100), test::Dim("Switch", 4, 25, 500))}}},
+      {"workload", {{"collective", {{"kind", "all_reduce"}, {"size_bytes", 1 << 20}}}}},
+      {"sweep",
+       {{"engine", "flow"},
+        {"bandwidth_GBps", {{"grid", axes}}},
+        {"parameters", {Parameter("workload.collective.kind", {"all_reduce", "all_to_all"})}}}}};
+  const auto plan = test::PlanOrFail(document);
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->Engine(), EngineKind::kFlow);
+  ASSERT_EQ(plan->PointCount(), 8u);
+  PointEvaluator evaluator(*plan);
+  for (uint64_t p = 0; p < 8; ++p) {
+    Scenario scenario = PointScenario(document, p / 4, GridAllocation(axes, p % 4));
+    const double analytical = AnalyticalEngine().Run(scenario).iteration.total_ns;
+    scenario.engine = EngineKind::kFlow;
+    const double got = evaluator.TimeNs(p);
+    EXPECT_EQ(Bits(got), Bits(FlowEngine().Run(scenario).iteration.total_ns)) << "point " << p;
+    EXPECT_NEAR(got / analytical, 1.0, 1e-9) << "point " << p;
+  }
+}
+
+// What flows do not model is refused at sweep.engine, with the reason.
+TEST(SweepEvaluator, FlowSweepOfAnInNetworkScenarioIsRefusedAtItsEngine) {
+  json document = LoadConfig("s1-switchml-vs-ring.json");
+  document["sweep"] = {{"engine", "flow"}, {"bandwidth_GBps", {{"list", {{100}}}}}};
+  auto scenario = ParseScenario(document);
+  ASSERT_FALSE(scenario);
+  EXPECT_EQ(scenario.Error().where, "sweep.engine");
+  EXPECT_NE(scenario.Error().ToString().find("no switch that aggregates"), std::string::npos)
+      << scenario.Error().ToString();
 }
 
 TEST(SweepEvaluator, TheEngineOptionOverridesTheSection) {
