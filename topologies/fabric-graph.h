@@ -185,18 +185,32 @@ class FabricGraph {
 
 template <typename Visit>
 void FabricGraph::ForEachLinkOnRoute(VertexId src, VertexId dst, Visit&& visit) const {
-  uint64_t at = src;
-  for (uint32_t d = 0; d < m_topology.DimensionCount(); ++d) {
-    const uint32_t from = m_topology.Coordinate(at, d);
-    const uint32_t to = m_topology.Coordinate(dst, d);
-    if (from == to) continue;
-    const Layout& layout = m_layout[d];
-    // The group is fixed while moving along d, so its first link is computed once per dimension.
-    const uint64_t group_first = layout.link_offset + GroupIndex(at, d) * layout.links_per_group;
-    layout.links.ForEachLinkOnRoute(from, to, [&](uint32_t local_link) {
-      visit(static_cast<LinkId>(group_first + DenseLocalLink(layout, local_link)));
-    });
-    at = m_topology.PeerAlong(at, d, to);
+  // NPU ids are mixed-radix numbers (dimension 0 fastest), so both ends' coordinates come from
+  // one division per dimension each, and the group of the NPU reached so far (dst's coordinates
+  // below d, src's above) from what is left of them: the flow and packet engines call this for
+  // every message, and a Coordinate() per step costs several divisions.
+  uint64_t src_high = src;  // src / stride(d): its coordinates from d on
+  uint64_t dst_high = dst;
+  uint64_t dst_low = 0;  // dst % stride(d): its coordinates below d
+  for (uint32_t d = 0; d < m_topology.DimensionCount() && src_high != dst_high; ++d) {
+    const uint32_t n = m_topology.Dim(d).size;
+    const uint64_t src_next = src_high / n;
+    const uint64_t dst_next = dst_high / n;
+    const uint32_t from = static_cast<uint32_t>(src_high - src_next * n);
+    const uint32_t to = static_cast<uint32_t>(dst_high - dst_next * n);
+    const uint64_t stride = m_topology.Stride(d);
+    if (from != to) {
+      const Layout& layout = m_layout[d];
+      // GroupIndex of the NPU reached so far: its id modulo the stride, plus what lies above d.
+      const uint64_t group = dst_low + src_next * stride;
+      const uint64_t group_first = layout.link_offset + group * layout.links_per_group;
+      layout.links.ForEachLinkOnRoute(from, to, [&](uint32_t local_link) {
+        visit(static_cast<LinkId>(group_first + DenseLocalLink(layout, local_link)));
+      });
+    }
+    dst_low += static_cast<uint64_t>(to) * stride;
+    src_high = src_next;
+    dst_high = dst_next;
   }
 }
 

@@ -70,9 +70,9 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   return scenario;
 }
 
-// Where a packet run is expected to end, for its progress line: the analytical engine's time of
-// everything the run simulates (every parameter-server iteration, every gossip step; its report
-// gives one), or 0 when it cannot price the scenario.
+// Where a packet or flow run is expected to end, for its progress line: the analytical engine's
+// time of everything the run simulates (every parameter-server iteration, every gossip step; its
+// report gives one), or 0 when it cannot price the scenario.
 double ExpectedEndNs(const Scenario& scenario) {
   try {
     const double one = AnalyticalEngine().Run(scenario).iteration.total_ns;
@@ -84,6 +84,23 @@ double ExpectedEndNs(const Scenario& scenario) {
   } catch (const std::exception&) {
     return 0.0;
   }
+}
+
+// A packet or flow run with its progress line on a terminal. Only there: the estimate costs an
+// analytical run, the hook a look at the clock now and then.
+template <typename MessageEngine>
+Report RunShowingProgress(MessageEngine& engine, const char* label, const Scenario& scenario,
+                          std::optional<Timeline>& timeline, bool quiet) {
+  const bool shown = !quiet && isatty(2) != 0;
+  RunProgress progress(label, shown ? ExpectedEndNs(scenario) : 0.0, shown);
+  if (shown) {
+    engine.SetProgress([&progress](double simulated_ns, uint64_t events) {
+      progress.Update(simulated_ns, events);
+    });
+  }
+  Report report = engine.Run(scenario, timeline);
+  progress.Finish();
+  return report;
 }
 
 }  // namespace
@@ -144,18 +161,10 @@ int RunCommand::Execute() const {
   try {
     if (scenario.engine == EngineKind::kPacket) {
       PacketEngine engine;
-      // Only on a terminal: the estimate costs an analytical run, the hook a look per event.
-      const bool shown = !quiet && isatty(2) != 0;
-      RunProgress progress("packet engine", shown ? ExpectedEndNs(scenario) : 0.0, shown);
-      if (shown) {
-        engine.SetProgress([&progress](double simulated_ns, uint64_t events) {
-          progress.Update(simulated_ns, events);
-        });
-      }
-      report = engine.Run(scenario, timeline);
-      progress.Finish();
+      report = RunShowingProgress(engine, "packet engine", scenario, timeline, quiet);
     } else if (scenario.engine == EngineKind::kFlow) {
-      report = FlowEngine().Run(scenario, timeline);
+      FlowEngine engine;
+      report = RunShowingProgress(engine, "flow engine", scenario, timeline, quiet);
     } else {
       report = AnalyticalEngine().Run(scenario, timeline);
     }

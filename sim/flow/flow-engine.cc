@@ -75,6 +75,7 @@ Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeli
   const FabricGraph fabric(topology);
   report.npus = topology.NpuCount();
   FlowClock clock;
+  if (m_progress) clock.SetProgress(m_progress, m_progress_interval);
   FlowTransport transport(fabric, clock);
   MessageMux mux(transport);  // channel 0: the executor's collectives; 1: the graph's sends
   // No per-message timings: the flow report does not use them, and at 12 bytes a message they

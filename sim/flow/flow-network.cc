@@ -1,6 +1,7 @@
 #include "sim/flow/flow-network.h"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 
 #include "sim/flow/max-min-rates.h"
@@ -17,10 +18,8 @@ FlowNetwork::FlowNetwork(const FabricGraph& fabric)
 
 FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t bytes) {
   const FlowId id = m_next_id++;
-  std::vector<LinkId> route = m_fabric->Route(src, dst);
-  const double latency = m_fabric->RouteLatency_ns(route);
-  if (route.empty() || bytes == 0) {
-    Push(m_arrivals, {m_now + latency, id});
+  if (src == dst || bytes == 0) {
+    m_arrivals.Add(m_now + m_fabric->RouteLatency_ns(src, dst), id);
     return id;
   }
   uint32_t slot;
@@ -32,9 +31,16 @@ FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t byte
     m_free.pop_back();
   }
   Flow& flow = m_slots[slot];
-  flow = Flow{
-      id, std::move(route), static_cast<double>(bytes), m_now, 0.0, latency, true, flow.version + 1,
-      0};
+  flow.route.clear();  // a reused slot keeps its route's memory
+  m_fabric->AppendRoute(src, dst, flow.route);
+  flow.id = id;
+  flow.remaining = static_cast<double>(bytes);
+  flow.since = m_now;
+  flow.rate = 0.0;
+  flow.latency = m_fabric->RouteLatency_ns(flow.route);
+  flow.draining = true;
+  ++flow.version;
+  flow.mark = 0;
   for (const LinkId link : flow.route) {
     if (__builtin_add_overflow(m_link_bytes[link], bytes, &m_link_bytes[link])) {
       throw std::overflow_error("FlowNetwork: a link carried more than 2^64 bytes");
@@ -43,7 +49,7 @@ FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t byte
     m_link_peak[link] = std::max(m_link_peak[link], static_cast<uint32_t>(m_flows_on[link].size()));
   }
   // Solved lazily, once for every flow started at this time (a collective's step starts many).
-  m_dirty.insert(m_dirty.end(), m_slots[slot].route.begin(), m_slots[slot].route.end());
+  m_dirty.insert(m_dirty.end(), flow.route.begin(), flow.route.end());
   return id;
 }
 
@@ -52,8 +58,11 @@ FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t byte
 // bytes left settled at the old rate first, and its drain time filed anew.
 void FlowNetwork::Solve(const std::vector<LinkId>& changed) {
   ++m_generation;
-  std::vector<LinkId> links;
-  std::vector<uint32_t> flows;
+  // Scratch kept between solves: a run makes millions of them.
+  std::vector<LinkId>& links = m_solve_links;
+  std::vector<uint32_t>& flows = m_solve_flows;
+  links.clear();
+  flows.clear();
   auto visit_link = [&](LinkId link) {
     if (m_link_mark[link] == m_generation) return;
     m_link_mark[link] = m_generation;
@@ -72,34 +81,47 @@ void FlowNetwork::Solve(const std::vector<LinkId>& changed) {
   if (flows.empty()) return;
   ++m_solves;
   m_largest_solve = std::max<uint64_t>(m_largest_solve, flows.size());
-  std::sort(flows.begin(), flows.end());  // deterministic: by slot, whatever the search order
-  std::vector<double> capacity;
-  capacity.reserve(links.size());
+  // No sorting: the search order is itself deterministic, and max-min rates do not depend on
+  // the order of the flows.
+  std::vector<double>& capacity = m_solve_capacity;
+  capacity.clear();
   for (size_t i = 0; i < links.size(); ++i) {
     capacity.push_back(m_fabric->Link(links[i]).bandwidth_Bpns);
     m_local[links[i]] = static_cast<uint32_t>(i);
   }
-  std::vector<FlowDemand> demands(flows.size());
+  // Demands are reused whole (their link lists keep their memory); only the first
+  // flows.size() are passed.
+  if (m_solve_demands.size() < flows.size()) m_solve_demands.resize(flows.size());
   for (size_t f = 0; f < flows.size(); ++f) {
-    for (const LinkId link : m_slots[flows[f]].route) demands[f].links.push_back(m_local[link]);
+    std::vector<uint32_t>& on = m_solve_demands[f].links;
+    on.clear();
+    for (const LinkId link : m_slots[flows[f]].route) on.push_back(m_local[link]);
   }
+  const std::span<const FlowDemand> demands(m_solve_demands.data(), flows.size());
   const std::vector<double> rates = MaxMinRates(capacity, demands);
   for (size_t f = 0; f < flows.size(); ++f) {
     Flow& flow = m_slots[flows[f]];
+    // A flow whose rate has not changed keeps its drain time: its entry stays valid, and
+    // re-filing it would only grow the heap with stale entries (most of a large component is
+    // untouched by one flow leaving).
+    if (flow.rate == rates[f]) continue;
     flow.remaining -= flow.rate * (m_now - flow.since);
     flow.since = m_now;
     flow.rate = rates[f];
     ++flow.version;
-    Push(m_drains, {m_now + std::max(0.0, flow.remaining) / flow.rate, flows[f], flow.version});
+    m_drains.Add(m_now + std::max(0.0, flow.remaining) / flow.rate, {flows[f], flow.version});
   }
 }
 
 void FlowNetwork::DropStale() {
-  while (!m_drains.empty()) {
-    const Drain& top = m_drains.front();
-    const Flow& flow = m_slots[top.key];
-    if (flow.draining && flow.version == top.version) return;
-    Pop(m_drains);
+  while (!m_drains.Empty()) {
+    std::vector<Drain>& first = m_drains.First();
+    while (!first.empty() && Stale(first.front())) {
+      first.front() = first.back();
+      first.pop_back();
+    }
+    if (!first.empty()) return;
+    m_drains.DropFirst();
   }
 }
 
@@ -114,8 +136,8 @@ double FlowNetwork::NextEvent() {
   Flush();
   DropStale();
   double next = std::numeric_limits<double>::infinity();
-  if (!m_drains.empty()) next = m_drains.front().at;
-  if (!m_arrivals.empty()) next = std::min(next, m_arrivals.front().at);
+  if (!m_drains.Empty()) next = m_drains.FirstTime();
+  if (!m_arrivals.Empty()) next = std::min(next, m_arrivals.FirstTime());
   return next;
 }
 
@@ -127,30 +149,31 @@ std::vector<FlowNetwork::FlowId> FlowNetwork::AdvanceTo(double until) {
   // Flows drained by now leave; their last byte is on its way, and the flows that shared their
   // links get new rates.
   std::vector<LinkId> freed;
-  while (true) {
-    DropStale();
-    if (m_drains.empty() || m_drains.front().at > m_now) break;
-    const uint32_t slot = m_drains.front().key;
-    Pop(m_drains);
-    Flow& flow = m_slots[slot];
-    flow.draining = false;
-    for (const LinkId link : flow.route) {
-      auto& on = m_flows_on[link];
-      on.erase(std::find(on.begin(), on.end(), slot));
-      freed.push_back(link);
+  DropStale();
+  while (!m_drains.Empty() && m_drains.FirstTime() <= m_now) {
+    for (const Drain& drain : m_drains.First()) {
+      if (Stale(drain)) continue;
+      Flow& flow = m_slots[drain.slot];
+      flow.draining = false;
+      for (const LinkId link : flow.route) {
+        auto& on = m_flows_on[link];
+        on.erase(std::find(on.begin(), on.end(), drain.slot));
+        freed.push_back(link);
+      }
+      m_arrivals.Add(m_now + flow.latency, flow.id);
+      m_free.push_back(drain.slot);
     }
-    Push(m_arrivals, {m_now + flow.latency, flow.id});
-    flow.route.clear();
-    m_free.push_back(slot);
+    m_drains.DropFirst();
+    DropStale();
   }
   if (!freed.empty()) {
     m_dirty.insert(m_dirty.end(), freed.begin(), freed.end());
     Flush();
   }
   std::vector<FlowId> arrived;
-  while (!m_arrivals.empty() && m_arrivals.front().at <= m_now) {
-    arrived.push_back(m_arrivals.front().key);
-    Pop(m_arrivals);
+  while (!m_arrivals.Empty() && m_arrivals.FirstTime() <= m_now) {
+    arrived.insert(arrived.end(), m_arrivals.First().begin(), m_arrivals.First().end());
+    m_arrivals.DropFirst();
   }
   std::sort(arrived.begin(), arrived.end());
   return arrived;

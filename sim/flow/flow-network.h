@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <vector>
 
+#include "sim/flow/max-min-rates.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
@@ -57,34 +59,40 @@ class FlowNetwork {
     uint64_t version = 0;   // bumped at every new rate: older drain entries are stale
     uint64_t mark = 0;      // the last solve that reached it
   };
-  // Heaps (std::push_heap order, the earliest on top) of drain times by slot and of arrivals
-  // by flow id.
+  // Events filed by time, one bucket per distinct time. Many flows share a time (every flow of
+  // a collective's step starts, drains and arrives together), and times are mostly filed in
+  // increasing order, so a bucket is usually found at the end in O(1): much cheaper than a heap
+  // entry per flow, which a step of thousands of flows would sift through.
+  template <typename Entry>
+  class TimeBuckets {
+   public:
+    void Add(double at, Entry entry) {
+      if (!m_buckets.empty() && m_buckets.rbegin()->first == at) {
+        m_buckets.rbegin()->second.push_back(entry);
+      } else {
+        m_buckets[at].push_back(entry);
+      }
+    }
+    bool Empty() const { return m_buckets.empty(); }
+    double FirstTime() const { return m_buckets.begin()->first; }
+    std::vector<Entry>& First() { return m_buckets.begin()->second; }
+    void DropFirst() { m_buckets.erase(m_buckets.begin()); }
+
+   private:
+    std::map<double, std::vector<Entry>> m_buckets;
+  };
   struct Drain {
-    double at;
-    uint32_t key;  // slot
-    uint64_t version;
+    uint32_t slot;
+    uint64_t version;  // the flow's version when filed: stale once the flow changes rate
   };
-  struct Arrival {
-    double at;
-    FlowId key;
-  };
-  template <typename Entry>
-  static void Push(std::vector<Entry>& heap, Entry entry) {
-    heap.push_back(entry);
-    std::push_heap(heap.begin(), heap.end(), [](const Entry& a, const Entry& b) {
-      return a.at != b.at ? a.at > b.at : a.key > b.key;
-    });
-  }
-  template <typename Entry>
-  static void Pop(std::vector<Entry>& heap) {
-    std::pop_heap(heap.begin(), heap.end(), [](const Entry& a, const Entry& b) {
-      return a.at != b.at ? a.at > b.at : a.key > b.key;
-    });
-    heap.pop_back();
+  bool Stale(const Drain& drain) const {
+    const Flow& flow = m_slots[drain.slot];
+    return !flow.draining || flow.version != drain.version;
   }
   // New rates for the flows connected, through shared links, to `changed`.
   void Solve(const std::vector<LinkId>& changed);
-  // Pops drain entries whose flow has left or changed rate since.
+  // Drops drain entries whose flow has left or changed rate since, until the first bucket
+  // starts with a valid one (or none is left).
   void DropStale();
   // Solves for the links changed since the last solve (flows started), if any.
   void Flush();
@@ -94,8 +102,8 @@ class FlowNetwork {
   FlowId m_next_id = 0;
   std::vector<Flow> m_slots;  // draining flows, by slot; freed slots are reused
   std::vector<uint32_t> m_free;
-  std::vector<Drain> m_drains;
-  std::vector<Arrival> m_arrivals;  // drained (or empty) messages, their last byte on its way
+  TimeBuckets<Drain> m_drains;
+  TimeBuckets<FlowId> m_arrivals;  // drained (or empty) messages, their last byte on its way
   std::vector<uint64_t> m_link_bytes;
   std::vector<uint32_t> m_link_peak;
   std::vector<std::vector<uint32_t>> m_flows_on;  // per link: slots of the flows draining on it
@@ -105,6 +113,11 @@ class FlowNetwork {
   uint64_t m_solves = 0;
   uint64_t m_largest_solve = 0;
   std::vector<LinkId> m_dirty;  // links of flows started since the last solve
+  // Solve's scratch, kept to spare its allocations.
+  std::vector<LinkId> m_solve_links;
+  std::vector<uint32_t> m_solve_flows;
+  std::vector<double> m_solve_capacity;
+  std::vector<FlowDemand> m_solve_demands;
 };
 
 }  // namespace hfsim

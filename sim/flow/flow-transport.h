@@ -3,6 +3,7 @@
 // them the same driver that runs a graph on ns-3 packets runs it on fluid flows.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
@@ -20,6 +21,13 @@ class FlowClock : public EventClock {
   void ScheduleNs(double delay_ns, std::function<void()> callback) override;
   /// Runs every event, and those they schedule, until none is left. Returns how many ran.
   uint64_t Run();
+  /// Called during Run with the simulated time and the events run so far, at most once per
+  /// `interval` of wall time (a terminal's progress line). Results do not depend on it.
+  void SetProgress(std::function<void(double simulated_ns, uint64_t events)> hook,
+                   std::chrono::milliseconds interval) {
+    m_progress = std::move(hook);
+    m_progress_interval = interval;
+  }
 
  private:
   struct Event {
@@ -30,6 +38,8 @@ class FlowClock : public EventClock {
   double m_now = 0.0;
   uint64_t m_sequence = 0;
   std::vector<Event> m_heap;  // std::push_heap / pop_heap: the earliest on top
+  std::function<void(double, uint64_t)> m_progress;
+  std::chrono::milliseconds m_progress_interval{200};
 };
 
 /// Messages as flows: a message is delivered when its last byte arrives (FlowNetwork), and its

@@ -6,12 +6,11 @@
 namespace hfsim {
 
 std::vector<double> MaxMinRates(const std::vector<double>& capacity,
-                                const std::vector<FlowDemand>& flows) {
+                                std::span<const FlowDemand> flows) {
   const size_t link_count = capacity.size();
   std::vector<double> rate(flows.size(), 0.0);
   std::vector<double> left = capacity;               // capacity not yet handed out
   std::vector<uint32_t> unfrozen_on(link_count, 0);  // unfrozen flows per link
-  std::vector<std::vector<uint32_t>> flows_on(link_count);
   std::vector<bool> frozen(flows.size(), false);
   size_t unfrozen = 0;
   for (uint32_t f = 0; f < flows.size(); ++f) {
@@ -23,9 +22,18 @@ std::vector<double> MaxMinRates(const std::vector<double>& capacity,
     for (const uint32_t l : flows[f].links) {
       if (l >= link_count) throw std::out_of_range("MaxMinRates: a flow names a missing link");
       ++unfrozen_on[l];
-      flows_on[l].push_back(f);
     }
     ++unfrozen;
+  }
+  // The flows of each link, as one array: link l's are on_link[start[l]] to on_link[start[l+1]).
+  std::vector<uint32_t> start(link_count + 1, 0);
+  for (size_t l = 0; l < link_count; ++l) start[l + 1] = start[l] + unfrozen_on[l];
+  std::vector<uint32_t> on_link(start[link_count]);
+  {
+    std::vector<uint32_t> fill(start.begin(), start.end() - 1);
+    for (uint32_t f = 0; f < flows.size(); ++f) {
+      for (const uint32_t l : flows[f].links) on_link[fill[l]++] = f;
+    }
   }
   auto freeze = [&](uint32_t f) {
     frozen[f] = true;
@@ -53,8 +61,8 @@ std::vector<double> MaxMinRates(const std::vector<double>& capacity,
     }
     for (size_t l = 0; l < link_count; ++l) {
       if (unfrozen_on[l] == 0 || left[l] > 1e-12 * capacity[l]) continue;
-      for (const uint32_t f : flows_on[l]) {
-        if (!frozen[f]) freeze(f);
+      for (uint32_t i = start[l]; i < start[l + 1]; ++i) {
+        if (!frozen[on_link[i]]) freeze(on_link[i]);
       }
     }
   }

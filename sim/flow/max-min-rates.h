@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace hfsim {
@@ -22,6 +23,10 @@ struct FlowDemand {
 /// crossing no link takes its cap (infinite caps then stay infinite). Deterministic: the same
 /// input gives the same rates bit for bit.
 std::vector<double> MaxMinRates(const std::vector<double>& capacity,
-                                const std::vector<FlowDemand>& flows);
+                                std::span<const FlowDemand> flows);
+inline std::vector<double> MaxMinRates(const std::vector<double>& capacity,
+                                       const std::vector<FlowDemand>& flows) {
+  return MaxMinRates(capacity, std::span<const FlowDemand>(flows));
+}
 
 }  // namespace hfsim
