@@ -16,10 +16,10 @@ FlowNetwork::FlowNetwork(const FabricGraph& fabric)
       m_link_mark(fabric.LinkCount(), 0),
       m_local(fabric.LinkCount(), 0) {}
 
-FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t bytes) {
+FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t tag) {
   const FlowId id = m_next_id++;
   if (src == dst || bytes == 0) {
-    m_arrivals.Add(m_now + m_fabric->RouteLatency_ns(src, dst), id);
+    m_arrivals.Add(m_now + m_fabric->RouteLatency_ns(src, dst), {id, tag, bytes});
     return id;
   }
   uint32_t slot;
@@ -34,6 +34,8 @@ FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t byte
   flow.route.clear();  // a reused slot keeps its route's memory
   m_fabric->AppendRoute(src, dst, flow.route);
   flow.id = id;
+  flow.tag = tag;
+  flow.bytes = bytes;
   flow.remaining = static_cast<double>(bytes);
   flow.since = m_now;
   flow.rate = 0.0;
@@ -127,9 +129,9 @@ void FlowNetwork::DropStale() {
 
 void FlowNetwork::Flush() {
   if (m_dirty.empty()) return;
-  std::vector<LinkId> changed;
-  changed.swap(m_dirty);
-  Solve(changed);
+  m_changed.swap(m_dirty);  // both keep their memory
+  m_dirty.clear();
+  Solve(m_changed);
 }
 
 double FlowNetwork::NextEvent() {
@@ -141,14 +143,15 @@ double FlowNetwork::NextEvent() {
   return next;
 }
 
-std::vector<FlowNetwork::FlowId> FlowNetwork::AdvanceTo(double until) {
+const std::vector<FlowNetwork::Arrival>& FlowNetwork::Advance(double until) {
   if (until < m_now || until > NextEvent() * (1 + 1e-12)) {
     throw std::invalid_argument("FlowNetwork::AdvanceTo: from now to the next event at most");
   }
   m_now = until;
   // Flows drained by now leave; their last byte is on its way, and the flows that shared their
-  // links get new rates.
-  std::vector<LinkId> freed;
+  // links get new rates at the next solve. That solve is left for NextEvent, before time moves
+  // on, so that it also covers the flows that the arrivals start at this same time (a step's
+  // sends follow its receives at once): one solve of the links where two would do the same.
   DropStale();
   while (!m_drains.Empty() && m_drains.FirstTime() <= m_now) {
     for (const Drain& drain : m_drains.First()) {
@@ -158,25 +161,28 @@ std::vector<FlowNetwork::FlowId> FlowNetwork::AdvanceTo(double until) {
       for (const LinkId link : flow.route) {
         auto& on = m_flows_on[link];
         on.erase(std::find(on.begin(), on.end(), drain.slot));
-        freed.push_back(link);
+        m_dirty.push_back(link);
       }
-      m_arrivals.Add(m_now + flow.latency, flow.id);
+      m_arrivals.Add(m_now + flow.latency, {flow.id, flow.tag, flow.bytes});
       m_free.push_back(drain.slot);
     }
     m_drains.DropFirst();
     DropStale();
   }
-  if (!freed.empty()) {
-    m_dirty.insert(m_dirty.end(), freed.begin(), freed.end());
-    Flush();
-  }
-  std::vector<FlowId> arrived;
+  m_arrived.clear();
   while (!m_arrivals.Empty() && m_arrivals.FirstTime() <= m_now) {
-    arrived.insert(arrived.end(), m_arrivals.First().begin(), m_arrivals.First().end());
+    m_arrived.insert(m_arrived.end(), m_arrivals.First().begin(), m_arrivals.First().end());
     m_arrivals.DropFirst();
   }
-  std::sort(arrived.begin(), arrived.end());
-  return arrived;
+  std::sort(m_arrived.begin(), m_arrived.end(),
+            [](const Arrival& a, const Arrival& b) { return a.id < b.id; });
+  return m_arrived;
+}
+
+std::vector<FlowNetwork::FlowId> FlowNetwork::AdvanceTo(double until) {
+  std::vector<FlowId> ids;
+  for (const Arrival& a : Advance(until)) ids.push_back(a.id);
+  return ids;
 }
 
 }  // namespace hfsim

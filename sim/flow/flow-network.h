@@ -23,21 +23,30 @@ namespace hfsim {
 
 class FlowNetwork {
  public:
-  using FlowId = uint32_t;
+  using FlowId = uint64_t;  // in start order; 2^64 never wraps
 
   explicit FlowNetwork(const FabricGraph& fabric);
 
   /// Starts a message of `bytes` from NPU `src` to NPU `dst` now (the time of the last
   /// AdvanceTo, 0 at first). A message to itself, or of 0 bytes, only waits for the latency.
-  FlowId Start(uint32_t src, uint32_t dst, uint64_t bytes);
+  /// `tag` is the caller's, handed back on arrival (so that it needs no map of its own).
+  FlowId Start(uint32_t src, uint32_t dst, uint64_t bytes, uint64_t tag = 0);
 
   /// When the next flow finishes draining or the next message arrives (infinity when nothing is
   /// under way).
   double NextEvent();
   double Now() const { return m_now; }
 
+  struct Arrival {
+    FlowId id;
+    uint64_t tag;
+    uint64_t bytes;
+  };
   /// Moves time to `until` (at least Now(), at most NextEvent()) and returns the messages that
-  /// have arrived by then, in the order they were started.
+  /// have arrived by then, in the order they were started. The vector is reused by the next
+  /// call.
+  const std::vector<Arrival>& Advance(double until);
+  /// The same, as flow ids.
   std::vector<FlowId> AdvanceTo(double until);
 
   /// Per link (LinkId), bytes carried so far and the most flows it carried at once.
@@ -50,6 +59,8 @@ class FlowNetwork {
  private:
   struct Flow {
     FlowId id = 0;
+    uint64_t tag = 0;
+    uint64_t bytes = 0;
     std::vector<LinkId> route;
     double remaining = 0.0;  // bytes not yet drained at time `since`
     double since = 0.0;
@@ -103,7 +114,8 @@ class FlowNetwork {
   std::vector<Flow> m_slots;  // draining flows, by slot; freed slots are reused
   std::vector<uint32_t> m_free;
   TimeBuckets<Drain> m_drains;
-  TimeBuckets<FlowId> m_arrivals;  // drained (or empty) messages, their last byte on its way
+  TimeBuckets<Arrival> m_arrivals;  // drained (or empty) messages, their last byte on its way
+  std::vector<Arrival> m_arrived;   // AdvanceTo's scratch
   std::vector<uint64_t> m_link_bytes;
   std::vector<uint32_t> m_link_peak;
   std::vector<std::vector<uint32_t>> m_flows_on;  // per link: slots of the flows draining on it
@@ -112,7 +124,8 @@ class FlowNetwork {
   uint64_t m_generation = 0;
   uint64_t m_solves = 0;
   uint64_t m_largest_solve = 0;
-  std::vector<LinkId> m_dirty;  // links of flows started since the last solve
+  std::vector<LinkId> m_dirty;    // links of flows started or drained since the last solve
+  std::vector<LinkId> m_changed;  // Flush's scratch
   // Solve's scratch, kept to spare its allocations.
   std::vector<LinkId> m_solve_links;
   std::vector<uint32_t> m_solve_flows;

@@ -50,9 +50,9 @@ FlowTransport::FlowTransport(const FabricGraph& fabric, EventClock& clock)
 
 void FlowTransport::Send(const Message& message) {
   CatchUp();
-  const FlowNetwork::FlowId id = m_network.Start(static_cast<uint32_t>(message.src),
-                                                 static_cast<uint32_t>(message.dst), message.bytes);
-  m_messages.emplace(id, message);
+  // The message's id rides with the flow as its tag: no map from flows back to messages.
+  m_network.Start(static_cast<uint32_t>(message.src), static_cast<uint32_t>(message.dst),
+                  message.bytes, message.id);
   ++m_messages_sent;
   m_bytes_sent += message.bytes;
   // One wake-up for every message sent at this time: the network solves their rates together.
@@ -74,13 +74,13 @@ void FlowTransport::CatchUp() {
     const bool due = next <= now * (1 + 1e-12);
     const double to = due ? std::max(next, m_network.Now()) : now;
     if (to < m_network.Now()) break;
-    for (const FlowNetwork::FlowId id : m_network.AdvanceTo(to)) {
-      const Message message = m_messages.at(id);
-      m_messages.erase(id);
+    // Copied out: the handlers send, and the network reuses its vector (capacity kept here).
+    m_arrived = m_network.Advance(to);
+    for (const FlowNetwork::Arrival& arrival : m_arrived) {
       ++m_messages_delivered;
-      m_bytes_delivered += message.bytes;
-      if (m_handlers.delivered) m_handlers.delivered(message.id);
-      if (m_handlers.acknowledged) m_handlers.acknowledged(message.id);
+      m_bytes_delivered += arrival.bytes;
+      if (m_handlers.delivered) m_handlers.delivered(arrival.tag);
+      if (m_handlers.acknowledged) m_handlers.acknowledged(arrival.tag);
     }
     if (!due) break;
   }

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/flow/flow-network.h"
@@ -68,7 +67,7 @@ class FlowTransport : public MessageTransport {
   EventClock* m_clock;
   FlowNetwork m_network;
   Handlers m_handlers;
-  std::unordered_map<FlowNetwork::FlowId, Message> m_messages;
+  std::vector<FlowNetwork::Arrival> m_arrived;  // the arrivals being delivered
   uint64_t m_generation = 0;
   bool m_wake_pending = false;  // a wake-up is due at this time already
   uint64_t m_messages_sent = 0;
