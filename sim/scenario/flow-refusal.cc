@@ -1,10 +1,13 @@
 #include "sim/scenario/flow-refusal.h"
 
+#include <fmt/format.h>
+
+#include "sim/scenario/flow-memory.h"
 #include "sim/scenario/scenario-graph.h"
 
 namespace hfsim {
 
-std::optional<std::string> FlowRefusal(const Scenario& scenario) {
+std::optional<std::string> FlowModelRefusal(const Scenario& scenario) {
   if (!RunsAsGraph(scenario)) {
     return std::string(
         "got \"flow\", which runs training, collective and graph workloads; accepted for a "
@@ -18,6 +21,24 @@ std::optional<std::string> FlowRefusal(const Scenario& scenario) {
             "algorithm: \"analytical\" or \"packet\"");
       }
     }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> FlowRefusal(const Scenario& scenario) {
+  if (auto refusal = FlowModelRefusal(scenario)) return refusal;
+  const FlowMemoryEstimate memory = EstimateFlowMemory(scenario);
+  const double limit = scenario.packet.max_memory_GiB * 1073741824.0;
+  if (memory.TotalBytes() > limit) {
+    return fmt::format(
+        "got \"flow\", which would need about {:.1f} GiB ({:.1f} GiB for the fabric, {:.1f} GiB "
+        "for {:.0f} block transfers of the collectives' schedules; docs/flow.md, \"Memory\"), "
+        "above the limit of {} GiB (packet.max_memory_GiB, which bounds flow runs too); "
+        "accepted: a smaller scenario, the analytical engine, or a larger "
+        "\"packet.max_memory_GiB\" on a machine that has it",
+        memory.TotalBytes() / 1073741824.0, memory.fabric_bytes / 1073741824.0,
+        memory.schedule_bytes / 1073741824.0, memory.schedule_transfers,
+        scenario.packet.max_memory_GiB);
   }
   return std::nullopt;
 }

@@ -2,13 +2,14 @@
 // that need several sections at once. The workload section is in workload-section.cc.
 #include "sim/scenario/scenario-parser.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
 
-#include <fmt/format.h>
-
 #include "models/multi-dim-collective.h"
+#include "sim/analytical/graph-pricing.h"
 #include "sim/scenario/aggregation-section.h"
 #include "sim/scenario/compression-section.h"
 #include "sim/scenario/flow-refusal.h"
@@ -16,17 +17,16 @@
 #include "sim/scenario/json-cursor.h"
 #include "sim/scenario/json-text.h"
 #include "sim/scenario/optimize-section.h"
-#include "sim/scenario/sweep-section.h"
 #include "sim/scenario/packet-memory.h"
 #include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/packet-section.h"
 #include "sim/scenario/parameter-server-section.h"
 #include "sim/scenario/pipeline-section.h"
 #include "sim/scenario/scenario-graph.h"
+#include "sim/scenario/sweep-section.h"
 #include "sim/scenario/workload-section.h"
-#include "sim/analytical/graph-pricing.h"
-#include "workloads/graph/group-shape.h"
 #include "topologies/topology.h"
+#include "workloads/graph/group-shape.h"
 
 namespace hfsim {
 
@@ -48,15 +48,16 @@ std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
                                   : ScenarioLimits::kMaxDimensionSize;
     dim.size = static_cast<uint32_t>(size.Integer(2, max_size));
     // GB/s with 1 GB = 1e9 B is numerically bytes per ns.
-    dim.bandwidth_Bpns = entry.At("bandwidth_GBps", "a positive number (GB/s per NPU)")
-                             .Number(ScenarioLimits::kMinBandwidthGBps,
-                                     ScenarioLimits::kMaxBandwidthGBps, false);
+    dim.bandwidth_Bpns =
+        entry.At("bandwidth_GBps", "a positive number (GB/s per NPU)")
+            .Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxBandwidthGBps, false);
     dim.latency_ns = entry.At("latency_ns", "a number of ns, 0 or more")
                          .Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
     if (npus * dim.size > ScenarioLimits::kMaxNpus) {
-      size.Fail(fmt::format("the fabric would have more than {} NPUs (product of sizes up to here: "
-                            "{} x {}); accepted: a total of at most {} NPUs",
-                            ScenarioLimits::kMaxNpus, npus, dim.size, ScenarioLimits::kMaxNpus));
+      size.Fail(
+          fmt::format("the fabric would have more than {} NPUs (product of sizes up to here: "
+                      "{} x {}); accepted: a total of at most {} NPUs",
+                      ScenarioLimits::kMaxNpus, npus, dim.size, ScenarioLimits::kMaxNpus));
     }
     npus *= dim.size;
     dimensions.push_back(dim);
@@ -84,14 +85,14 @@ HostStack ReadHostStack(const JsonCursor& cursor) {
     return HostStack::Preset(static_cast<HostStackKind>(cursor.Choice(kinds)));
   }
   if (!cursor.Node().is_object()) {
-    cursor.Fail(fmt::format("got {}; accepted: \"none\", \"rdma\", \"rdma_copy\", \"grpc\" "
-                            "or an object {{\"kind\": one of those, fields overriding its preset}}",
-                            cursor.Shown()));
+    cursor.Fail(
+        fmt::format("got {}; accepted: \"none\", \"rdma\", \"rdma_copy\", \"grpc\" "
+                    "or an object {{\"kind\": one of those, fields overriding its preset}}",
+                    cursor.Shown()));
   }
-  cursor.ExpectObject({"kind", "send_per_message_ns", "receive_per_message_ns",
-                       "send_per_byte_ns", "receive_per_byte_ns", "extra_round_trips"});
-  const JsonCursor kind =
-      cursor.At("kind", "\"none\", \"rdma\", \"rdma_copy\" or \"grpc\"");
+  cursor.ExpectObject({"kind", "send_per_message_ns", "receive_per_message_ns", "send_per_byte_ns",
+                       "receive_per_byte_ns", "extra_round_trips"});
+  const JsonCursor kind = cursor.At("kind", "\"none\", \"rdma\", \"rdma_copy\" or \"grpc\"");
   HostStack host = HostStack::Preset(static_cast<HostStackKind>(kind.Choice(kinds)));
   for (auto [key, field] :
        {std::pair<std::string_view, double*>{"send_per_message_ns", &host.send_per_message_ns},
@@ -119,11 +120,11 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
     for (const Dimension& dim : dimensions) list.push_back(DefaultAlgorithm(dim));
   }
   if (section == nullptr) return spec;
-  section->ExpectObject(
-      {"scheme", "chunks", "algorithms", "endpoint_delay_ns", "reduction_memory_bandwidth_GBps",
-       "host_overhead_ns_per_message", "host_stack", "pricing", "active_chunks_per_dimension",
-       "compression"});
-  if (auto compression = section->Find("compression")) spec.compression = ReadCompression(*compression);
+  section->ExpectObject({"scheme", "chunks", "algorithms", "endpoint_delay_ns",
+                         "reduction_memory_bandwidth_GBps", "host_overhead_ns_per_message",
+                         "host_stack", "pricing", "active_chunks_per_dimension", "compression"});
+  if (auto compression = section->Find("compression"))
+    spec.compression = ReadCompression(*compression);
   if (auto pricing = section->Find("pricing")) {
     spec.pricing = static_cast<PricingModel>(pricing->Choice({"hfsim", "astra_sim"}));
   }
@@ -146,8 +147,9 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   if (auto stack = section->Find("host_stack")) {
     // No precedence to guess: host_stack's send_per_message_ns is the same cost.
     if (section->Has("host_overhead_ns_per_message")) {
-      stack->Fail("cannot be given together with communication.host_overhead_ns_per_message; "
-                  "accepted: one of them (set \"send_per_message_ns\" in host_stack instead)");
+      stack->Fail(
+          "cannot be given together with communication.host_overhead_ns_per_message; "
+          "accepted: one of them (set \"send_per_message_ns\" in host_stack instead)");
     }
     spec.host = ReadHostStack(*stack);
   }
@@ -176,8 +178,9 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
       if (spec.pricing == PricingModel::kAstraSim) {
         for (CollectiveAlgorithm algorithm : list) {
           if (algorithm == CollectiveAlgorithm::kDoubleBinaryTree) {
-            entry->Fail("\"double_binary_tree\" has no astra_sim pricing; accepted with "
-                        "\"pricing\": \"astra_sim\": \"ring\", \"direct\", \"halving_doubling\"");
+            entry->Fail(
+                "\"double_binary_tree\" has no astra_sim pricing; accepted with "
+                "\"pricing\": \"astra_sim\": \"ring\", \"direct\", \"halving_doubling\"");
           }
         }
       }
@@ -199,8 +202,8 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
        ComposeStages(kind, scenario.communication.scheme, dims, topology, algorithms)) {
     const uint32_t peers = topology.Dim(stage.dimension).size;
     if (auto reason = UnsupportedReason(stage.kind, stage.algorithm, peers)) {
-      const std::string path = fmt::format("communication.algorithms.{}[{}]", ToString(kind),
-                                           stage.dimension);
+      const std::string path =
+          fmt::format("communication.algorithms.{}[{}]", ToString(kind), stage.dimension);
       // Name the exact entry the user wrote: the list element, the single name given for every
       // dimension, or (for defaults, which always fit) the section.
       std::string where = "communication.algorithms";
@@ -208,7 +211,8 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
       if (root.Has("communication") && root.Child("communication").Has("algorithms") &&
           root.Child("communication").Child("algorithms").Has(ToString(kind))) {
         given = &root.Child("communication").Child("algorithms").Child(ToString(kind)).Node();
-        where = given->is_string() ? fmt::format("communication.algorithms.{}", ToString(kind)) : path;
+        where =
+            given->is_string() ? fmt::format("communication.algorithms.{}", ToString(kind)) : path;
       }
       throw JsonPathError(
           where,
@@ -232,7 +236,8 @@ void CheckGraphFits(const JsonCursor& root, const Scenario& scenario, const Exec
     for (const RankClass& rank_class : graph.classes) {
       std::vector<const GraphNode*> calls;
       for (const GraphNode& node : rank_class.program) {
-        if (node.kind == GraphNodeKind::kCollective && node.communicator == k) calls.push_back(&node);
+        if (node.kind == GraphNodeKind::kCollective && node.communicator == k)
+          calls.push_back(&node);
       }
       if (calls.empty()) continue;
       std::set<uint32_t> groups_seen;  // each group's shape once
@@ -241,20 +246,20 @@ void CheckGraphFits(const JsonCursor& root, const Scenario& scenario, const Exec
         if (!groups_seen.insert(group).second) continue;
         auto shape = ShapeOfGroup(topology, index.Members(rank));
         if (auto* reason = std::get_if<std::string>(&shape)) {
-          throw JsonPathError(where, fmt::format("rank {}, node {}: the group of communicator "
-                                                 "\"{}\" holding the rank: {}", rank,
-                                                 calls.front()->id, graph.communicators[k].name,
-                                                 *reason));
+          throw JsonPathError(
+              where, fmt::format("rank {}, node {}: the group of communicator "
+                                 "\"{}\" holding the rank: {}",
+                                 rank, calls.front()->id, graph.communicators[k].name, *reason));
         }
         // A group of one rank has nothing to exchange: no stage, no algorithm to fit.
         if (std::get<GroupShape>(shape).dimensions.empty()) continue;
         for (const GraphNode* node : calls) {
           std::pair<CollectiveKind, GroupShape> key{node->collective, std::get<GroupShape>(shape)};
           if (std::find(checked.begin(), checked.end(), key) != checked.end()) continue;
-          CheckAlgorithmsFit(root, scenario, node->collective, key.second.dimensions,
-                             fmt::format("{} of node {} (rank {})", ToString(node->collective),
-                                         node->id, rank),
-                             &key.second);
+          CheckAlgorithmsFit(
+              root, scenario, node->collective, key.second.dimensions,
+              fmt::format("{} of node {} (rank {})", ToString(node->collective), node->id, rank),
+              &key.second);
           checked.push_back(std::move(key));
         }
       }
@@ -286,7 +291,8 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
     if (auto* reason = std::get_if<std::string>(&graph)) {
       throw JsonPathError("workload.training.parallelism", *reason);
     }
-    CheckGraphFits(root, scenario, std::get<ExecutionGraph>(graph), "workload.training.parallelism");
+    CheckGraphFits(root, scenario, std::get<ExecutionGraph>(graph),
+                   "workload.training.parallelism");
     return;
   }
   if (!training.tensor_per_dimension.empty()) {
@@ -319,9 +325,8 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
 }
 
 Scenario ReadScenario(const JsonCursor& root) {
-  root.ExpectObject(
-      {"name", "description", "seed", "engine", "topology", "workload", "npu", "communication",
-       "packet", "cost", "optimize", "sweep", "aggregation"});
+  root.ExpectObject({"name", "description", "seed", "engine", "topology", "workload", "npu",
+                     "communication", "packet", "cost", "optimize", "sweep", "aggregation"});
   Scenario scenario;
   scenario.name = root.Has("name") ? root.Child("name").String() : "scenario";
   if (root.Has("description")) scenario.description = root.Child("description").String();
@@ -332,8 +337,8 @@ Scenario ReadScenario(const JsonCursor& root) {
   }
   scenario.dimensions = ReadTopology(root.At("topology", "an object with \"dimensions\""));
   const auto communication = root.Find("communication");
-  scenario.communication = ReadCommunication(communication ? &*communication : nullptr,
-                                             scenario.dimensions);
+  scenario.communication =
+      ReadCommunication(communication ? &*communication : nullptr, scenario.dimensions);
   const auto npu = root.Find("npu");
   ReadNpuSection(npu ? &*npu : nullptr, scenario);
   ReadWorkloadSection(root.At("workload", "an object with \"training\" or \"collective\""),
@@ -344,7 +349,8 @@ Scenario ReadScenario(const JsonCursor& root) {
   const auto optimize = root.Find("optimize");
   ReadOptimizeSections(cost ? &*cost : nullptr, optimize ? &*optimize : nullptr, scenario);
   if (const auto sweep = root.Find("sweep")) ReadSweepSection(*sweep, scenario);
-  if (const auto aggregation = root.Find("aggregation")) ReadAggregationSection(*aggregation, scenario);
+  if (const auto aggregation = root.Find("aggregation"))
+    ReadAggregationSection(*aggregation, scenario);
   CheckInNetworkAlgorithms(root, scenario);
   CheckLibraScenario(root, scenario);
   if (scenario.engine == EngineKind::kPacket) {
@@ -352,11 +358,12 @@ Scenario ReadScenario(const JsonCursor& root) {
       throw JsonPathError(refusal->where, refusal->message);
     }
   }
+  CheckCollectivesFit(root, scenario);
+  ApplyCompression(root, scenario);
+  // After every check of the workload: the flow engine's memory estimate compiles its graph.
   if (scenario.engine == EngineKind::kFlow) {
     if (auto refusal = FlowRefusal(scenario)) throw JsonPathError("engine", *refusal);
   }
-  CheckCollectivesFit(root, scenario);
-  ApplyCompression(root, scenario);
   if (scenario.engine == EngineKind::kPacket) {
     if (auto refusal = PacketMemoryRefusal(scenario)) {
       throw JsonPathError(refusal->where, refusal->message);
@@ -417,7 +424,8 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
   nlohmann::json algorithms;
   for (CollectiveKind kind : kAllCollectiveKinds) {
     nlohmann::json list = nlohmann::json::array();
-    for (CollectiveAlgorithm algorithm : comm.AlgorithmsFor(kind)) list.push_back(ToString(algorithm));
+    for (CollectiveAlgorithm algorithm : comm.AlgorithmsFor(kind))
+      list.push_back(ToString(algorithm));
     algorithms[std::string(ToString(kind))] = list;
   }
   out["communication"] = {{"scheme", ToString(comm.scheme)},

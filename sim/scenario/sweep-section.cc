@@ -1,9 +1,9 @@
 #include "sim/scenario/sweep-section.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/scenario-parser.h"
@@ -32,8 +32,10 @@ std::vector<double> ReadAxis(const JsonCursor& axis) {
     return values;
   }
   if (!axis.Node().is_object()) {
-    axis.Fail(fmt::format("got {}; accepted: an array of bandwidths in GB/s, or "
-                          "{{\"from\": F, \"to\": T, \"step\": S}}", axis.Shown()));
+    axis.Fail(
+        fmt::format("got {}; accepted: an array of bandwidths in GB/s, or "
+                    "{{\"from\": F, \"to\": T, \"step\": S}}",
+                    axis.Shown()));
   }
   axis.ExpectObject({"from", "to", "step"});
   const double from = Bandwidth(axis.At("from", "the first bandwidth in GB/s"));
@@ -50,13 +52,15 @@ std::vector<double> ReadAxis(const JsonCursor& axis) {
     step_cursor.Fail(fmt::format("gives {:.0f} values from {} to {}; accepted: at most {} per axis",
                                  count, from, to, kMaxAxisValues));
   }
-  for (uint64_t i = 0; i < static_cast<uint64_t>(count); ++i) values.push_back(AxisValue(from, step, i));
+  for (uint64_t i = 0; i < static_cast<uint64_t>(count); ++i)
+    values.push_back(AxisValue(from, step, i));
   // A step that does not divide the range would silently leave "to" out of the sweep.
   if (std::fabs(values.back() - RoundSweepValue(to)) > 1e-9 * std::max(1.0, std::fabs(to))) {
-    step_cursor.Fail(fmt::format("got {}, which does not divide the range from {} to {} (the "
-                                 "values would stop at {}); accepted: a step that divides "
-                                 "\"to\" - \"from\" = {}", step, from, to, values.back(),
-                                 to - from));
+    step_cursor.Fail(
+        fmt::format("got {}, which does not divide the range from {} to {} (the "
+                    "values would stop at {}); accepted: a step that divides "
+                    "\"to\" - \"from\" = {}",
+                    step, from, to, values.back(), to - from));
   }
   return values;
 }
@@ -66,8 +70,9 @@ void ReadAllocations(const JsonCursor& section, SweepSpec& spec, uint32_t dimens
   const int given = static_cast<int>(section.Has("grid")) + static_cast<int>(section.Has("split")) +
                     static_cast<int>(section.Has("list"));
   if (given != 1) {
-    section.Fail("give exactly one of \"grid\" (one axis per dimension), \"split\" (every split "
-                 "of a total) or \"list\" (explicit allocations)");
+    section.Fail(
+        "give exactly one of \"grid\" (one axis per dimension), \"split\" (every split "
+        "of a total) or \"list\" (explicit allocations)");
   }
   if (auto grid = section.Find("grid")) {
     spec.allocations = AllocationSetKind::kGrid;
@@ -77,7 +82,8 @@ void ReadAllocations(const JsonCursor& section, SweepSpec& spec, uint32_t dimens
       points *= static_cast<double>(spec.grid.back().size());
     }
     if (points > static_cast<double>(SweepSpec::kMaxPoints)) {
-      grid->Fail(fmt::format("has {:.0f} points; accepted: at most {}", points, SweepSpec::kMaxPoints));
+      grid->Fail(
+          fmt::format("has {:.0f} points; accepted: at most {}", points, SweepSpec::kMaxPoints));
     }
   } else if (auto split = section.Find("split")) {
     spec.allocations = AllocationSetKind::kSplit;
@@ -88,19 +94,21 @@ void ReadAllocations(const JsonCursor& section, SweepSpec& spec, uint32_t dimens
     s.step_GBps = split->At("step_GBps", "the spacing of each dimension's bandwidth in GB/s")
                       .Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
     s.min_GBps = s.step_GBps;
-    if (auto v = split->Find("min_GBps")) s.min_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
+    if (auto v = split->Find("min_GBps"))
+      s.min_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, true);
     if (s.min_GBps * dimension_count > s.total_GBps) {
-      split->Fail(fmt::format("{} dimensions x min_GBps {} exceed total_GBps {}: no split exists; "
-                              "accepted: min_GBps at most total_GBps / {} = {}",
-                              dimension_count, s.min_GBps, s.total_GBps, dimension_count,
-                              s.total_GBps / dimension_count));
+      split->Fail(
+          fmt::format("{} dimensions x min_GBps {} exceed total_GBps {}: no split exists; "
+                      "accepted: min_GBps at most total_GBps / {} = {}",
+                      dimension_count, s.min_GBps, s.total_GBps, dimension_count,
+                      s.total_GBps / dimension_count));
     }
     if (dimension_count < 2) {
       split->Fail("a split needs at least 2 dimensions; use \"grid\" or \"list\" for one");
     }
     // Points: (D-1)-tuples of steps with sum <= (total - D*min)/step, C(n + D-1, D-1).
-    const double units = std::floor((s.total_GBps - dimension_count * s.min_GBps) / s.step_GBps *
-                                    (1.0 + 1e-12) + 1e-9);
+    const double units = std::floor(
+        (s.total_GBps - dimension_count * s.min_GBps) / s.step_GBps * (1.0 + 1e-12) + 1e-9);
     double points = 1.0;
     for (uint32_t k = 1; k < dimension_count; ++k) points = points * (units + k) / k;
     if (points > static_cast<double>(SweepSpec::kMaxPoints)) {
@@ -123,22 +131,29 @@ void ReadParameters(const JsonCursor& list, SweepSpec& spec) {
   for (const JsonCursor& entry : list.Elements(1, kMaxParameters)) {
     entry.ExpectObject({"path", "values"});
     SweepParameter parameter;
-    const JsonCursor path = entry.At("path", "a scenario key such as \"workload.collective.size_bytes\"");
+    const JsonCursor path =
+        entry.At("path", "a scenario key such as \"workload.collective.size_bytes\"");
     parameter.path = path.String();
     if (!PathToPointer(parameter.path)) {
-      path.Fail(fmt::format("got \"{}\"; accepted: keys joined by '.', with array indices as "
-                            "[i], e.g. \"topology.dimensions[0].size\"", parameter.path));
+      path.Fail(
+          fmt::format("got \"{}\"; accepted: keys joined by '.', with array indices as "
+                      "[i], e.g. \"topology.dimensions[0].size\"",
+                      parameter.path));
     }
     const std::string head = parameter.path.substr(0, parameter.path.find_first_of(".["));
     if (head == "sweep") {
-      path.Fail(fmt::format("got \"{}\": a sweep cannot sweep its own section; accepted: a key "
-                            "outside \"sweep\"", parameter.path));
+      path.Fail(
+          fmt::format("got \"{}\": a sweep cannot sweep its own section; accepted: a key "
+                      "outside \"sweep\"",
+                      parameter.path));
     }
     if (spec.allocations != AllocationSetKind::kTopology &&
         parameter.path.find("bandwidth_GBps") != std::string::npos && head == "topology") {
-      path.Fail(fmt::format("got \"{}\", but the bandwidths are already swept by "
-                            "\"bandwidth_GBps\"; sweep them there, or drop \"bandwidth_GBps\" "
-                            "to sweep this key", parameter.path));
+      path.Fail(
+          fmt::format("got \"{}\", but the bandwidths are already swept by "
+                      "\"bandwidth_GBps\"; sweep them there, or drop \"bandwidth_GBps\" "
+                      "to sweep this key",
+                      parameter.path));
     }
     for (const SweepParameter& other : spec.parameters) {
       if (other.path == parameter.path) {
@@ -146,13 +161,16 @@ void ReadParameters(const JsonCursor& list, SweepSpec& spec) {
       }
     }
     if (head == "engine") {
-      path.Fail("got \"engine\": the engine is not a parameter of the points; accepted: "
-                "\"sweep.engine\" or `hfsim sweep --engine`, one engine per sweep");
+      path.Fail(
+          "got \"engine\": the engine is not a parameter of the points; accepted: "
+          "\"sweep.engine\" or `hfsim sweep --engine`, one engine per sweep");
     }
-    for (const JsonCursor& v : entry.At("values", "an array of values for the key").Elements(1, kMaxParameterValues)) {
+    for (const JsonCursor& v :
+         entry.At("values", "an array of values for the key").Elements(1, kMaxParameterValues)) {
       // A value is one CSV cell; a line break would split its row (and --resume reads rows).
       if (v.Node().dump().find_first_of("\n\r") != std::string::npos ||
-          (v.Node().is_string() && v.Node().get<std::string>().find_first_of("\n\r") != std::string::npos)) {
+          (v.Node().is_string() &&
+           v.Node().get<std::string>().find_first_of("\n\r") != std::string::npos)) {
         v.Fail("holds a line break; accepted: values without line breaks");
       }
       parameter.values.push_back(v.Node());
@@ -205,7 +223,7 @@ void ReadSweepSection(const JsonCursor& section, Scenario& scenario) {
   if (auto v = section.Find("engine")) {
     spec.engine = static_cast<EngineKind>(v->Choice({"analytical", "packet", "flow"}));
     if (*spec.engine == EngineKind::kFlow) {
-      if (auto refusal = FlowRefusal(scenario)) v->Fail(*refusal);
+      if (auto refusal = FlowModelRefusal(scenario)) v->Fail(*refusal);
     }
   }
   if (auto v = section.Find("bandwidth_GBps")) {
@@ -213,8 +231,9 @@ void ReadSweepSection(const JsonCursor& section, Scenario& scenario) {
   }
   if (auto v = section.Find("parameters")) ReadParameters(*v, spec);
   if (!section.Has("bandwidth_GBps") && !section.Has("parameters")) {
-    section.Fail("nothing to sweep; give \"bandwidth_GBps\" (allocations), \"parameters\" "
-                 "(other scenario keys) or both");
+    section.Fail(
+        "nothing to sweep; give \"bandwidth_GBps\" (allocations), \"parameters\" "
+        "(other scenario keys) or both");
   }
 }
 

@@ -14,6 +14,7 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/report/report-csv.h"
 #include "sim/report/report-json.h"
+#include "sim/scenario/flow-memory.h"
 #include "tests/sim/scenario-test-util.h"
 
 namespace hfsim {
@@ -140,6 +141,27 @@ TEST(FlowEngine, WhatFlowsDoNotModelIsRefusedAtEngine) {
   nlohmann::json in_network = nlohmann::json::parse(file);
   in_network["engine"] = "flow";
   test::ExpectLoadError(in_network, "engine", "no switch that aggregates");
+}
+
+// The memory estimate's schedule term is the closed form's count of block transfers: a ring
+// all-reduce on n NPUs is 2(n - 1) steps of n NPUs sending both ways, 4n(n - 1). On one Switch of
+// 16,384 NPUs that is 1.07e9 transfers, about 48 GiB: refused at "engine" under the default
+// 16 GiB, accepted with a larger packet.max_memory_GiB (not run here).
+TEST(FlowEngine, RunsThatWouldNotFitInMemoryAreRefusedAtEngine) {
+  auto ring = [](uint32_t n) {
+    nlohmann::json d = test::CollectiveScenario(nlohmann::json::array({Dim("Switch", n, 50, 500)}),
+                                                "all_reduce", 1 << 20);
+    d["engine"] = "flow";
+    return d;
+  };
+  const FlowMemoryEstimate small = EstimateFlowMemory(test::ParseOrDie(ring(4096)));
+  EXPECT_EQ(small.schedule_transfers, 4.0 * 4096 * 4095);
+  EXPECT_LT(small.TotalBytes(), 16.0 * (1u << 30));
+  test::ExpectLoadError(ring(16384), "engine", "would need about");
+  nlohmann::json roomy = ring(16384);
+  roomy["packet"] = {{"max_memory_GiB", 64}};
+  const Scenario accepted = test::ParseOrDie(roomy);
+  EXPECT_EQ(EstimateFlowMemory(accepted).schedule_transfers, 4.0 * 16384 * 16383);
 }
 
 }  // namespace
