@@ -52,6 +52,9 @@ struct UnitPrice {
   std::string error;  ///< empty when priced
 };
 UnitPrice UnitPriceOf(DimensionKind kind, const DimensionPrices& prices);
+/// The same for a whole dimension: a Clos's price depends on its oversubscription r (a Switch's
+/// unit, plus a link and two switch ports per GB/s of leaf-spine capacity, 1/r of the NPU's).
+UnitPrice UnitPriceOf(const Dimension& dim, const DimensionPrices& prices);
 
 /// Network cost of allocations on one fabric.
 class CostModel {

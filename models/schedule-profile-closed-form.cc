@@ -1,5 +1,6 @@
 #include "models/schedule-profile-closed-form.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,17 +25,26 @@ struct StepMaxima {
 class ProfileSum {
  public:
   ProfileSum(const DimensionLinks& links, uint32_t block_count)
-      : m_blocks(static_cast<double>(block_count)), m_fraction(links.LinkBandwidthFraction()) {}
+      : m_blocks(static_cast<double>(block_count)),
+        m_fraction(links.LinkBandwidthFraction()),
+        m_spine_fraction(links.Kind() == DimensionKind::kClos
+                             ? links.LinkBandwidthFraction(2 * links.Size())
+                             : 0.0) {}
 
   /// One step, and the blocks it sends (`sent`) and moves over links (`link`, blocks x hops).
-  void AddStep(const StepMaxima& s, uint64_t sent, uint64_t link) {
+  /// On a Clos, `spine_blocks` is the blocks on the busiest leaf-spine link when ECMP spreads
+  /// evenly (ClosSpineBlocks): the step takes the longer of that and the busiest NPU link.
+  void AddStep(const StepMaxima& s, uint64_t sent, uint64_t link, double spine_blocks = 0.0) {
     ++m_profile.steps;
     m_profile.messages += s.most_posted;
     m_profile.received_messages += s.most_received;
     m_profile.sent_bytes_coefficient += static_cast<double>(s.most_out) / m_blocks;
     m_profile.received_bytes_coefficient += static_cast<double>(s.most_in) / m_blocks;
     m_profile.latency_hops += s.longest_hops;
-    m_profile.bandwidth_coefficient += static_cast<double>(s.busiest_link) / m_blocks / m_fraction;
+    const double npu_links = static_cast<double>(s.busiest_link) / m_blocks / m_fraction;
+    m_profile.bandwidth_coefficient +=
+        m_spine_fraction > 0.0 ? std::max(npu_links, spine_blocks / m_blocks / m_spine_fraction)
+                               : npu_links;
     m_profile.reduction_coefficient += static_cast<double>(s.most_reduced) / m_blocks;
     m_sent_blocks += sent;
     m_link_blocks += link;
@@ -49,6 +59,7 @@ class ProfileSum {
  private:
   double m_blocks;
   double m_fraction;
+  double m_spine_fraction;  // a Clos's leaf-spine links; 0 elsewhere
   uint64_t m_sent_blocks = 0;
   uint64_t m_link_blocks = 0;
   ScheduleProfile m_profile;
@@ -164,26 +175,134 @@ ScheduleProfile HalvingDoubling(CollectiveKind kind, const DimensionLinks& links
   return sum.Finish(n);
 }
 
+// Clos (dimension-links.h): NPU links behave as a Switch's (up-link and down-link at the full
+// bandwidth), routes across leaves take 2 more hops through a spine, and every leaf's traffic to
+// other leaves shares its S up-links. With ECMP spreading evenly (the analytical model; the flow
+// and packet engines hash each message to one spine), a step whose busiest leaf sends c blocks to
+// other leaves puts c / S on each of its up-links (and as many arrive on each of the busiest
+// receiving leaf's down-links from the spines: every pattern below is symmetric).
+
+// Members of one leaf (k of n, in blocks of k) whose peer m places ahead, (i + m) mod n, is on
+// another leaf. Every leaf has as many (the pattern is a rotation), and as many arrive.
+uint64_t ClosShiftCross(uint32_t n, uint32_t k, uint32_t m) {
+  const int64_t stay_low = std::max<int64_t>(0, int64_t{k} - m);       // i + m < k
+  const int64_t stay_wrap = std::max<int64_t>(0, int64_t{k} + m - n);  // i + m >= n
+  return static_cast<uint64_t>(int64_t{k} - stay_low - stay_wrap);
+}
+
+ScheduleProfile ClosRing(CollectiveKind kind, const DimensionLinks& links) {
+  const uint32_t n = links.Size();
+  const uint32_t k = links.LeafNpus();
+  const uint32_t leaves = n / k;
+  const double spines = links.Spines();
+  if (kind == CollectiveKind::kAllToAll) {
+    // Step m: i sends its one block to i + m; each up-link and down-link carries one block.
+    ProfileSum sum(links, n);
+    for (uint32_t m = 1; m < n; ++m) {
+      const uint64_t cross = ClosShiftCross(n, k, m);
+      const uint32_t hops = cross > 0 ? 4 : 2;
+      const uint64_t link = 2 * uint64_t{n} + 2 * uint64_t{leaves} * cross;
+      sum.AddStep({hops, 1, 0, 1, 1, 1, 1}, n, link, static_cast<double>(cross) / spines);
+    }
+    return sum.Finish(n);
+  }
+  // Reduce-scatter and all-gather steps: i sends one block (of 2n) to i + 1 and one to i - 1;
+  // both go through i's up-link, and i's down-link brings both neighbours' (as on a Switch). Per
+  // leaf one route leaves each way: 2 blocks to other leaves (L >= 2).
+  const uint64_t cross = ClosShiftCross(n, k, 1) + ClosShiftCross(n, k, n - 1);
+  const uint64_t sent = 2 * static_cast<uint64_t>(n);
+  const uint64_t link = 2 * sent + 2 * uint64_t{leaves} * cross;
+  ProfileSum sum(links, 2 * n);
+  const bool reduce_scatter = kind != CollectiveKind::kAllGather;
+  const bool all_gather = kind != CollectiveKind::kReduceScatter;
+  const double spine = static_cast<double>(cross) / spines;
+  if (reduce_scatter) {
+    for (uint32_t step = 0; step + 1 < n; ++step) {
+      sum.AddStep({4, 2, 2, 2, 2, 2, 2}, sent, link, spine);
+    }
+  }
+  if (all_gather) {
+    for (uint32_t step = 0; step + 1 < n; ++step) {
+      sum.AddStep({4, 2, 0, 2, 2, 2, 2}, sent, link, spine);
+    }
+  }
+  return sum.Finish(n);
+}
+
+// Direct: one step per phase in which every rank sends one block (of n) to every other; a
+// leaf's k members each send n - k of them to other leaves.
+ScheduleProfile ClosDirect(CollectiveKind kind, const DimensionLinks& links) {
+  const uint32_t n = links.Size();
+  const uint32_t k = links.LeafNpus();
+  const uint64_t cross = uint64_t{k} * (n - k);
+  const uint64_t sent = static_cast<uint64_t>(n) * (n - 1);
+  const uint64_t link = 2 * sent + 2 * static_cast<uint64_t>(n) * (n - k);
+  const double spine = static_cast<double>(cross) / links.Spines();
+  ProfileSum sum(links, n);
+  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {
+    sum.AddStep({4, n - 1u, n - 1u, n - 1, n - 1, n - 1u, n - 1u}, sent, link, spine);
+  }
+  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kAllGather ||
+      kind == CollectiveKind::kAllToAll) {
+    sum.AddStep({4, n - 1u, 0, n - 1, n - 1, n - 1u, n - 1u}, sent, link, spine);
+  }
+  return sum.Finish(n);
+}
+
+// Halving-doubling, n a power of two, so k (which divides n) is one too and leaves are aligned
+// runs of k: the partner i XOR m is on another leaf exactly when m >= k, for every member.
+ScheduleProfile ClosHalvingDoubling(CollectiveKind kind, const DimensionLinks& links) {
+  const uint32_t n = links.Size();
+  const uint32_t k = links.LeafNpus();
+  ProfileSum sum(links, n);
+  const auto add_step = [&](uint32_t mask, uint32_t length, bool reduce) {
+    const bool crosses = mask >= k;
+    const uint32_t hops = crosses ? 4 : 2;
+    const uint64_t sent = static_cast<uint64_t>(n) * length;
+    const double spine = crosses ? static_cast<double>(uint64_t{k} * length) / links.Spines() : 0.0;
+    sum.AddStep({hops, length, reduce ? length : 0u, 1, 1, length, length}, sent, sent * hops,
+                spine);
+  };
+  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {
+    uint32_t length = n;
+    for (uint32_t mask = 1; mask < n; mask <<= 1) add_step(mask, length /= 2, true);
+  }
+  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kAllGather) {
+    uint32_t length = 1;
+    for (uint32_t mask = n / 2; mask >= 1; mask >>= 1, length *= 2) add_step(mask, length, false);
+  }
+  return sum.Finish(n);
+}
+
 }  // namespace
 
 std::optional<ScheduleProfile> ClosedFormProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                                 uint32_t peers, DimensionKind dimension_kind) {
-  if (auto reason = UnsupportedReason(kind, algorithm, peers)) {
+                                                 const Dimension& dim) {
+  if (auto reason = UnsupportedReason(kind, algorithm, dim.size)) {
     throw std::invalid_argument("ClosedFormProfile: " + *reason);
   }
-  const DimensionLinks links(dimension_kind, peers);
+  const DimensionLinks links(dim);
+  const bool clos = dim.kind == DimensionKind::kClos;
   switch (algorithm) {
     case CollectiveAlgorithm::kRing:
-      return RingAlgorithm(kind, links);
+      return clos ? ClosRing(kind, links) : RingAlgorithm(kind, links);
     case CollectiveAlgorithm::kDirect:
-      return DirectAlgorithm(kind, links);
+      return clos ? ClosDirect(kind, links) : DirectAlgorithm(kind, links);
     case CollectiveAlgorithm::kHalvingDoubling:
-      return HalvingDoubling(kind, links);
+      return clos ? ClosHalvingDoubling(kind, links) : HalvingDoubling(kind, links);
     case CollectiveAlgorithm::kDoubleBinaryTree:
     case CollectiveAlgorithm::kInNetwork:
       break;
   }
   return std::nullopt;
+}
+
+std::optional<ScheduleProfile> ClosedFormProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                                 uint32_t peers, DimensionKind dimension_kind) {
+  Dimension dim;
+  dim.kind = dimension_kind;
+  dim.size = peers;
+  return ClosedFormProfile(kind, algorithm, dim);
 }
 
 }  // namespace hfsim

@@ -24,5 +24,10 @@ namespace hfsim {
 /// UnsupportedReason(kind, algorithm, peers) is set, as BuildSchedule does.
 std::optional<ScheduleProfile> ClosedFormProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                                  uint32_t peers, DimensionKind dimension_kind);
+/// The same on a whole dimension, which a Clos needs (its leaves, spines and oversubscription):
+/// ProfileSchedule(BuildSchedule(kind, algorithm, dim.size), dim), where ECMP is taken to spread
+/// a leaf's traffic to other leaves evenly over its spines. nullopt for double_binary_tree.
+std::optional<ScheduleProfile> ClosedFormProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                                 const Dimension& dim);
 
 }  // namespace hfsim

@@ -68,6 +68,10 @@ struct ScheduleProfile {
 
 /// Derives the profile by walking the schedule's transfers over the dimension's links.
 ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimension_kind);
+/// The same on a whole dimension (a Clos needs its leaves and spines): NPU links as on a Switch,
+/// and each leaf's traffic to other leaves spread evenly over its spines (ideal ECMP), each step
+/// costing the longer of its busiest NPU link and its busiest leaf-spine link.
+ScheduleProfile ProfileSchedule(const Schedule& schedule, const Dimension& dim);
 
 /// ProfileSchedule(BuildSchedule(kind, algorithm, peers), dimension_kind), computed once per
 /// argument tuple and then served from a process-wide, thread-safe cache (profiles are pure
@@ -76,5 +80,9 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, DimensionKind dimensio
 /// has a formula; by walking the schedule (double_binary_tree) otherwise.
 const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                      uint32_t peers, DimensionKind dimension_kind);
+/// The same for a whole dimension: what a Clos is priced with (the others give what the kind
+/// and size give).
+const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                     const Dimension& dim);
 
 }  // namespace hfsim

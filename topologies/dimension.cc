@@ -10,6 +10,8 @@ std::string_view ToString(DimensionKind kind) {
       return "FullyConnected";
     case DimensionKind::kSwitch:
       return "Switch";
+    case DimensionKind::kClos:
+      return "Clos";
   }
   return "?";
 }
@@ -18,6 +20,7 @@ std::optional<DimensionKind> ParseDimensionKind(std::string_view text) {
   if (text == "Ring") return DimensionKind::kRing;
   if (text == "FullyConnected") return DimensionKind::kFullyConnected;
   if (text == "Switch") return DimensionKind::kSwitch;
+  if (text == "Clos") return DimensionKind::kClos;
   return std::nullopt;
 }
 

@@ -12,9 +12,12 @@ enum class DimensionKind {
   kRing,            ///< each NPU links to its two neighbours; per-NPU bandwidth split over 2 links
   kFullyConnected,  ///< each NPU links to every peer; per-NPU bandwidth split over size-1 links
   kSwitch,          ///< each NPU has one up-link to the group's switch (2 hops between NPUs)
+  /// Two tiers: NPUs on leaf switches (leaf_npus each), every leaf linked to every spine;
+  /// routes between leaves pick a spine by ECMP (2 hops within a leaf, 4 across).
+  kClos,
 };
 
-/// Scenario spelling: "Ring", "FullyConnected", "Switch".
+/// Scenario spelling: "Ring", "FullyConnected", "Switch", "Clos".
 std::string_view ToString(DimensionKind kind);
 std::optional<DimensionKind> ParseDimensionKind(std::string_view text);
 
@@ -29,6 +32,18 @@ struct Dimension {
   double bandwidth_Bpns = 0.0;
   /// Latency of one link (one hop), ns.
   double latency_ns = 0.0;
+  /// Clos only (0 / 1 otherwise): NPUs per leaf (divides size, at most size / 2), spines (at
+  /// most leaf_npus), and the oversubscription r >= 1: a leaf's up-links carry 1/r of what its
+  /// NPUs can send, so each leaf-spine link has bandwidth_Bpns x leaf_npus / (spines x r).
+  uint32_t leaf_npus = 0;
+  uint32_t spines = 0;
+  double oversubscription = 1.0;
+
+  uint32_t Leaves() const { return leaf_npus == 0 ? 0 : size / leaf_npus; }
+  /// One leaf-spine link's share of an NPU's bandwidth (Clos only).
+  double SpineLinkFraction() const {
+    return static_cast<double>(leaf_npus) / (static_cast<double>(spines) * oversubscription);
+  }
 
   bool operator==(const Dimension&) const = default;
 };

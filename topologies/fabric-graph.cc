@@ -1,5 +1,6 @@
 #include "topologies/fabric-graph.h"
 
+#include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/reverse_graph.hpp>
 #include <cassert>
@@ -25,15 +26,25 @@ bool IsUsedLocalLink(const DimensionLinks& links, uint32_t local_link) {
 }
 
 // Used local link ids of one group (DimensionLinks::LinkIdCount less the unused ones).
-uint64_t LinksPerGroup(DimensionKind kind, uint64_t n) {
-  switch (kind) {
+uint64_t LinksPerGroup(const Dimension& dim) {
+  const uint64_t n = dim.size;
+  switch (dim.kind) {
     case DimensionKind::kRing:
       return n == 2 ? 2 : 2 * n;
     case DimensionKind::kFullyConnected:
       return n * (n - 1);
     case DimensionKind::kSwitch:
       return 2 * n;
+    case DimensionKind::kClos:
+      return 2 * n + 2 * uint64_t{dim.Leaves()} * dim.spines;
   }
+  return 0;
+}
+
+// Switch vertices of one group: the Switch's one, a Clos's leaves and spines.
+uint64_t SwitchesPerGroup(const Dimension& dim) {
+  if (dim.kind == DimensionKind::kSwitch) return 1;
+  if (dim.kind == DimensionKind::kClos) return uint64_t{dim.Leaves()} + dim.spines;
   return 0;
 }
 
@@ -45,6 +56,7 @@ uint32_t NpuDegree(DimensionKind kind, uint32_t n) {
     case DimensionKind::kFullyConnected:
       return n - 1;
     case DimensionKind::kSwitch:
+    case DimensionKind::kClos:
       return 1;
   }
   return 0;
@@ -83,11 +95,12 @@ FabricGraphSize ComputeFabricGraphSize(std::span<const Dimension> dimensions) {
   for (const Dimension& dim : dimensions) {
     const uint64_t groups = npus / dim.size;
     uint64_t dimension_links = 0;
-    if (__builtin_mul_overflow(groups, LinksPerGroup(dim.kind, dim.size), &dimension_links) ||
+    if (__builtin_mul_overflow(groups, LinksPerGroup(dim), &dimension_links) ||
         __builtin_add_overflow(links, dimension_links, &links)) {
       return fail();
     }
-    if (dim.kind == DimensionKind::kSwitch) switches += groups;  // <= npus / 2 per dimension
+    // At most npus / 2 per Switch dimension, npus x 3 / 2 per Clos (S <= k): no overflow.
+    switches += groups * SwitchesPerGroup(dim);
   }
   uint64_t vertices = 0;
   uint64_t vertex_bytes = 0;
@@ -163,12 +176,12 @@ FabricGraph::FabricGraph(const Topology& topology, uint64_t max_bytes)
   uint64_t switch_base = m_npu_count;
   uint32_t npu_degree = 0;
   for (const Dimension& dim : topology.Dimensions()) {
-    const uint64_t per_group = LinksPerGroup(dim.kind, dim.size);
+    const uint64_t per_group = LinksPerGroup(dim);
     m_layout.push_back(
-        Layout{DimensionLinks(dim.kind, dim.size), link_offset, per_group, switch_base});
+        Layout{DimensionLinks(dim), link_offset, per_group, switch_base, SwitchesPerGroup(dim)});
     const uint64_t groups = m_npu_count / dim.size;
     link_offset += groups * per_group;
-    if (dim.kind == DimensionKind::kSwitch) switch_base += groups;
+    switch_base += groups * SwitchesPerGroup(dim);
     npu_degree += NpuDegree(dim.kind, dim.size);
   }
 
@@ -179,9 +192,14 @@ FabricGraph::FabricGraph(const Topology& topology, uint64_t max_bytes)
   m_links.reserve(size.link_count);
   m_graph.m_edges.reserve(size.link_count);
   for (uint64_t v = 0; v < size.vertex_count; ++v) {
-    const uint32_t degree = IsSwitch(static_cast<VertexId>(v))
-                                ? m_topology.Dim(SwitchDimension(static_cast<VertexId>(v))).size
-                                : npu_degree;
+    uint32_t degree = npu_degree;
+    if (IsSwitch(static_cast<VertexId>(v))) {
+      // A Switch's switch links every NPU of its group; a leaf its NPUs and the spines; a spine
+      // every leaf.
+      const Dimension& dim = m_topology.Dim(SwitchDimension(static_cast<VertexId>(v)));
+      degree = dim.kind == DimensionKind::kClos ? std::max(dim.leaf_npus + dim.spines, dim.Leaves())
+                                                : dim.size;
+    }
     m_graph.out_edge_list(v).reserve(degree);
     boost::in_edge_list(m_graph, v).reserve(degree);
   }
@@ -194,11 +212,11 @@ void FabricGraph::AddLinks(uint32_t d) {
   const DimensionLinks& links = m_layout[d].links;
   const uint32_t n = dim.size;
   const uint64_t stride = m_topology.Stride(d);
-  const double bandwidth_Bpns = dim.bandwidth_Bpns * links.LinkBandwidthFraction();
   for (uint64_t group = 0; group < m_topology.GroupCount(d); ++group) {
     const uint64_t base = m_topology.GroupBase(d, group);
     auto peer = [&](uint32_t index) { return static_cast<VertexId>(base + index * stride); };
-    const auto hub = static_cast<VertexId>(m_layout[d].switch_base + group);
+    const uint64_t first_switch = m_layout[d].switch_base + group * m_layout[d].switches_per_group;
+    auto hub = [&](uint64_t index) { return static_cast<VertexId>(first_switch + index); };
     for (uint32_t local = 0; local < links.LinkIdCount(); ++local) {
       if (!IsUsedLocalLink(links, local)) continue;
       // Endpoints as dimension-links.h numbers them.
@@ -216,13 +234,37 @@ void FabricGraph::AddLinks(uint32_t d) {
           target = peer(local % n);
           break;
         case DimensionKind::kSwitch:
-          source = local < n ? peer(local) : hub;
-          target = local < n ? hub : peer(local - n);
+          source = local < n ? peer(local) : hub(0);
+          target = local < n ? hub(0) : peer(local - n);
           break;
+        case DimensionKind::kClos: {
+          // Leaves are the group's switches 0..L-1, spines L..L+S-1.
+          const uint32_t k = dim.leaf_npus;
+          const uint32_t leaves = dim.Leaves();
+          const uint32_t spines = dim.spines;
+          if (local < n) {
+            source = peer(local);
+            target = hub(local / k);
+          } else if (local < 2 * n) {
+            source = hub((local - n) / k);
+            target = peer(local - n);
+          } else if (local < 2 * n + leaves * spines) {
+            const uint32_t i = local - 2 * n;
+            source = hub(i / spines);
+            target = hub(leaves + i % spines);
+          } else {
+            const uint32_t i = local - 2 * n - leaves * spines;
+            source = hub(leaves + i % spines);
+            target = hub(i / spines);
+          }
+          break;
+        }
       }
       const auto id = static_cast<LinkId>(m_links.size());
       assert(id == GroupLinkId(d, group, local));
-      m_links.push_back(FabricLink{source, target, d, local, bandwidth_Bpns, dim.latency_ns});
+      m_links.push_back(FabricLink{source, target, d, local,
+                                   dim.bandwidth_Bpns * links.LinkBandwidthFraction(local),
+                                   dim.latency_ns});
       boost::add_edge(source, target, FabricEdge{id}, m_graph);
     }
   }
@@ -231,25 +273,35 @@ void FabricGraph::AddLinks(uint32_t d) {
 uint32_t FabricGraph::SwitchDimension(VertexId vertex) const {
   if (!IsSwitch(vertex)) throw std::out_of_range("FabricGraph::SwitchDimension: an NPU vertex");
   for (uint32_t d = 0; d < m_topology.DimensionCount(); ++d) {
-    if (m_topology.Dim(d).kind != DimensionKind::kSwitch) continue;
-    if (vertex < m_layout[d].switch_base + m_topology.GroupCount(d)) return d;
+    const Layout& layout = m_layout[d];
+    if (layout.switches_per_group == 0) continue;
+    if (vertex < layout.switch_base + m_topology.GroupCount(d) * layout.switches_per_group) {
+      return d;
+    }
   }
   throw std::out_of_range("FabricGraph::SwitchDimension: not a switch vertex");
 }
 
 uint64_t FabricGraph::SwitchGroup(VertexId vertex) const {
-  return vertex - m_layout[SwitchDimension(vertex)].switch_base;
+  const Layout& layout = m_layout[SwitchDimension(vertex)];
+  return (vertex - layout.switch_base) / layout.switches_per_group;
 }
 
-std::vector<LinkId> FabricGraph::Route(VertexId src, VertexId dst) const {
+uint32_t FabricGraph::SwitchIndex(VertexId vertex) const {
+  const Layout& layout = m_layout[SwitchDimension(vertex)];
+  return static_cast<uint32_t>((vertex - layout.switch_base) % layout.switches_per_group);
+}
+
+std::vector<LinkId> FabricGraph::Route(VertexId src, VertexId dst, uint64_t ecmp) const {
   std::vector<LinkId> route;
   route.reserve(HopCount(src, dst));
-  AppendRoute(src, dst, route);
+  AppendRoute(src, dst, route, ecmp);
   return route;
 }
 
-void FabricGraph::AppendRoute(VertexId src, VertexId dst, std::vector<LinkId>& route) const {
-  ForEachLinkOnRoute(src, dst, [&route](LinkId link) { route.push_back(link); });
+void FabricGraph::AppendRoute(VertexId src, VertexId dst, std::vector<LinkId>& route,
+                              uint64_t ecmp) const {
+  ForEachLinkOnRoute(src, dst, ecmp, [&route](LinkId link) { route.push_back(link); });
 }
 
 uint32_t FabricGraph::HopCount(VertexId src, VertexId dst) const {

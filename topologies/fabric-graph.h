@@ -2,8 +2,9 @@
 // the dimension-order routes over them.
 //
 // Vertex ids: NPUs first, vertex id == NPU id in [0, N); then one switch per group of every Switch
-// dimension, dimension by dimension in increasing order, each dimension's switches in group order
-// (GroupIndex). Example, [Ring 4, Switch 2, Switch 3] (N = 24, strides 1, 4, 8):
+// dimension, and L leaves then S spines per group of every Clos dimension, dimension by dimension
+// in increasing order, each dimension's switches in group order (GroupIndex). Example, [Ring 4,
+// Switch 2, Switch 3] (N = 24, strides 1, 4, 8):
 //   vertices 0..23  NPUs
 //   vertices 24..35 dimension 1 has 24/2 = 12 groups: switch 24 + g serves group g
 //   vertices 36..43 dimension 2 has 24/3 = 8 groups:  switch 36 + g serves group g
@@ -23,6 +24,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "topologies/dimension-links.h"
@@ -111,9 +113,13 @@ class FabricGraph {
   uint64_t LinkCount() const { return m_links.size(); }
 
   bool IsSwitch(VertexId vertex) const { return vertex >= m_npu_count; }
-  /// The Switch dimension and group a switch vertex serves; std::out_of_range for other vertices.
+  /// The Switch or Clos dimension and group a switch vertex serves; std::out_of_range for other
+  /// vertices.
   uint32_t SwitchDimension(VertexId vertex) const;
   uint64_t SwitchGroup(VertexId vertex) const;
+  /// A switch's place in its group: 0 for a Switch dimension's one switch; on a Clos, leaves are
+  /// 0 to L - 1 and spines L to L + S - 1.
+  uint32_t SwitchIndex(VertexId vertex) const;
   /// The switch of group `group` of Switch dimension d. Precondition: dimension d is a Switch.
   VertexId SwitchVertex(uint32_t d, uint64_t group) const {
     return static_cast<VertexId>(m_layout[d].switch_base + group);
@@ -143,11 +149,17 @@ class FabricGraph {
   /// Calls visit(LinkId) for each link from NPU src to NPU dst in order: coordinates corrected in
   /// dimension order 0, 1, 2, ..., each along DimensionLinks::ForEachLinkOnRoute. Nothing when
   /// src == dst. Precondition (not checked, hot path): src and dst are NPUs (< NpuCount()).
+  /// `ecmp` picks the spine of every Clos dimension crossed between leaves (EcmpValue); other
+  /// kinds ignore it.
   template <typename Visit>
-  void ForEachLinkOnRoute(VertexId src, VertexId dst, Visit&& visit) const;
-  std::vector<LinkId> Route(VertexId src, VertexId dst) const;
+  void ForEachLinkOnRoute(VertexId src, VertexId dst, uint64_t ecmp, Visit&& visit) const;
+  template <typename Visit>
+  void ForEachLinkOnRoute(VertexId src, VertexId dst, Visit&& visit) const {
+    ForEachLinkOnRoute(src, dst, 0, std::forward<Visit>(visit));
+  }
+  std::vector<LinkId> Route(VertexId src, VertexId dst, uint64_t ecmp = 0) const;
   /// Appends the route to `route` (reuses the caller's buffer on hot paths).
-  void AppendRoute(VertexId src, VertexId dst, std::vector<LinkId>& route) const;
+  void AppendRoute(VertexId src, VertexId dst, std::vector<LinkId>& route, uint64_t ecmp = 0) const;
   /// Route length in links, from per-dimension hop counts without building the route.
   uint32_t HopCount(VertexId src, VertexId dst) const;
   /// Sum of the link latencies along the route, ns.
@@ -161,9 +173,10 @@ class FabricGraph {
  private:
   struct Layout {
     DimensionLinks links;
-    uint64_t link_offset;      ///< first LinkId of the dimension
-    uint64_t links_per_group;  ///< used local ids
-    uint64_t switch_base;      ///< first switch vertex (Switch dimensions only)
+    uint64_t link_offset;         ///< first LinkId of the dimension
+    uint64_t links_per_group;     ///< used local ids
+    uint64_t switch_base;         ///< first switch vertex (Switch and Clos dimensions only)
+    uint64_t switches_per_group;  ///< 1 for a Switch, leaves + spines for a Clos, else 0
   };
 
   /// FullyConnected ids i*n+j (j != i) close the gaps at i*n+i: i*(n-1) + j - (j > i).
@@ -184,7 +197,8 @@ class FabricGraph {
 };
 
 template <typename Visit>
-void FabricGraph::ForEachLinkOnRoute(VertexId src, VertexId dst, Visit&& visit) const {
+void FabricGraph::ForEachLinkOnRoute(VertexId src, VertexId dst, uint64_t ecmp,
+                                     Visit&& visit) const {
   // NPU ids are mixed-radix numbers (dimension 0 fastest), so both ends' coordinates come from
   // one division per dimension each, and the group of the NPU reached so far (dst's coordinates
   // below d, src's above) from what is left of them: the flow and packet engines call this for
@@ -204,7 +218,7 @@ void FabricGraph::ForEachLinkOnRoute(VertexId src, VertexId dst, Visit&& visit) 
       // GroupIndex of the NPU reached so far: its id modulo the stride, plus what lies above d.
       const uint64_t group = dst_low + src_next * stride;
       const uint64_t group_first = layout.link_offset + group * layout.links_per_group;
-      layout.links.ForEachLinkOnRoute(from, to, [&](uint32_t local_link) {
+      layout.links.ForEachLinkOnRoute(from, to, ecmp, [&](uint32_t local_link) {
         visit(static_cast<LinkId>(group_first + DenseLocalLink(layout, local_link)));
       });
     }
@@ -212,6 +226,19 @@ void FabricGraph::ForEachLinkOnRoute(VertexId src, VertexId dst, Visit&& visit) 
     src_high = src_next;
     dst_high = dst_next;
   }
+}
+
+/// The ECMP value of a flow (FabricGraph::ForEachLinkOnRoute): a hash of the seed, its ends and
+/// its id (splitmix64 steps), so every message of a run picks its spines deterministically, and
+/// another seed spreads them differently.
+inline uint64_t EcmpValue(uint64_t seed, uint64_t src, uint64_t dst, uint64_t flow) {
+  auto mix = [](uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  return mix(mix(mix(seed) ^ ((src << 32) | dst)) ^ flow);
 }
 
 }  // namespace hfsim

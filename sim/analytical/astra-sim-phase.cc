@@ -14,9 +14,14 @@ namespace {
 // backend's Ring is bidirectional (the shorter way), FullyConnected one hop, Switch two.
 uint32_t Hops(DimensionKind topology, uint32_t npus, uint32_t distance) {
   switch (topology) {
-    case DimensionKind::kRing: return std::min(distance, npus - distance);
-    case DimensionKind::kFullyConnected: return 1;
-    case DimensionKind::kSwitch: return 2;
+    case DimensionKind::kRing:
+      return std::min(distance, npus - distance);
+    case DimensionKind::kFullyConnected:
+      return 1;
+    case DimensionKind::kSwitch:
+      return 2;
+    case DimensionKind::kClos:
+      return 4;  // refused with astra_sim pricing (scenario-parser.cc)
   }
   return 1;
 }
@@ -33,7 +38,8 @@ uint64_t RingPhaseNs(const AstraPhase& p) {
   const uint64_t bytes = p.kind == CollectiveKind::kAllGather ? p.data_bytes : p.data_bytes / n;
   const uint64_t message =
       AstraMessageNs(Hops(p.topology, p.npus, 1), p.latency_ns, p.link_Bpns, bytes);
-  const bool reduces = p.kind == CollectiveKind::kAllReduce || p.kind == CollectiveKind::kReduceScatter;
+  const bool reduces =
+      p.kind == CollectiveKind::kAllReduce || p.kind == CollectiveKind::kReduceScatter;
   const uint64_t reductions = reduces ? n - 1 : 0;
   return p.endpoint_delay + sends * (message + p.endpoint_delay) +
          reductions * AstraReductionNs(bytes, p.local_mem_GBps);
@@ -134,7 +140,9 @@ class PhaseMachine {
             General(time);
           }
           break;
-        case kGeneral: General(time); break;
+        case kGeneral:
+          General(time);
+          break;
       }
     }
     return m_end;
@@ -146,7 +154,9 @@ class PhaseMachine {
   // type, and for a bundle 0 or its reduction time + 1.
   using Event = std::tuple<uint64_t, uint64_t, Type, uint64_t>;
 
-  void Schedule(uint64_t time, Type type, uint64_t value) { m_events.emplace(time, m_seq++, type, value); }
+  void Schedule(uint64_t time, Type type, uint64_t value) {
+    m_events.emplace(time, m_seq++, type, value);
+  }
 
   // A new packet: the first of each cycle goes NPU to memory, the others memory to NPU, each
   // after the endpoint delay; the latter are reduced in a reduce-scatter and in the first half
@@ -243,10 +253,13 @@ uint64_t AstraPhaseNs(const AstraPhase& phase) {
 
 uint64_t AstraPhaseOutputBytes(CollectiveKind kind, uint32_t npus, uint64_t data_bytes) {
   switch (kind) {
-    case CollectiveKind::kReduceScatter: return data_bytes / npus;
-    case CollectiveKind::kAllGather: return data_bytes * npus;
+    case CollectiveKind::kReduceScatter:
+      return data_bytes / npus;
+    case CollectiveKind::kAllGather:
+      return data_bytes * npus;
     case CollectiveKind::kAllReduce:
-    case CollectiveKind::kAllToAll: return data_bytes;
+    case CollectiveKind::kAllToAll:
+      return data_bytes;
   }
   return data_bytes;
 }

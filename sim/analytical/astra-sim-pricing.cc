@@ -12,9 +12,13 @@ namespace hfsim {
 
 uint32_t LinksPerNpu(const Dimension& dimension) {
   switch (dimension.kind) {
-    case DimensionKind::kRing: return dimension.size == 2 ? 1 : 2;
-    case DimensionKind::kFullyConnected: return dimension.size - 1;
-    case DimensionKind::kSwitch: return 1;
+    case DimensionKind::kRing:
+      return dimension.size == 2 ? 1 : 2;
+    case DimensionKind::kFullyConnected:
+      return dimension.size - 1;
+    case DimensionKind::kSwitch:
+    case DimensionKind::kClos:
+      return 1;  // Clos is refused with astra_sim pricing
   }
   return 1;
 }
@@ -29,7 +33,8 @@ double AstraLinkBpns(const Dimension& dimension) {
   return link_GiBps * static_cast<double>(1 << 30) / 1000000000.0;
 }
 
-AstraChunks AstraChunking(CollectiveKind kind, uint64_t size, uint32_t splits, uint64_t total_npus) {
+AstraChunks AstraChunking(CollectiveKind kind, uint64_t size, uint32_t splits,
+                          uint64_t total_npus) {
   uint64_t chunk = size / splits;
   // ASTRA-sim gives every chunk at least one byte per NPU (all-gathers excepted) and then
   // prices `splits` such chunks, more bytes than asked for.
@@ -68,7 +73,8 @@ double AstraPipelineNs(const std::vector<uint32_t>& stage_dimension,
       events.emplace(now + stage_ns[stage], chunk, stage);
     }
   };
-  for (uint64_t chunk = 0; chunk < chunks; ++chunk) waiting[stage_dimension[0]].emplace_back(chunk, 0);
+  for (uint64_t chunk = 0; chunk < chunks; ++chunk)
+    waiting[stage_dimension[0]].emplace_back(chunk, 0);
   start(stage_dimension[0], 0.0);
   double finish = 0.0;
   while (!events.empty()) {
@@ -77,7 +83,8 @@ double AstraPipelineNs(const std::vector<uint32_t>& stage_dimension,
     finish = std::max(finish, now);
     const uint32_t d = stage_dimension[stage];
     --running[d];
-    if (stage + 1 < stage_ns.size()) waiting[stage_dimension[stage + 1]].emplace_back(chunk, stage + 1);
+    if (stage + 1 < stage_ns.size())
+      waiting[stage_dimension[stage + 1]].emplace_back(chunk, stage + 1);
     start(d, now);
     if (stage + 1 < stage_ns.size()) start(stage_dimension[stage + 1], now);
   }
@@ -95,13 +102,14 @@ CollectivePrice AstraSimPrice(const Topology& topology, const CommunicationSpec&
   uint64_t group = 1;
   for (uint32_t d : dimensions) group *= topology.Dim(d).size;
   const uint64_t astra_size = kind == CollectiveKind::kAllGather ? size_bytes / group : size_bytes;
-  const AstraChunks chunks = AstraChunking(kind, astra_size, communication.chunks, topology.NpuCount());
+  const AstraChunks chunks =
+      AstraChunking(kind, astra_size, communication.chunks, topology.NpuCount());
   const double size = static_cast<double>(size_bytes);
   std::vector<uint32_t> stage_dimension;
   std::vector<double> stage_ns;
   uint64_t data = chunks.bytes;
-  for (const CollectiveStage& stage : ComposeStages(kind, communication.scheme, dimensions, topology,
-                                                    communication.AlgorithmsFor(kind))) {
+  for (const CollectiveStage& stage : ComposeStages(kind, communication.scheme, dimensions,
+                                                    topology, communication.AlgorithmsFor(kind))) {
     const Dimension& dim = topology.Dim(stage.dimension);
     AstraPhase phase;
     phase.kind = stage.kind;

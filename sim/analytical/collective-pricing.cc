@@ -38,7 +38,8 @@ CollectivePlan CollectivePricer::Plan(CollectiveKind kind, uint64_t size_bytes,
       for (uint32_t d = 0; d < dims.size(); ++d) {
         dims[d].bandwidth_Bpns *= BandwidthShare(m_topology.Dim(d), dims[d].size);
       }
-      plan.fixed = AstraSimPrice(Topology(dims), m_communication, kind, size_bytes, shape.dimensions);
+      plan.fixed =
+          AstraSimPrice(Topology(dims), m_communication, kind, size_bytes, shape.dimensions);
     }
     plan.traffic_bytes = plan.fixed->dimension_traffic_bytes;
     return plan;
@@ -55,20 +56,21 @@ CollectivePlan CollectivePricer::Plan(CollectiveKind kind, uint64_t size_bytes,
     planned.chunk_buffer_bytes = stage.buffer_fraction * size / chunks;
     planned.bandwidth_share = BandwidthShare(m_topology.Dim(stage.dimension), dim.size);
     if (stage.algorithm == CollectiveAlgorithm::kInNetwork) {
-      if (!m_aggregation) throw std::logic_error("CollectivePricer: in_network needs a switch spec");
+      if (!m_aggregation)
+        throw std::logic_error("CollectivePricer: in_network needs a switch spec");
       // The switch sums the chunk's fp32 values (THC: their table indices); each NPU sends its
       // packets and gets the results.
       const uint64_t chunk_bytes =
           static_cast<uint64_t>(stage.buffer_fraction * size / chunks + 0.5);
-      planned.in_network_values = InNetworkValues(chunk_bytes, *m_aggregation,
-                                                  m_communication.compression.thc.block);
-      const InNetworkAllReducePrice ina = PriceInNetworkAllReduce(
-          *m_aggregation, planned.in_network_values, dim.bandwidth_Bpns * planned.bandwidth_share,
-          dim.latency_ns);
+      planned.in_network_values =
+          InNetworkValues(chunk_bytes, *m_aggregation, m_communication.compression.thc.block);
+      const InNetworkAllReducePrice ina =
+          PriceInNetworkAllReduce(*m_aggregation, planned.in_network_values,
+                                  dim.bandwidth_Bpns * planned.bandwidth_share, dim.latency_ns);
       plan.traffic_bytes[stage.dimension] +=
           static_cast<double>(ina.traffic.update_wire_bytes_per_worker) * chunks;
     } else {
-      planned.profile = &CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind);
+      planned.profile = &CachedProfile(stage.kind, stage.algorithm, dim);
       plan.traffic_bytes[stage.dimension] +=
           planned.profile->traffic_coefficient * stage.buffer_fraction * size;
     }

@@ -1,12 +1,11 @@
 #include "sim/analytical/graph-pricing.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <tuple>
-
-#include <fmt/format.h>
-
 
 namespace hfsim {
 
@@ -14,7 +13,8 @@ namespace {
 
 // The fraction of a dimension's per-NPU bandwidth one of its links carries, and the hops from
 // coordinate a to b (topologies/dimension.h: a Ring splits it over two directions, a
-// FullyConnected dimension over size - 1 links, a Switch gives it all to the up-link).
+// FullyConnected dimension over size - 1 links, a Switch gives it all to the up-link, a Clos too
+// within a leaf).
 struct Hop {
   double share = 1.0;
   uint32_t hops = 0;
@@ -29,6 +29,12 @@ Hop HopAlong(const Dimension& dim, uint32_t a, uint32_t b) {
       return {1.0 / (dim.size - 1), 1};
     case DimensionKind::kSwitch:
       return {1.0, 2};
+    case DimensionKind::kClos: {
+      // Within a leaf as a Switch; across leaves through one spine (ECMP pins a message to one
+      // path), whose links may carry less than the NPU's.
+      if (a / dim.leaf_npus == b / dim.leaf_npus) return {1.0, 2};
+      return {std::min(1.0, dim.SpineLinkFraction()), 4};
+    }
   }
   return {};
 }
@@ -177,6 +183,19 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         return UserError{where, fmt::format("communicator \"{}\", group {} (holding rank {}): {}",
                                             comm.name, g, comm.groups[g].front(), *reason)};
       }
+      const GroupShape& placed = std::get<GroupShape>(shape);
+      for (size_t i = 0; i < placed.dimensions.size(); ++i) {
+        const Dimension& dim = topology.Dim(placed.dimensions[i]);
+        // Which leaves part of a Clos holds decides its cost; that is not modelled yet.
+        if (dim.kind == DimensionKind::kClos && placed.sizes[i] != dim.size) {
+          return UserError{
+              where, fmt::format("communicator \"{}\", group {} (holding rank {}) spans {} of the "
+                                 "{} NPUs of Clos dimension {}; accepted on a Clos dimension: "
+                                 "groups that span all of it or none of it",
+                                 comm.name, g, comm.groups[g].front(), placed.sizes[i], dim.size,
+                                 placed.dimensions[i])};
+        }
+      }
       shapes.groups[g] = std::get<GroupShape>(std::move(shape));
     }
   }
@@ -191,7 +210,7 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   const GraphSchedule& schedule = pricing.m_schedule;
   // A collective's plan, when it is not the communicator's last one.
   auto plan_of = [&](const GraphNode& node, uint32_t rank, const CallKey& call)
-                     __attribute__((noinline)) {
+      __attribute__((noinline)) {
     return calls.Find(call, [&] {
       const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
       return plans.Find(PlanKey{node.size_bytes, node.collective, &shape}, [&] {
@@ -290,7 +309,8 @@ std::vector<double> ClassTraffic(const RankClass& rank_class, size_t dimension_c
     const GraphNode& node = rank_class.program[i];
     const auto [plan, count] = work_of(i);
     if (node.kind == GraphNodeKind::kCollective) {
-      for (size_t d = 0; d < dimension_count; ++d) traffic[d] += plans[plan].traffic_bytes[d] * count;
+      for (size_t d = 0; d < dimension_count; ++d)
+        traffic[d] += plans[plan].traffic_bytes[d] * count;
     } else if (node.kind == GraphNodeKind::kSend) {
       for (size_t d = 0; d < dimension_count; ++d) traffic[d] += routes[plan].traffic_bytes[d];
     }
@@ -311,11 +331,11 @@ std::vector<double> GraphPricing::TrafficBytes() const {
 double GraphPricing::JobTrafficBytes() const {
   double total = 0.0;
   for (uint32_t c = 0; c < m_graph.classes.size(); ++c) {
-    const auto traffic = ClassTraffic(m_graph.classes[c], m_dimensions.size(), m_plans, m_routes,
-                                      [&](uint32_t i) {
-                                        const Work& work = m_unit_work[m_schedule.UnitOf(c, i)];
-                                        return std::pair(work.plan, work.value);
-                                      });
+    const auto traffic =
+        ClassTraffic(m_graph.classes[c], m_dimensions.size(), m_plans, m_routes, [&](uint32_t i) {
+          const Work& work = m_unit_work[m_schedule.UnitOf(c, i)];
+          return std::pair(work.plan, work.value);
+        });
     for (const double bytes : traffic) {
       total += bytes * static_cast<double>(m_graph.classes[c].ranks.size());
     }
@@ -335,8 +355,8 @@ void GraphPricing::FillReport(Report& report) const {
     uint32_t communicator;
     CollectiveKind kind;
     uint64_t size_bytes;
-    uint32_t first_node;  // position of a node with the earliest (layer, phase)
-    uint32_t last_node;   // ... and of one with the latest
+    uint32_t first_node;           // position of a node with the earliest (layer, phase)
+    uint32_t last_node;            // ... and of one with the latest
     OrderKey first_key, last_key;  // theirs, kept here rather than read back from the nodes
     uint64_t occurrences;
   };
@@ -354,8 +374,8 @@ void GraphPricing::FillReport(Report& report) const {
     const auto key = std::tuple(node.size_bytes, node.phase, node.communicator, node.collective);
     const OrderKey order(node.layer, node.phase);
     return entry_of.Find(key, [&] {
-      entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes,
-                              i, i, order, order, 0});
+      entries.push_back(Entry{node.phase, node.communicator, node.collective, node.size_bytes, i, i,
+                              order, order, 0});
       return static_cast<uint32_t>(entries.size() - 1);
     });
   };

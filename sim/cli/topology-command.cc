@@ -1,14 +1,14 @@
 #include "sim/cli/topology-command.h"
 
-#include <iostream>
-
 #include <fmt/format.h>
+
+#include <iostream>
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/report/number-text.h"
-#include "sim/scenario/scenario-parser.h"
 #include "sim/report/summary-table.h"
+#include "sim/scenario/scenario-parser.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
@@ -31,19 +31,27 @@ int TopologyCommand::Execute() const {
   for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
     const DimensionLinks& links = graph.LinksOf(d);
     uint32_t farthest = 0;
-    for (uint32_t peer = 1; peer < links.Size(); ++peer) farthest = std::max(farthest, links.Hops(0, peer));
+    for (uint32_t peer = 1; peer < links.Size(); ++peer)
+      farthest = std::max(farthest, links.Hops(0, peer));
     diameter += farthest;  // dimension-order routes: the worst case adds up per dimension
   }
   std::cout << fmt::format("fabric: {} NPUs, {} switches, {} directed links, diameter {} hops\n",
                            graph.NpuCount(), graph.SwitchCount(), graph.LinkCount(), diameter);
   for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
     const Dimension& dim = topology.Dim(d);
-    std::cout << fmt::format("  dim {}: {} of {} ({} groups), {:.4g} GB/s per NPU over links of "
-                             "{:.4g} GB/s, {} per hop\n",
-                             d, ToString(dim.kind), dim.size, topology.GroupCount(d),
-                             dim.bandwidth_Bpns,
-                             dim.bandwidth_Bpns * graph.LinksOf(d).LinkBandwidthFraction(),
-                             FormatDuration(dim.latency_ns));
+    std::cout << fmt::format(
+        "  dim {}: {} of {} ({} groups), {:.4g} GB/s per NPU over links of "
+        "{:.4g} GB/s, {} per hop\n",
+        d, ToString(dim.kind), dim.size, topology.GroupCount(d), dim.bandwidth_Bpns,
+        dim.bandwidth_Bpns * graph.LinksOf(d).LinkBandwidthFraction(),
+        FormatDuration(dim.latency_ns));
+    if (dim.kind == DimensionKind::kClos) {
+      std::cout << fmt::format(
+          "    {} leaves of {} NPUs and {} spines per group, leaf-spine "
+          "links of {:.4g} GB/s, oversubscription {:.4g}:1\n",
+          dim.Leaves(), dim.leaf_npus, dim.spines, dim.bandwidth_Bpns * dim.SpineLinkFraction(),
+          dim.oversubscription);
+    }
   }
   const NpuReachability reachability = graph.CheckReachability();
   std::cout << "reachability: " << reachability.Describe() << "\n";
@@ -56,8 +64,8 @@ int TopologyCommand::Execute() const {
       return 2;
     }
     const auto hops = graph.Route(static_cast<VertexId>(src), static_cast<VertexId>(dst));
-    std::cout << fmt::format("route {} -> {}: {} hops, {} of link latency\n", src, dst,
-                             hops.size(), FormatDuration(graph.RouteLatency_ns(hops)));
+    std::cout << fmt::format("route {} -> {}: {} hops, {} of link latency\n", src, dst, hops.size(),
+                             FormatDuration(graph.RouteLatency_ns(hops)));
     for (LinkId id : hops) {
       const FabricLink& link = graph.Link(id);
       auto name = [&](VertexId v) {
@@ -69,8 +77,9 @@ int TopologyCommand::Execute() const {
   }
 
   if (!out_dir.empty()) {
-    std::string csv = "link,source,target,source_is_switch,target_is_switch,dimension,local_link,"
-                      "bandwidth_GBps,latency_ns\n";
+    std::string csv =
+        "link,source,target,source_is_switch,target_is_switch,dimension,local_link,"
+        "bandwidth_GBps,latency_ns\n";
     for (LinkId id = 0; id < graph.LinkCount(); ++id) {
       const FabricLink& link = graph.Link(id);
       csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", id, link.source, link.target,

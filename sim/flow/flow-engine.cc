@@ -76,7 +76,7 @@ Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeli
   report.npus = topology.NpuCount();
   FlowClock clock;
   if (m_progress) clock.SetProgress(m_progress, m_progress_interval);
-  FlowTransport transport(fabric, clock);
+  FlowTransport transport(fabric, clock, scenario.seed);
   MessageMux mux(transport);  // channel 0: the executor's collectives; 1: the graph's sends
   // No per-message timings: the flow report does not use them, and at 12 bytes a message they
   // would be most of the memory of a large run (5e8 messages for 1 MiB on 16,384 NPUs).

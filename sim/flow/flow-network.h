@@ -25,7 +25,9 @@ class FlowNetwork {
  public:
   using FlowId = uint64_t;  // in start order; 2^64 never wraps
 
-  explicit FlowNetwork(const FabricGraph& fabric);
+  /// `seed` feeds ECMP's hash on Clos dimensions (EcmpValue of the ends and the tag), as the
+  /// packet engine's does.
+  explicit FlowNetwork(const FabricGraph& fabric, uint64_t seed = 0);
 
   /// Starts a message of `bytes` from NPU `src` to NPU `dst` now (the time of the last
   /// AdvanceTo, 0 at first). A message to itself, or of 0 bytes, only waits for the latency.
@@ -109,6 +111,8 @@ class FlowNetwork {
   void Flush();
 
   const FabricGraph* m_fabric;
+  uint64_t m_seed;
+  bool m_has_clos;  // only then does a route need its ECMP value
   double m_now = 0.0;
   FlowId m_next_id = 0;
   std::vector<Flow> m_slots;  // draining flows, by slot; freed slots are reused

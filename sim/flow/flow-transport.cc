@@ -45,8 +45,8 @@ uint64_t FlowClock::Run() {
   return ran;
 }
 
-FlowTransport::FlowTransport(const FabricGraph& fabric, EventClock& clock)
-    : m_fabric(&fabric), m_clock(&clock), m_network(fabric) {}
+FlowTransport::FlowTransport(const FabricGraph& fabric, EventClock& clock, uint64_t seed)
+    : m_fabric(&fabric), m_clock(&clock), m_network(fabric, seed) {}
 
 void FlowTransport::Send(const Message& message) {
   CatchUp();

@@ -47,7 +47,8 @@ class FlowClock : public EventClock {
 /// models the acknowledgement's way back, which adds a route latency per step).
 class FlowTransport : public MessageTransport {
  public:
-  FlowTransport(const FabricGraph& fabric, EventClock& clock);
+  /// `seed`: ECMP's (FlowNetwork).
+  FlowTransport(const FabricGraph& fabric, EventClock& clock, uint64_t seed = 0);
   void SetHandlers(Handlers handlers) override { m_handlers = std::move(handlers); }
   void Send(const Message& message) override;
   const FlowNetwork& Network() const { return m_network; }

@@ -264,8 +264,7 @@ void CollectiveExecutor::Impl::StartStep(CollectiveRun& run, CollectiveId id, ui
   PullEarly(run, npu, stage);
 }
 
-double CollectiveExecutor::Impl::HostSendNs(CollectiveRun& run, uint64_t npu,
-                                            uint32_t stage) {
+double CollectiveExecutor::Impl::HostSendNs(CollectiveRun& run, uint64_t npu, uint32_t stage) {
   const StageProgress& p = run.Progress(npu, stage);
   const HostStack& host = m_spec.host;
   // Only a posting cost (host_overhead_ns_per_message): the older sum, to the last bit.
@@ -284,7 +283,8 @@ double CollectiveExecutor::Impl::HostSendNs(CollectiveRun& run, uint64_t npu,
     if (bytes == 0) continue;
     ns += host.SendNs(static_cast<double>(bytes));
     if (host.extra_round_trips > 0) {
-      farthest = std::max(farthest, Links(dimension).Hops(coordinate, plan.CoordinateOf(stage, t.dst)));
+      farthest =
+          std::max(farthest, Links(dimension).Hops(coordinate, plan.CoordinateOf(stage, t.dst)));
     }
   }
   // The receiver first learns the size: round trips to the step's farthest peer.
@@ -295,7 +295,7 @@ const DimensionLinks& CollectiveExecutor::Impl::Links(uint32_t dimension) {
   if (m_links.empty()) m_links.resize(m_topology.DimensionCount());
   if (!m_links[dimension]) {
     const Dimension& dim = m_topology.Dim(dimension);
-    m_links[dimension] = std::make_unique<DimensionLinks>(dim.kind, dim.size);
+    m_links[dimension] = std::make_unique<DimensionLinks>(dim);
   }
   return *m_links[dimension];
 }
@@ -337,7 +337,8 @@ void CollectiveExecutor::Impl::IssueSends(CollectiveRun& run, CollectiveId id, u
     m.live = true;
     m.sent_ns = m_clock.NowNs();
     if (run.replay) {
-      m_payloads[slot] = std::move(run.snapshots[plan.Member(npu) * plan.StageCount() + stage][snapshot++]);
+      m_payloads[slot] =
+          std::move(run.snapshots[plan.Member(npu) * plan.StageCount() + stage][snapshot++]);
     }
     ++run.messages_live;
     ++run.stats.messages_sent;
@@ -392,7 +393,6 @@ void CollectiveExecutor::Impl::Release(CollectiveRun& run) {
   run.replay.reset();
   run.snapshots = {};
 }
-
 
 bool CollectiveExecutor::Impl::CheckComplete() {
   for (CollectiveId id = 0; id < m_runs.size(); ++id) {
@@ -493,4 +493,3 @@ TimeSummary CollectiveExecutor::AcknowledgementSummary() const {
 }
 
 }  // namespace hfsim
-

@@ -73,7 +73,7 @@ class IpAddressPlan {
 inline uint32_t MaxRouteHops(std::span<const Dimension> dimensions) {
   uint32_t hops = 0;
   for (const Dimension& dim : dimensions) {
-    const DimensionLinks links(dim.kind, dim.size);
+    const DimensionLinks links(dim);
     uint32_t longest = 0;
     // Every member of a group sees the same shape, so routes from member 0 cover all lengths.
     for (uint32_t peer = 1; peer < dim.size; ++peer) {

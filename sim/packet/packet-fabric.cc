@@ -1,7 +1,5 @@
 #include "sim/packet/packet-fabric.h"
 
-#include <unordered_map>
-
 #include <ns3/data-rate.h>
 #include <ns3/drop-tail-queue.h>
 #include <ns3/mac48-address.h>
@@ -9,18 +7,21 @@
 #include <ns3/point-to-point-channel.h>
 #include <ns3/simulator.h>
 
+#include <unordered_map>
+
 namespace hfsim {
 
 namespace {
 
-constexpr uint16_t kProtocol = 0x0800;  // PPP only frames IPv4/IPv6 numbers; no IP stack is installed
+constexpr uint16_t kProtocol =
+    0x0800;  // PPP only frames IPv4/IPv6 numbers; no IP stack is installed
 constexpr uint32_t kPppHeaderBytes = 2;
 constexpr uint16_t kFrameProtocol = 0x86DD;  // aggregation frames (SendFrame), told apart by it
 
 }  // namespace
 
 PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t seed)
-    : m_graph(graph), m_spec(spec), m_faults(graph, spec, seed) {
+    : m_graph(graph), m_spec(spec), m_seed(seed), m_faults(graph, spec, seed) {
   m_padding_bytes = spec.header_bytes - HfsimHeader::kSerializedBytes - kPppHeaderBytes;
   const uint64_t links = graph.LinkCount();
   m_devices.resize(links);
@@ -32,13 +33,16 @@ PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uin
   std::unordered_map<uint64_t, LinkId> by_endpoints;
   by_endpoints.reserve(links);
   auto key = [&](VertexId a, VertexId b) { return uint64_t{a} * graph.NodeCount() + b; };
-  for (LinkId l = 0; l < links; ++l) by_endpoints.emplace(key(graph.Link(l).source, graph.Link(l).target), l);
+  for (LinkId l = 0; l < links; ++l)
+    by_endpoints.emplace(key(graph.Link(l).source, graph.Link(l).target), l);
   for (LinkId l = 0; l < links; ++l) {
     if (m_devices[l]) continue;
     const FabricLink& link = graph.Link(l);
     const auto reverse = by_endpoints.find(key(link.target, link.source));
     auto channel = ns3::CreateObject<ns3::PointToPointChannel>();
-    channel->SetAttribute("Delay", ns3::TimeValue(ns3::PicoSeconds(static_cast<int64_t>(link.latency_ns * 1e3 + 0.5))));
+    channel->SetAttribute(
+        "Delay",
+        ns3::TimeValue(ns3::PicoSeconds(static_cast<int64_t>(link.latency_ns * 1e3 + 0.5))));
     auto make_device = [&](LinkId id) {
       const FabricLink& own = graph.Link(id);
       auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
@@ -46,7 +50,8 @@ PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uin
       device->SetDataRate(ns3::DataRate(static_cast<uint64_t>(own.bandwidth_Bpns * 8e9 + 0.5)));
       device->SetMtu(65535);
       auto queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
-      queue->SetMaxSize(ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(spec.queue_bytes)));
+      queue->SetMaxSize(
+          ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(spec.queue_bytes)));
       device->SetQueue(queue);
       nodes[own.source]->AddDevice(device);
       device->Attach(channel);
@@ -61,9 +66,9 @@ PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uin
   }
 }
 
-bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex, ns3::Ptr<ns3::NetDevice>,
-                                     ns3::Ptr<const ns3::Packet> packet, uint16_t protocol,
-                                     const ns3::Address&) {
+bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex,
+                                     ns3::Ptr<ns3::NetDevice>, ns3::Ptr<const ns3::Packet> packet,
+                                     uint16_t protocol, const ns3::Address&) {
   if (protocol == kFrameProtocol) {
     std::vector<uint8_t> frame(packet->GetSize());
     packet->CopyData(frame.data(), static_cast<uint32_t>(frame.size()));
@@ -77,18 +82,34 @@ bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex, ns3:
   if (vertex == header.dst) {
     fabric->m_deliver(vertex, header);
   } else {
-    fabric->Transmit(fabric->NextLink(vertex, header.dst), header, packet->Copy());
+    fabric->Transmit(fabric->NextLink(vertex, header.dst, fabric->Ecmp(header)), header,
+                     packet->Copy());
   }
   return true;
 }
 
-LinkId PacketFabric::NextLink(uint32_t vertex, uint32_t dst) const {
+LinkId PacketFabric::NextLink(uint32_t vertex, uint32_t dst, uint64_t ecmp) const {
   const Topology& topology = m_graph.GetTopology();
   if (m_graph.IsSwitch(vertex)) {
-    // A switch of dimension d sends the packet down to dst's coordinate in its group.
+    // A switch of dimension d sends the packet down to dst's coordinate in its group; on a Clos,
+    // a leaf that does not hold it sends it up to the spine ECMP picks, which sends it down to
+    // dst's leaf (dimension-links.h numbers these links).
     const uint32_t d = m_graph.SwitchDimension(vertex);
-    const uint32_t n = topology.Dim(d).size;
-    return m_graph.GroupLinkId(d, m_graph.SwitchGroup(vertex), n + topology.Coordinate(dst, d));
+    const Dimension& dim = topology.Dim(d);
+    const uint32_t n = dim.size;
+    const uint64_t group = m_graph.SwitchGroup(vertex);
+    const uint32_t c = topology.Coordinate(dst, d);
+    if (dim.kind != DimensionKind::kClos) return m_graph.GroupLinkId(d, group, n + c);
+    const uint32_t index = m_graph.SwitchIndex(vertex);
+    const uint32_t leaves = dim.Leaves();
+    const uint32_t spine = static_cast<uint32_t>(ecmp % dim.spines);
+    if (index >= leaves) {  // a spine
+      return m_graph.GroupLinkId(
+          d, group,
+          2 * n + leaves * dim.spines + (c / dim.leaf_npus) * dim.spines + (index - leaves));
+    }
+    if (c / dim.leaf_npus == index) return m_graph.GroupLinkId(d, group, n + c);
+    return m_graph.GroupLinkId(d, group, 2 * n + index * dim.spines + spine);
   }
   for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
     const uint32_t here = topology.Coordinate(vertex, d);
@@ -106,7 +127,7 @@ LinkId PacketFabric::NextLink(uint32_t vertex, uint32_t dst) const {
 }
 
 void PacketFabric::Send(const HfsimHeader& header) {
-  Transmit(NextLink(header.src, header.dst), header, nullptr);
+  Transmit(NextLink(header.src, header.dst, 0), header, nullptr);
 }
 
 void PacketFabric::Transmit(LinkId link, HfsimHeader header, ns3::Ptr<ns3::Packet> packet) {

@@ -5,13 +5,13 @@
 // routing). Queues, ECN marking, random loss and link-down intervals live here too.
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <vector>
-
 #include <ns3/mac48-address.h>
 #include <ns3/packet.h>
 #include <ns3/point-to-point-net-device.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "sim/packet/link-faults.h"
 #include "sim/packet/packet-header.h"
@@ -22,10 +22,10 @@ namespace hfsim {
 
 struct LinkCounters {
   uint64_t packets = 0;
-  uint64_t bytes = 0;               ///< wire bytes handed to the link (header + payload)
-  uint64_t queue_peak_bytes = 0;    ///< deepest the egress queue got
-  uint64_t drops_queue_full = 0;    ///< tail drops
-  uint64_t drops_injected = 0;      ///< random loss and link-down, from the scenario's faults
+  uint64_t bytes = 0;             ///< wire bytes handed to the link (header + payload)
+  uint64_t queue_peak_bytes = 0;  ///< deepest the egress queue got
+  uint64_t drops_queue_full = 0;  ///< tail drops
+  uint64_t drops_injected = 0;    ///< random loss and link-down, from the scenario's faults
   uint64_t ecn_marks = 0;
 };
 
@@ -39,8 +39,8 @@ class PacketFabric {
   void SetDeliver(Deliver deliver) { m_deliver = std::move(deliver); }
   /// Sends a packet with `header` and `payload_bytes` of payload from NPU header.src.
   void Send(const HfsimHeader& header);
-  /// The link a packet from `src` to `dst` leaves `src` on.
-  LinkId FirstLink(uint32_t src, uint32_t dst) const { return NextLink(src, dst); }
+  /// The link a packet from `src` to `dst` leaves `src` on (an NPU's first hop needs no ECMP).
+  LinkId FirstLink(uint32_t src, uint32_t dst) const { return NextLink(src, dst, 0); }
   /// Bytes per ns of a link.
   double LinkRate_Bpns(LinkId link) const { return m_graph.Link(link).bandwidth_Bpns; }
   /// Wire bytes of a packet carrying `payload_bytes`.
@@ -62,20 +62,28 @@ class PacketFabric {
   static bool ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex,
                                 ns3::Ptr<ns3::NetDevice> device, ns3::Ptr<const ns3::Packet> packet,
                                 uint16_t protocol, const ns3::Address& from);
-  LinkId NextLink(uint32_t vertex, uint32_t dst) const;
+  /// The link a packet at `vertex` for NPU `dst` takes next; `ecmp` (EcmpValue of its message)
+  /// picks a Clos leaf's spine.
+  LinkId NextLink(uint32_t vertex, uint32_t dst, uint64_t ecmp) const;
+  uint64_t Ecmp(const HfsimHeader& header) const {
+    return EcmpValue(m_seed, header.src, header.dst, header.flow);
+  }
   /// Sends on `link` the packet with `header`: `packet` when forwarding one that arrived (its
   /// header already serialised), or a new one when null.
   void Transmit(LinkId link, HfsimHeader header, ns3::Ptr<ns3::Packet> packet);
 
   const FabricGraph& m_graph;
   PacketSpec m_spec;
+  uint64_t m_seed;  ///< the scenario's: ECMP's hash, as the flow engine's
   std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> m_devices;  ///< by link id, on its source
   std::vector<LinkCounters> m_counters;
   LinkFaults m_faults;
   Deliver m_deliver;
   FrameReceive m_frame_receive;
   uint32_t m_padding_bytes;
-  ns3::Address m_broadcast = ns3::Mac48Address::GetBroadcast();  ///< point-to-point ignores it  ///< virtual bytes so a packet's wire size is payload + header_bytes
+  ns3::Address m_broadcast =
+      ns3::Mac48Address::GetBroadcast();  ///< point-to-point ignores it  ///< virtual bytes so a
+                                          ///< packet's wire size is payload + header_bytes
 };
 
 }  // namespace hfsim

@@ -48,7 +48,7 @@ FlowMemoryEstimate EstimateFlowMemory(const Scenario& scenario) {
         const Dimension& dim = seen.Dim(stage.dimension);
         if (!schedules.insert({stage.kind, stage.algorithm, dim.size}).second) continue;
         estimate.schedule_transfers +=
-            CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind).messages * dim.size;
+            CachedProfile(stage.kind, stage.algorithm, dim).messages * dim.size;
       }
     }
   }

@@ -1,8 +1,8 @@
 #include "sim/scenario/optimize-section.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "sim/scenario/scenario-parser.h"
 
@@ -23,8 +23,9 @@ DimensionCostSpec ReadDimensionCost(const JsonCursor& entry) {
   if (auto c = entry.Find("class")) {
     if (entry.Has("link_usd_per_GBps") || entry.Has("switch_usd_per_GBps") ||
         entry.Has("nic_usd_per_GBps")) {
-      entry.Fail("give \"class\" (LIBRA's prices) or explicit prices (\"link_usd_per_GBps\", "
-                 "\"switch_usd_per_GBps\", \"nic_usd_per_GBps\"), not both");
+      entry.Fail(
+          "give \"class\" (LIBRA's prices) or explicit prices (\"link_usd_per_GBps\", "
+          "\"switch_usd_per_GBps\", \"nic_usd_per_GBps\"), not both");
     }
     spec.cost_class = static_cast<CostClass>(c->Choice(kClassNames));
     spec.prices = LibraPrices(*spec.cost_class);
@@ -60,11 +61,11 @@ void ReadCost(const JsonCursor* section, bool needed, Scenario& scenario) {
       spec.cost_class = DefaultCostClass(d, dimension_count);
       spec.prices = LibraPrices(*spec.cost_class);
     }
-    const UnitPrice unit = UnitPriceOf(scenario.dimensions[d].kind, spec.prices);
+    const UnitPrice unit = UnitPriceOf(scenario.dimensions[d], spec.prices);
     if (!unit.error.empty() && cost.unit_error.empty()) {
-      const std::string what =
-          spec.cost_class ? fmt::format("class \"{}\"", ToString(*spec.cost_class))
-                          : std::string("explicit prices without \"switch_usd_per_GBps\"");
+      const std::string what = spec.cost_class
+                                   ? fmt::format("class \"{}\"", ToString(*spec.cost_class))
+                                   : std::string("explicit prices without \"switch_usd_per_GBps\"");
       cost.unit_error = fmt::format(
           "dimension {} is a Switch priced by {}, which has no switch price; accepted: a class "
           "with a switch (package, node, pod) or explicit prices with \"switch_usd_per_GBps\"",
@@ -72,10 +73,13 @@ void ReadCost(const JsonCursor* section, bool needed, Scenario& scenario) {
       // An explicit entry is wrong where it stands; defaults only matter once optimising.
       if (section != nullptr) entries[d].Fail(cost.unit_error);
       if (needed) {
-        throw JsonPathError("cost", "missing, and the default classes (by position: pod "
-                                    "outermost, then node, package, chiplet) cannot price the "
-                                    "fabric: " + cost.unit_error + "; give \"cost\": "
-                                    "{\"dimensions\": [...]}");
+        throw JsonPathError("cost",
+                            "missing, and the default classes (by position: pod "
+                            "outermost, then node, package, chiplet) cannot price the "
+                            "fabric: " +
+                                cost.unit_error +
+                                "; give \"cost\": "
+                                "{\"dimensions\": [...]}");
       }
     }
     cost.dimensions.push_back(spec);
@@ -83,7 +87,7 @@ void ReadCost(const JsonCursor* section, bool needed, Scenario& scenario) {
   if (cost.unit_error.empty()) {
     for (uint32_t d = 0; d < dimension_count; ++d) {
       cost.unit_usd_per_GBps.push_back(
-          UnitPriceOf(scenario.dimensions[d].kind, cost.dimensions[d].prices).usd_per_GBps);
+          UnitPriceOf(scenario.dimensions[d], cost.dimensions[d].prices).usd_per_GBps);
     }
   }
 }
@@ -105,21 +109,25 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
   }
   if (auto v = section.Find("budget_usd")) {
     if (spec.objective != OptimizeObjective::kTimeUnderBudget) {
-      v->Fail("a budget applies only to \"objective\": \"time_under_budget\"; remove this key or "
-              "change the objective");
+      v->Fail(
+          "a budget applies only to \"objective\": \"time_under_budget\"; remove this key or "
+          "change the objective");
     }
     spec.budget_usd = v->Number(0.0, kMaxBudgetUsd, true);
   } else if (spec.objective == OptimizeObjective::kTimeUnderBudget) {
-    section.Fail("missing \"budget_usd\"; \"time_under_budget\" needs the network budget in $ "
-                 "(a number above 0)");
+    section.Fail(
+        "missing \"budget_usd\"; \"time_under_budget\" needs the network budget in $ "
+        "(a number above 0)");
   }
   if (auto v = section.Find("total_bandwidth_GBps_per_npu")) {
-    spec.total_bandwidth_GBps_per_npu = v->Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxTotalBandwidthGBps, false);
+    spec.total_bandwidth_GBps_per_npu =
+        v->Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxTotalBandwidthGBps, false);
   }
   if (auto v = section.Find("total")) {
     if (!spec.total_bandwidth_GBps_per_npu) {
-      v->Fail("\"total\" says how \"total_bandwidth_GBps_per_npu\" binds, which is not given; add "
-              "it or remove this key");
+      v->Fail(
+          "\"total\" says how \"total_bandwidth_GBps_per_npu\" binds, which is not given; add "
+          "it or remove this key");
     }
     spec.total = static_cast<TotalRelation>(v->Choice({"equal", "at_most"}));
   }
@@ -130,19 +138,23 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
       BandwidthBound bound;
       bound.dimension = ReadDimension(entry, dimension_count);
       if (bounded[bound.dimension]) {
-        entry.Child("dimension").Fail(
-            fmt::format("dimension {} already has bounds; accepted: one entry per dimension",
-                        bound.dimension));
+        entry.Child("dimension")
+            .Fail(fmt::format("dimension {} already has bounds; accepted: one entry per dimension",
+                              bound.dimension));
       }
       bounded[bound.dimension] = true;
-      if (auto v = entry.Find("min_GBps")) bound.min_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, false);
-      if (auto v = entry.Find("max_GBps")) bound.max_GBps = v->Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxTotalBandwidthGBps, false);
+      if (auto v = entry.Find("min_GBps"))
+        bound.min_GBps = v->Number(0.0, ScenarioLimits::kMaxTotalBandwidthGBps, false);
+      if (auto v = entry.Find("max_GBps"))
+        bound.max_GBps = v->Number(ScenarioLimits::kMinBandwidthGBps,
+                                   ScenarioLimits::kMaxTotalBandwidthGBps, false);
       if (!bound.min_GBps && !bound.max_GBps) {
         entry.Fail("give \"min_GBps\", \"max_GBps\" or both");
       }
       if (bound.min_GBps && bound.max_GBps && *bound.min_GBps > *bound.max_GBps) {
-        entry.Child("max_GBps").Fail(fmt::format("got {}, below min_GBps {}; accepted: at least {}",
-                                                 *bound.max_GBps, *bound.min_GBps, *bound.min_GBps));
+        entry.Child("max_GBps")
+            .Fail(fmt::format("got {}, below min_GBps {}; accepted: at least {}", *bound.max_GBps,
+                              *bound.min_GBps, *bound.min_GBps));
       }
       spec.bounds.push_back(bound);
     }
@@ -154,8 +166,9 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
       FixedBandwidth pin;
       pin.dimension = ReadDimension(entry, dimension_count);
       if (fixed[pin.dimension]) {
-        entry.Child("dimension").Fail(fmt::format(
-            "dimension {} is already fixed; accepted: one entry per dimension", pin.dimension));
+        entry.Child("dimension")
+            .Fail(fmt::format("dimension {} is already fixed; accepted: one entry per dimension",
+                              pin.dimension));
       }
       fixed[pin.dimension] = true;
       pin.bandwidth_GBps = entry.At("bandwidth_GBps", "the dimension's bandwidth in GB/s per NPU")
@@ -168,8 +181,9 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
     for (const JsonCursor& entry : list->Elements(0, 1000)) {
       entry.ExpectObject({"coefficients", "relation", "value_GBps"});
       LinearConstraint constraint;
-      const JsonCursor coefficients = entry.At(
-          "coefficients", fmt::format("an array of {} numbers, one per dimension", dimension_count));
+      const JsonCursor coefficients =
+          entry.At("coefficients",
+                   fmt::format("an array of {} numbers, one per dimension", dimension_count));
       bool any = false;
       for (const JsonCursor& c : coefficients.Elements(dimension_count, dimension_count)) {
         constraint.coefficients.push_back(c.Number(-kMaxCoefficient, kMaxCoefficient, false));
@@ -186,20 +200,22 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
   if (auto v = section.Find("frontier_points")) {
     // Only the time_x_cost budget sweep uses it; elsewhere it would be silently ignored.
     if (spec.objective != OptimizeObjective::kTimeXCost) {
-      v->Fail(fmt::format("got {} with \"objective\": \"{}\", which does not use it (it is the "
-                          "number of budgets in the time x cost sweep); accepted only with "
-                          "\"objective\": \"time_x_cost\"; remove this key or change the objective",
-                          v->Shown(), ToString(spec.objective)));
+      v->Fail(
+          fmt::format("got {} with \"objective\": \"{}\", which does not use it (it is the "
+                      "number of budgets in the time x cost sweep); accepted only with "
+                      "\"objective\": \"time_x_cost\"; remove this key or change the objective",
+                      v->Shown(), ToString(spec.objective)));
     }
     spec.frontier_points = static_cast<uint32_t>(v->Integer(2, 1000));
   }
   if (auto v = section.Find("tolerance")) {
     spec.tolerance = v->Number(0.0, OptimizeSpec::kMaxTolerance, true);
     if (spec.tolerance < OptimizeSpec::kMinTolerance) {
-      v->Fail(fmt::format("got {}, below {}, the smallest gap the solver certifies reliably "
-                          "(docs/optimize.md section 8); accepted: a number from {} to {}",
-                          v->Shown(), OptimizeSpec::kMinTolerance, OptimizeSpec::kMinTolerance,
-                          OptimizeSpec::kMaxTolerance));
+      v->Fail(
+          fmt::format("got {}, below {}, the smallest gap the solver certifies reliably "
+                      "(docs/optimize.md section 8); accepted: a number from {} to {}",
+                      v->Shown(), OptimizeSpec::kMinTolerance, OptimizeSpec::kMinTolerance,
+                      OptimizeSpec::kMaxTolerance));
     }
   }
 }
@@ -208,9 +224,12 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
 
 std::string_view ToString(OptimizeObjective objective) {
   switch (objective) {
-    case OptimizeObjective::kTime: return "time";
-    case OptimizeObjective::kTimeXCost: return "time_x_cost";
-    case OptimizeObjective::kTimeUnderBudget: return "time_under_budget";
+    case OptimizeObjective::kTime:
+      return "time";
+    case OptimizeObjective::kTimeXCost:
+      return "time_x_cost";
+    case OptimizeObjective::kTimeUnderBudget:
+      return "time_under_budget";
   }
   return "?";
 }
@@ -221,9 +240,12 @@ std::string_view ToString(TotalRelation relation) {
 
 std::string_view ToString(LinearRelation relation) {
   switch (relation) {
-    case LinearRelation::kAtMost: return "<=";
-    case LinearRelation::kEqual: return "=";
-    case LinearRelation::kAtLeast: return ">=";
+    case LinearRelation::kAtMost:
+      return "<=";
+    case LinearRelation::kEqual:
+      return "=";
+    case LinearRelation::kAtLeast:
+      return ">=";
   }
   return "?";
 }
@@ -242,15 +264,15 @@ void AddOptimizeSectionsToJson(const OptimizeSpec& spec, nlohmann::json& out) {
         continue;
       }
       nlohmann::json entry = {{"link_usd_per_GBps", d.prices.link_usd_per_GBps}};
-      if (d.prices.switch_usd_per_GBps) entry["switch_usd_per_GBps"] = *d.prices.switch_usd_per_GBps;
+      if (d.prices.switch_usd_per_GBps)
+        entry["switch_usd_per_GBps"] = *d.prices.switch_usd_per_GBps;
       if (d.prices.nic_usd_per_GBps) entry["nic_usd_per_GBps"] = *d.prices.nic_usd_per_GBps;
       dims.push_back(entry);
     }
     out["cost"] = {{"dimensions", dims}};
   }
   if (!spec.given) return;
-  nlohmann::json section = {{"objective", ToString(spec.objective)},
-                            {"tolerance", spec.tolerance}};
+  nlohmann::json section = {{"objective", ToString(spec.objective)}, {"tolerance", spec.tolerance}};
   // Echoed where the loader accepts it: with time_x_cost only.
   if (spec.objective == OptimizeObjective::kTimeXCost) {
     section["frontier_points"] = spec.frontier_points;

@@ -1,8 +1,8 @@
 #include "sim/scenario/packet-memory.h"
 
-#include <cstdint>
-
 #include <fmt/format.h>
+
+#include <cstdint>
 
 #include "models/multi-dim-collective.h"
 #include "models/schedule-profile.h"
@@ -32,7 +32,7 @@ double MessagesPerNpu(const Scenario& scenario, CollectiveKind kind, const Group
        ComposeStages(kind, comm.scheme, shape.dimensions, seen, comm.AlgorithmsFor(kind))) {
     if (stage.algorithm == CollectiveAlgorithm::kInNetwork) continue;
     const Dimension& dim = seen.Dim(stage.dimension);
-    per_npu += CachedProfile(stage.kind, stage.algorithm, dim.size, dim.kind).messages;
+    per_npu += CachedProfile(stage.kind, stage.algorithm, dim).messages;
   }
   return per_npu;
 }
@@ -44,8 +44,8 @@ double PacketMemoryEstimate::TotalBytes() const { return fabric_bytes + message_
 PacketMemoryEstimate EstimatePacketMemory(const Scenario& scenario) {
   PacketMemoryEstimate estimate;
   const FabricGraphSize size = ComputeFabricGraphSize(scenario.dimensions);
-  const double per_vertex = scenario.packet.transport == TransportKind::kTcp ? kBytesPerVertexTcp
-                                                                             : kBytesPerVertexRdma;
+  const double per_vertex =
+      scenario.packet.transport == TransportKind::kTcp ? kBytesPerVertexTcp : kBytesPerVertexRdma;
   estimate.fabric_bytes = kBaseBytes + per_vertex * static_cast<double>(size.vertex_count) +
                           kBytesPerLink * static_cast<double>(size.link_count);
   if (!RunsAsGraph(scenario)) return estimate;

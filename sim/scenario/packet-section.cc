@@ -1,9 +1,9 @@
 #include "sim/scenario/packet-section.h"
 
+#include <fmt/format.h>
+
 #include <set>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "sim/packet/ip-address-plan.h"  // header-only, no ns-3
 #include "topologies/fabric-graph.h"
@@ -26,40 +26,58 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
     spec.max_memory_GiB = v->Number(0.01, 1e6, false);
     spec.max_memory_given = true;
   }
-  if (auto v = section->Find("mtu_bytes")) spec.mtu_bytes = static_cast<uint32_t>(v->Integer(64, 65000));
+  if (auto v = section->Find("mtu_bytes"))
+    spec.mtu_bytes = static_cast<uint32_t>(v->Integer(64, 65000));
   if (auto v = section->Find("header_bytes")) {
     // Must hold hfsim's own 30-byte header plus the 2-byte PPP framing ns-3 adds.
     spec.header_bytes = static_cast<uint32_t>(v->Integer(32, 512));
   }
   if (auto v = section->Find("queue_bytes")) spec.queue_bytes = v->Integer(1, kMaxPacketQueueBytes);
-  if (auto v = section->Find("ecn_threshold_bytes")) spec.ecn_threshold_bytes = v->Integer(0, kMaxPacketQueueBytes);
+  if (auto v = section->Find("ecn_threshold_bytes"))
+    spec.ecn_threshold_bytes = v->Integer(0, kMaxPacketQueueBytes);
   if (spec.queue_bytes < spec.mtu_bytes + spec.header_bytes) {
-    const JsonCursor where = section->Find("queue_bytes") ? section->Child("queue_bytes") : *section;
-    where.Fail(fmt::format("a queue of {} bytes cannot hold one packet of {} + {} bytes; accepted: "
-                           "at least {}", spec.queue_bytes, spec.mtu_bytes, spec.header_bytes,
-                           spec.mtu_bytes + spec.header_bytes));
+    const JsonCursor where =
+        section->Find("queue_bytes") ? section->Child("queue_bytes") : *section;
+    where.Fail(fmt::format(
+        "a queue of {} bytes cannot hold one packet of {} + {} bytes; accepted: "
+        "at least {}",
+        spec.queue_bytes, spec.mtu_bytes, spec.header_bytes, spec.mtu_bytes + spec.header_bytes));
   }
   if (auto v = section->Find("congestion_control")) {
     spec.congestion_control = static_cast<CongestionControl>(v->Choice({"none", "dcqcn"}));
   }
-  if (auto v = section->Find("ack_every_packets")) spec.ack_every_packets = static_cast<uint32_t>(v->Integer(1, 1024));
-  if (auto v = section->Find("retransmit_timeout_ns")) spec.retransmit_timeout_ns = v->Number(1000.0, 1e12, false);
+  if (auto v = section->Find("ack_every_packets"))
+    spec.ack_every_packets = static_cast<uint32_t>(v->Integer(1, 1024));
+  if (auto v = section->Find("retransmit_timeout_ns"))
+    spec.retransmit_timeout_ns = v->Number(1000.0, 1e12, false);
   if (auto v = section->Find("transport")) {
     spec.transport = static_cast<TransportKind>(v->Choice({"rdma", "tcp"}));
     if (spec.transport == TransportKind::kTcp) {
+      // The IP fabric routes by static tables, one path per destination: no ECMP.
+      for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
+        if (scenario.dimensions[d].kind == DimensionKind::kClos) {
+          v->Fail(
+              fmt::format("\"tcp\" routes by static IP tables, which have no ECMP for Clos "
+                          "dimension {}; accepted with a Clos dimension: \"rdma\"",
+                          d));
+        }
+      }
       // The IP fabric numbers NPUs by coordinates and routes hop by hop under IP's 8-bit TTL.
       const IpAddressPlan plan(scenario.dimensions);
       if (!plan.Fits()) {
-        v->Fail(fmt::format("\"tcp\" numbers NPUs by their coordinates in 10.0.0.0/8, and these "
-                            "dimensions need {} bits; accepted: \"tcp\" on fabrics whose "
-                            "ceil(log2(size)) summed over dimensions is at most {}, else \"rdma\"",
-                            plan.TotalBits(), IpAddressPlan::kFieldBits));
+        v->Fail(
+            fmt::format("\"tcp\" numbers NPUs by their coordinates in 10.0.0.0/8, and these "
+                        "dimensions need {} bits; accepted: \"tcp\" on fabrics whose "
+                        "ceil(log2(size)) summed over dimensions is at most {}, else \"rdma\"",
+                        plan.TotalBits(), IpAddressPlan::kFieldBits));
       }
       const uint32_t hops = MaxRouteHops(scenario.dimensions);
       if (hops > 255) {
-        v->Fail(fmt::format("\"tcp\" routes over IP, whose TTL allows 255 hops, and the longest "
-                            "route here takes {}; accepted: \"tcp\" on fabrics with routes of "
-                            "at most 255 hops, else \"rdma\"", hops));
+        v->Fail(
+            fmt::format("\"tcp\" routes over IP, whose TTL allows 255 hops, and the longest "
+                        "route here takes {}; accepted: \"tcp\" on fabrics with routes of "
+                        "at most 255 hops, else \"rdma\"",
+                        hops));
       }
     }
   }
@@ -69,8 +87,10 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
   if (auto faults = section->Find("faults")) {
     faults->ExpectObject({"link_loss", "link_down"});
     const uint64_t links = ComputeFabricGraphSize(scenario.dimensions).link_count;
-    const std::string link_range = fmt::format("a fabric link id from 0 to {} (see `hfsim topology "
-                                               "-o DIR`, links.csv)", links - 1);
+    const std::string link_range = fmt::format(
+        "a fabric link id from 0 to {} (see `hfsim topology "
+        "-o DIR`, links.csv)",
+        links - 1);
     if (auto list = faults->Find("link_loss")) {
       // The most specific entry applies (a link over its dimension over the whole fabric); two
       // entries for the same scope would leave it to their order, so they are refused.
@@ -78,19 +98,23 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
       for (const JsonCursor& entry : list->Elements(0, 100000)) {
         entry.ExpectObject({"dimension", "link", "rate"});
         LinkLoss loss;
-        if (auto d = entry.Find("dimension")) loss.dimension = static_cast<uint32_t>(d->Integer(0, scenario.dimensions.size() - 1));
+        if (auto d = entry.Find("dimension"))
+          loss.dimension = static_cast<uint32_t>(d->Integer(0, scenario.dimensions.size() - 1));
         if (auto l = entry.Find("link")) loss.link = l->Integer(0, links - 1);
         if (loss.dimension && loss.link) entry.Fail("give \"dimension\" or \"link\", not both");
-        loss.rate = entry.At("rate", "a loss probability per packet in [0, 1)").Number(0.0, 0.5, false);
-        const std::pair<int, uint64_t> scope = loss.link        ? std::pair{2, *loss.link}
-                                               : loss.dimension ? std::pair{1, uint64_t{*loss.dimension}}
-                                                                : std::pair{0, uint64_t{0}};
+        loss.rate =
+            entry.At("rate", "a loss probability per packet in [0, 1)").Number(0.0, 0.5, false);
+        const std::pair<int, uint64_t> scope = loss.link ? std::pair{2, *loss.link}
+                                               : loss.dimension
+                                                   ? std::pair{1, uint64_t{*loss.dimension}}
+                                                   : std::pair{0, uint64_t{0}};
         if (!scopes.insert(scope).second) {
-          entry.Fail(fmt::format("sets the loss of {} a second time; accepted: one entry per link, "
-                                 "per dimension and for the whole fabric (the most specific applies)",
-                                 loss.link        ? fmt::format("link {}", *loss.link)
-                                 : loss.dimension ? fmt::format("dimension {}", *loss.dimension)
-                                                  : std::string("the whole fabric")));
+          entry.Fail(
+              fmt::format("sets the loss of {} a second time; accepted: one entry per link, "
+                          "per dimension and for the whole fabric (the most specific applies)",
+                          loss.link        ? fmt::format("link {}", *loss.link)
+                          : loss.dimension ? fmt::format("dimension {}", *loss.dimension)
+                                           : std::string("the whole fabric")));
         }
         spec.link_loss.push_back(loss);
       }
@@ -101,12 +125,14 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
         LinkDown down;
         down.link = entry.At("link", link_range).Integer(0, links - 1);
         down.from_ns = entry.At("from_ns", "a time in ns").Number(0.0, kMaxTimeNs, false);
-        const JsonCursor until = entry.At("until_ns", "a time in ns after from_ns (links come back)");
+        const JsonCursor until =
+            entry.At("until_ns", "a time in ns after from_ns (links come back)");
         down.until_ns = until.Number(0.0, kMaxTimeNs, false);
         if (down.until_ns <= down.from_ns) {
-          until.Fail(fmt::format("got {}, not after from_ns {}; accepted: a later time (a link that "
-                                 "never comes back would stall dimension-order routing forever)",
-                                 down.until_ns, down.from_ns));
+          until.Fail(
+              fmt::format("got {}, not after from_ns {}; accepted: a later time (a link that "
+                          "never comes back would stall dimension-order routing forever)",
+                          down.until_ns, down.from_ns));
         }
         spec.link_down.push_back(down);
       }

@@ -32,16 +32,51 @@ namespace hfsim {
 
 namespace {
 
+// A Clos dimension's leaves and spines (docs/scenario.md §3.1): NPUs per leaf dividing the size
+// into at least 2 leaves, 1 to leaf_npus spines, an oversubscription of at least 1. The keys
+// belong to Clos dimensions only.
+void ReadClosShape(const JsonCursor& entry, Dimension& dim) {
+  if (dim.kind != DimensionKind::kClos) {
+    for (const char* key : {"leaf_npus", "spines", "oversubscription"}) {
+      if (auto v = entry.Find(key)) {
+        v->Fail(fmt::format("given for a {} dimension; accepted: only with \"kind\": \"Clos\"",
+                            ToString(dim.kind)));
+      }
+    }
+    return;
+  }
+  const JsonCursor leaf =
+      entry.At("leaf_npus", "an integer number of NPUs per leaf switch that divides \"size\"");
+  dim.leaf_npus = static_cast<uint32_t>(leaf.Integer(1, dim.size / 2));
+  if (dim.size % dim.leaf_npus != 0) {
+    leaf.Fail(
+        fmt::format("got {}, which does not divide the size {}; accepted: a divisor of {} "
+                    "of at most {} (at least 2 leaves)",
+                    dim.leaf_npus, dim.size, dim.size, dim.size / 2));
+  }
+  dim.spines = static_cast<uint32_t>(
+      entry.At("spines", "an integer number of spine switches, at most \"leaf_npus\"")
+          .Integer(1, dim.leaf_npus));
+  dim.oversubscription = 1.0;
+  if (auto v = entry.Find("oversubscription")) {
+    // Below 1 a leaf could send up more than its NPUs send it: not a Clos anyone builds.
+    dim.oversubscription = v->Number(1.0, 1024.0, false);
+  }
+}
+
 std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
   topology.ExpectObject({"dimensions"});
   const JsonCursor list = topology.At("dimensions", "an array of dimension objects");
   std::vector<Dimension> dimensions;
   uint64_t npus = 1;
   for (const JsonCursor& entry : list.Elements(1, ScenarioLimits::kMaxDimensions)) {
-    entry.ExpectObject({"kind", "size", "bandwidth_GBps", "latency_ns"});
+    entry.ExpectObject({"kind", "size", "bandwidth_GBps", "latency_ns", "leaf_npus", "spines",
+                        "oversubscription"});
     Dimension dim;
-    const JsonCursor kind = entry.At("kind", "\"Ring\", \"FullyConnected\" or \"Switch\"");
-    dim.kind = static_cast<DimensionKind>(kind.Choice({"Ring", "FullyConnected", "Switch"}));
+    const JsonCursor kind =
+        entry.At("kind", "\"Ring\", \"FullyConnected\", \"Switch\" or \"Clos\"");
+    dim.kind =
+        static_cast<DimensionKind>(kind.Choice({"Ring", "FullyConnected", "Switch", "Clos"}));
     const JsonCursor size = entry.At("size", "an integer number of NPUs, at least 2");
     const uint64_t max_size = dim.kind == DimensionKind::kFullyConnected
                                   ? ScenarioLimits::kMaxFullyConnectedSize
@@ -53,6 +88,7 @@ std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
             .Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxBandwidthGBps, false);
     dim.latency_ns = entry.At("latency_ns", "a number of ns, 0 or more")
                          .Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+    ReadClosShape(entry, dim);
     if (npus * dim.size > ScenarioLimits::kMaxNpus) {
       size.Fail(
           fmt::format("the fabric would have more than {} NPUs (product of sizes up to here: "
@@ -127,6 +163,16 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
     spec.compression = ReadCompression(*compression);
   if (auto pricing = section->Find("pricing")) {
     spec.pricing = static_cast<PricingModel>(pricing->Choice({"hfsim", "astra_sim"}));
+    if (spec.pricing == PricingModel::kAstraSim) {
+      for (size_t d = 0; d < dimensions.size(); ++d) {
+        if (dimensions[d].kind == DimensionKind::kClos) {
+          pricing->Fail(fmt::format(
+              "got \"astra_sim\", whose model has no Clos (dimension {}); accepted with a Clos "
+              "dimension: \"hfsim\"",
+              d));
+        }
+      }
+    }
   }
   if (auto active = section->Find("active_chunks_per_dimension")) {
     spec.active_chunks_per_dimension =
@@ -416,6 +462,11 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                     {"size", dim.size},
                     {"bandwidth_GBps", dim.bandwidth_Bpns},
                     {"latency_ns", dim.latency_ns}});
+    if (dim.kind == DimensionKind::kClos) {
+      dims.back()["leaf_npus"] = dim.leaf_npus;
+      dims.back()["spines"] = dim.spines;
+      dims.back()["oversubscription"] = dim.oversubscription;
+    }
   }
   out["topology"] = {{"dimensions", dims}};
   out["npu"] = NpuSectionToJson(scenario);

@@ -86,6 +86,69 @@ TEST(ClosedFormProfileTest, MatchesTheWalkedScheduleUpTo64) {
   EXPECT_EQ(checked, 63 * 24 + 6 * 9);
 }
 
+// Clos: the closed form against the walk (NPU links as on a Switch, each leaf's traffic to other
+// leaves spread over its spines), bit for bit, on every divisor k of n with 2 leaves or more,
+// spines 1, 2 and k, and oversubscription 1 and 3.
+TEST(ClosedFormProfileTest, ClosMatchesTheWalkedSchedule) {
+  int checked = 0;
+  for (uint32_t n = 2; n <= 48; ++n) {
+    for (uint32_t k = 1; k <= n / 2; ++k) {
+      if (n % k != 0) continue;
+      for (uint32_t spines : {1u, 2u, k}) {
+        if (spines > k) continue;
+        for (double r : {1.0, 3.0}) {
+          Dimension dim;
+          dim.kind = DimensionKind::kClos;
+          dim.size = n;
+          dim.leaf_npus = k;
+          dim.spines = spines;
+          dim.oversubscription = r;
+          for (CollectiveKind kind : kKinds) {
+            for (CollectiveAlgorithm algorithm : kClosedAlgorithms) {
+              if (UnsupportedReason(kind, algorithm, n)) continue;
+              SCOPED_TRACE(std::string(ToString(kind)) + " " + std::string(ToString(algorithm)) +
+                           " on Clos " + std::to_string(n) + " k " + std::to_string(k) + " S " +
+                           std::to_string(spines) + " r " + std::to_string(r));
+              const auto closed = ClosedFormProfile(kind, algorithm, dim);
+              ASSERT_TRUE(closed.has_value());
+              ExpectSameProfile(*closed, ProfileSchedule(BuildSchedule(kind, algorithm, n), dim));
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
+// A direct all-to-all on a Clos of 16 NPUs, 4 per leaf, 2 spines, oversubscribed 2:1, by hand.
+// Each NPU sends one block (of 16) to each of 15 peers: its up-link carries 15 blocks. Each leaf
+// sends 4 x 12 = 48 blocks to other leaves, 24 on each of its 2 up-links, which carry
+// 4 / (2 x 2) = 1 of an NPU's bandwidth: 24 blocks at full rate, so the spines bound the step.
+TEST(ClosedFormProfileTest, ClosAllToAllIsBoundByTheSpinesByHand) {
+  Dimension dim;
+  dim.kind = DimensionKind::kClos;
+  dim.size = 16;
+  dim.leaf_npus = 4;
+  dim.spines = 2;
+  dim.oversubscription = 2.0;
+  const auto profile =
+      ClosedFormProfile(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, dim);
+  ASSERT_TRUE(profile);
+  EXPECT_EQ(profile->steps, 1u);
+  EXPECT_EQ(profile->latency_hops, 4.0);
+  EXPECT_DOUBLE_EQ(profile->bandwidth_coefficient, 24.0 / 16.0);
+  // Without oversubscription the up-links carry 2 x an NPU's bandwidth: 24 blocks take the time
+  // of 12, and the NPU's own 15 bound the step, as on a Switch.
+  dim.oversubscription = 1.0;
+  EXPECT_DOUBLE_EQ(ClosedFormProfile(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, dim)
+                       ->bandwidth_coefficient,
+                   ClosedFormProfile(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, 16,
+                                     DimensionKind::kSwitch)
+                       ->bandwidth_coefficient);
+}
+
 TEST(ClosedFormProfileTest, MatchesTheWalkedScheduleOnLargerGroups) {
   for (uint32_t n : {100u, 127u, 128u, 256u, 1000u}) CheckAllTuples(n);
 }
