@@ -120,9 +120,11 @@ class FabricGraph {
   /// A switch's place in its group: 0 for a Switch dimension's one switch; on a Clos, leaves are
   /// 0 to L - 1 and spines L to L + S - 1.
   uint32_t SwitchIndex(VertexId vertex) const;
-  /// The switch of group `group` of Switch dimension d. Precondition: dimension d is a Switch.
+  /// The switch of group `group` of Switch dimension d. Precondition: dimension d is a Switch
+  /// (a Clos group has leaves and spines: its switch `index` is
+  /// switch_base + group x (L + S) + index, see SwitchIndex).
   VertexId SwitchVertex(uint32_t d, uint64_t group) const {
-    return static_cast<VertexId>(m_layout[d].switch_base + group);
+    return static_cast<VertexId>(m_layout[d].switch_base + group * m_layout[d].switches_per_group);
   }
 
   const FabricLink& Link(LinkId link) const { return m_links[link]; }

@@ -67,9 +67,9 @@ void ReadCost(const JsonCursor* section, bool needed, Scenario& scenario) {
                                    ? fmt::format("class \"{}\"", ToString(*spec.cost_class))
                                    : std::string("explicit prices without \"switch_usd_per_GBps\"");
       cost.unit_error = fmt::format(
-          "dimension {} is a Switch priced by {}, which has no switch price; accepted: a class "
+          "dimension {} is a {} priced by {}, which has no switch price; accepted: a class "
           "with a switch (package, node, pod) or explicit prices with \"switch_usd_per_GBps\"",
-          d, what);
+          d, ToString(scenario.dimensions[d].kind), what);
       // An explicit entry is wrong where it stands; defaults only matter once optimising.
       if (section != nullptr) entries[d].Fail(cost.unit_error);
       if (needed) {

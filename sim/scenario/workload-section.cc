@@ -2,20 +2,20 @@
 // of a zoo or custom model with data/tensor parallelism mapped onto the fabric's dimensions.
 #include "sim/scenario/workload-section.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <numeric>
 #include <optional>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "sim/scenario/convergence-section.h"
 #include "sim/scenario/gossip-section.h"
 #include "sim/scenario/graph-section.h"
 #include "sim/scenario/parameter-server-section.h"
 #include "sim/scenario/pipeline-section.h"
-#include "sim/scenario/sharding-section.h"
 #include "sim/scenario/scenario-parser.h"
+#include "sim/scenario/sharding-section.h"
 #include "workloads/model-zoo.h"
 
 namespace hfsim {
@@ -53,12 +53,14 @@ uint64_t ReadSizeBytes(const JsonCursor& section) {
   const bool has_bytes = section.Has("size_bytes");
   const bool has_mib = section.Has("size_MiB");
   if (has_bytes == has_mib) {
-    section.Fail("give exactly one of \"size_bytes\" (integer bytes) or \"size_MiB\" (number, "
-                 "1 MiB = 2^20 bytes)");
+    section.Fail(
+        "give exactly one of \"size_bytes\" (integer bytes) or \"size_MiB\" (number, "
+        "1 MiB = 2^20 bytes)");
   }
   if (has_bytes) return section.Child("size_bytes").Integer(1, ScenarioLimits::kMaxCollectiveBytes);
-  const double mib = section.Child("size_MiB").Number(
-      0.0, static_cast<double>(ScenarioLimits::kMaxCollectiveBytes >> 20), true);
+  const double mib =
+      section.Child("size_MiB")
+          .Number(0.0, static_cast<double>(ScenarioLimits::kMaxCollectiveBytes >> 20), true);
   const auto bytes = static_cast<uint64_t>(mib * 1048576.0 + 0.5);
   if (bytes == 0) section.Child("size_MiB").Fail("rounds to 0 bytes; accepted: at least 1 byte");
   return bytes;
@@ -81,7 +83,7 @@ CollectiveWorkload ReadCollective(const JsonCursor& section, const Scenario& sce
 }
 
 const std::vector<std::string_view> kCollectiveKindNames = {"all_reduce", "reduce_scatter",
-                                                             "all_gather", "all_to_all"};
+                                                            "all_gather", "all_to_all"};
 
 // {"kind": ..., "size_bytes": ...}: a collective the layer states itself (imported traces).
 LayerComm ReadLayerComm(const JsonCursor& comm) {
@@ -90,8 +92,9 @@ LayerComm ReadLayerComm(const JsonCursor& comm) {
   result.kind = static_cast<CollectiveKind>(
       comm.At("kind", "\"all_reduce\", \"reduce_scatter\", \"all_gather\" or \"all_to_all\"")
           .Choice(kCollectiveKindNames));
-  result.size_bytes = comm.At("size_bytes", "an integer number of bytes (the whole unsharded buffer)")
-                          .Integer(1, ScenarioLimits::kMaxCollectiveBytes);
+  result.size_bytes =
+      comm.At("size_bytes", "an integer number of bytes (the whole unsharded buffer)")
+          .Integer(1, ScenarioLimits::kMaxCollectiveBytes);
   return result;
 }
 
@@ -109,11 +112,12 @@ RoutedExperts ReadRouted(const JsonCursor& routed, const Layer& layer) {
       routed.At("params_per_expert", "an integer number of parameters of one expert");
   result.params_per_expert = per_expert.Integer(0, uint64_t{1} << 40);
   if (uint64_t{result.experts} * result.params_per_expert > layer.params) {
-    per_expert.Fail(fmt::format("{} experts x {} parameters = {}, more than the layer's params "
-                                "({}), which include them; accepted: at most {} per expert",
-                                result.experts, result.params_per_expert,
-                                uint64_t{result.experts} * result.params_per_expert, layer.params,
-                                layer.params / result.experts));
+    per_expert.Fail(
+        fmt::format("{} experts x {} parameters = {}, more than the layer's params "
+                    "({}), which include them; accepted: at most {} per expert",
+                    result.experts, result.params_per_expert,
+                    uint64_t{result.experts} * result.params_per_expert, layer.params,
+                    layer.params / result.experts));
   }
   result.forward_flops_per_token =
       routed.At("forward_flops_per_token", "one expert's forward FLOPs for one token")
@@ -132,10 +136,14 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
                       "routed", "attention_flops_per_sample", "kv_elements_per_sample"});
   Layer layer;
   layer.name = entry.At("name", "a string").String();
-  layer.params = entry.At("params", "an integer number of trainable parameters").Integer(0, uint64_t{1} << 50);
-  if (auto flops = entry.Find("forward_flops_per_sample")) layer.forward_flops_per_sample = flops->Number(0, 1e21, false);
-  if (auto elements = entry.Find("output_elements_per_sample")) layer.output_elements_per_sample = elements->Integer(0, uint64_t{1} << 40);
-  if (auto count = entry.Find("tensor_parallel_all_reduces")) layer.tensor_parallel_all_reduces = static_cast<uint32_t>(count->Integer(0, 16));
+  layer.params =
+      entry.At("params", "an integer number of trainable parameters").Integer(0, uint64_t{1} << 50);
+  if (auto flops = entry.Find("forward_flops_per_sample"))
+    layer.forward_flops_per_sample = flops->Number(0, 1e21, false);
+  if (auto elements = entry.Find("output_elements_per_sample"))
+    layer.output_elements_per_sample = elements->Integer(0, uint64_t{1} << 40);
+  if (auto count = entry.Find("tensor_parallel_all_reduces"))
+    layer.tensor_parallel_all_reduces = static_cast<uint32_t>(count->Integer(0, 16));
   if (auto ns = entry.Find("forward_ns")) layer.forward_ns = ns->Number(0, 1e15, false);
   if (auto ns = entry.Find("input_grad_ns")) layer.input_grad_ns = ns->Number(0, 1e15, false);
   if (auto ns = entry.Find("weight_grad_ns")) layer.weight_grad_ns = ns->Number(0, 1e15, false);
@@ -160,16 +168,17 @@ void ReadModel(const JsonCursor& training, TrainingWorkload& workload) {
     workload.model_name = model.String();
     const auto& names = ModelZooNames();
     if (std::find(names.begin(), names.end(), workload.model_name) == names.end()) {
-      model.Fail(fmt::format("unknown model \"{}\"; accepted: {} (or an object with \"name\" "
-                             "and \"layers\" for your own model)",
-                             workload.model_name, fmt::join(names, ", ")));
+      model.Fail(
+          fmt::format("unknown model \"{}\"; accepted: {} (or an object with \"name\" "
+                      "and \"layers\" for your own model)",
+                      workload.model_name, fmt::join(names, ", ")));
     }
     const uint32_t default_length = ZooDefaultSequenceLength(workload.model_name);
     workload.sequence_length_tokens = default_length;
     if (auto length = training.Find("sequence_length_tokens")) {
       if (default_length == 0) {
-        length->Fail(fmt::format("\"{}\" is not a sequence model; remove this key",
-                                 workload.model_name));
+        length->Fail(
+            fmt::format("\"{}\" is not a sequence model; remove this key", workload.model_name));
       }
       workload.sequence_length_tokens = static_cast<uint32_t>(length->Integer(1, 1 << 20));
     }
@@ -203,8 +212,10 @@ void ReadTensorSplit(const JsonCursor& split, const std::optional<JsonCursor>& d
   for (size_t d = 0; d < dims.size(); ++d) {
     const auto t = static_cast<uint32_t>(entries[d].Integer(1, dims[d].size));
     if (dims[d].size % t != 0) {
-      entries[d].Fail(fmt::format("got {}, which does not divide dimension {}'s {} NPUs; accepted: "
-                                  "a divisor of {}", t, d, dims[d].size, dims[d].size));
+      entries[d].Fail(
+          fmt::format("got {}, which does not divide dimension {}'s {} NPUs; accepted: "
+                      "a divisor of {}",
+                      t, d, dims[d].size, dims[d].size));
     }
     per_dimension.push_back(t);
     tensor_degree *= t;
@@ -247,8 +258,9 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   const auto tensor = find("tensor");
   if (const auto split = find("tensor_per_dimension")) {
     if (find("data_dimensions") || find("tensor_dimensions")) {
-      split->Fail("give either tensor_per_dimension (NPUs of each dimension in the tensor group) "
-                  "or data_dimensions / tensor_dimensions (whole dimensions), not both");
+      split->Fail(
+          "give either tensor_per_dimension (NPUs of each dimension in the tensor group) "
+          "or data_dimensions / tensor_dimensions (whole dimensions), not both");
     }
     ReadTensorSplit(*split, data, tensor, dims, workload);
     return;
@@ -260,8 +272,10 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   for (uint32_t d : workload.data_dimensions) {
     const auto& tensor_list = workload.tensor_dimensions;
     if (std::find(tensor_list.begin(), tensor_list.end(), d) != tensor_list.end()) {
-      data_dims->Fail(fmt::format("dimension {} is also in tensor_dimensions; each dimension "
-                                  "carries one kind of parallelism", d));
+      data_dims->Fail(
+          fmt::format("dimension {} is also in tensor_dimensions; each dimension "
+                      "carries one kind of parallelism",
+                      d));
     }
   }
 
@@ -273,22 +287,24 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
   if (tensor_degree == 0 && data_degree == 0) tensor_degree = 1;
   if (tensor_degree == 0) {
     if (npus % data_degree != 0) {
-      data->Fail(fmt::format("got {}, which does not divide the fabric's {} NPUs", data_degree, npus));
+      data->Fail(
+          fmt::format("got {}, which does not divide the fabric's {} NPUs", data_degree, npus));
     }
     tensor_degree = npus / data_degree;
   }
   if (data_degree == 0) {
     if (npus % tensor_degree != 0) {
-      tensor->Fail(fmt::format("got {}, which does not divide the fabric's {} NPUs", tensor_degree, npus));
+      tensor->Fail(
+          fmt::format("got {}, which does not divide the fabric's {} NPUs", tensor_degree, npus));
     }
     data_degree = npus / tensor_degree;
   }
   const std::string where = training.Path() + ".parallelism";
   if (data_degree * tensor_degree != npus) {
-    throw JsonPathError(where, fmt::format("data ({}) x tensor ({}) = {}, but the fabric has {} "
-                                           "NPUs; accepted: degrees whose product is {}",
-                                           data_degree, tensor_degree, data_degree * tensor_degree,
-                                           npus, npus));
+    throw JsonPathError(
+        where, fmt::format("data ({}) x tensor ({}) = {}, but the fabric has {} "
+                           "NPUs; accepted: degrees whose product is {}",
+                           data_degree, tensor_degree, data_degree * tensor_degree, npus, npus));
   }
   // Dimension lists: given, derived from the other list, or tensor on the leading dimensions.
   std::vector<bool> used(dims.size(), false);
@@ -308,10 +324,12 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
       product *= dims[d].size;
     }
     if (product != tensor_degree) {
-      throw JsonPathError(where, fmt::format(
-          "tensor degree {} is not the product of the leading dimensions' sizes; give "
-          "\"tensor_dimensions\" and \"data_dimensions\" (lists of dimension indices) explicitly",
-          tensor_degree));
+      throw JsonPathError(
+          where,
+          fmt::format("tensor degree {} is not the product of the leading dimensions' sizes; give "
+                      "\"tensor_dimensions\" and \"data_dimensions\" (lists of dimension indices) "
+                      "explicitly",
+                      tensor_degree));
     }
     workload.data_dimensions = complement(workload.tensor_dimensions);
   } else if (!data_dims) {
@@ -330,10 +348,11 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
     }
   }
   if (ProductOfSizes(dims, workload.tensor_dimensions) != tensor_degree) {
-    throw JsonPathError(where + ".tensor_dimensions",
-                        fmt::format("dimensions {} hold {} NPUs, but tensor is {}",
-                                    JoinIndices(workload.tensor_dimensions),
-                                    ProductOfSizes(dims, workload.tensor_dimensions), tensor_degree));
+    throw JsonPathError(
+        where + ".tensor_dimensions",
+        fmt::format("dimensions {} hold {} NPUs, but tensor is {}",
+                    JoinIndices(workload.tensor_dimensions),
+                    ProductOfSizes(dims, workload.tensor_dimensions), tensor_degree));
   }
   if (ProductOfSizes(dims, workload.data_dimensions) != data_degree) {
     throw JsonPathError(where + ".data_dimensions",
@@ -380,9 +399,10 @@ void CheckDerivedSizes(const JsonCursor& batch, const TrainingWorkload& workload
                                   config.activation_bytes_per_element);
     }
     if (bytes > static_cast<double>(ScenarioLimits::kMaxCollectiveBytes)) {
-      batch.Fail(fmt::format("layer \"{}\" would exchange {:.3g} bytes per replica, above the "
-                             "2^50 hfsim prices; accepted: a smaller batch",
-                             layer.name, bytes));
+      batch.Fail(
+          fmt::format("layer \"{}\" would exchange {:.3g} bytes per replica, above the "
+                      "2^50 hfsim prices; accepted: a smaller batch",
+                      layer.name, bytes));
     }
   }
 }
@@ -418,18 +438,20 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
     if (const auto sequence = parallelism->Find("sequence_parallel")) {
       config.sequence_parallel = sequence->Bool();
       if (config.sequence_parallel && config.tensor_parallel == 1) {
-        sequence->Fail("sequence parallelism splits the tensor-parallel all-reduces; it needs "
-                       "\"tensor\" above 1");
+        sequence->Fail(
+            "sequence parallelism splits the tensor-parallel all-reduces; it needs "
+            "\"tensor\" above 1");
       }
     }
   }
-  const JsonCursor batch = section.At("global_batch_samples",
-                                      "an integer number of samples per iteration over all replicas");
+  const JsonCursor batch = section.At(
+      "global_batch_samples", "an integer number of samples per iteration over all replicas");
   config.global_batch_samples = batch.Integer(1, uint64_t{1} << 40);
   if (config.global_batch_samples % config.data_parallel != 0) {
-    batch.Fail(fmt::format("got {}, which does not split evenly over {} data-parallel replicas; "
-                           "accepted: a multiple of {}",
-                           config.global_batch_samples, config.data_parallel, config.data_parallel));
+    batch.Fail(
+        fmt::format("got {}, which does not split evenly over {} data-parallel replicas; "
+                    "accepted: a multiple of {}",
+                    config.global_batch_samples, config.data_parallel, config.data_parallel));
   }
   if (workload.MegatronLayout()) CheckPipelineBatch(batch, workload);
   if (auto bytes = section.Find("gradient_bytes_per_param")) {
@@ -457,11 +479,12 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
     const bool any = std::any_of(workload.model.layers.begin(), workload.model.layers.end(),
                                  [](const Layer& l) { return l.HasTensorComm(); });
     if (!any) {
-      throw JsonPathError(section.Path() + ".parallelism.tensor",
-                          fmt::format("model \"{}\" has no tensor-parallel layers, so tensor {} "
-                                      "would split nothing; accepted: 1 for this model (or layers with "
-                                      "\"forward_comm\"/\"input_grad_comm\")",
-                                      workload.model_name, config.tensor_parallel));
+      throw JsonPathError(
+          section.Path() + ".parallelism.tensor",
+          fmt::format("model \"{}\" has no tensor-parallel layers, so tensor {} "
+                      "would split nothing; accepted: 1 for this model (or layers with "
+                      "\"forward_comm\"/\"input_grad_comm\")",
+                      workload.model_name, config.tensor_parallel));
     }
   }
   return workload;
@@ -481,8 +504,10 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
       training.config.memory_bytes_per_ns = bandwidth->Number(1.0, 1e6, false);
     }
     if (auto hbm = npu->Find("hbm_GiB")) training.hbm_GiB = hbm->Number(0.0, 1e6, true);
-    if (auto allow = npu->Find("allow_memory_overflow")) training.allow_memory_overflow = allow->Bool();
-    if (auto peak = npu->Find("peak_TFLOPS")) training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
+    if (auto allow = npu->Find("allow_memory_overflow"))
+      training.allow_memory_overflow = allow->Bool();
+    if (auto peak = npu->Find("peak_TFLOPS"))
+      training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
     if (auto efficiency = npu->Find("compute_efficiency")) {
       training.config.compute_efficiency = efficiency->Number(0.0, 1.0, true);
     }
@@ -497,12 +522,27 @@ void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
   const bool gossip = workload.Has("gossip");
   const bool graph = workload.Has("graph");
   if (int{training} + int{workload.Has("collective")} + int{parameter_server} + int{gossip} +
-          int{graph} != 1) {
-    workload.Fail("give exactly one of \"training\" (a model trained with data/tensor "
-                  "parallelism), \"collective\" (one collective operation), "
-                  "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md), "
-                  "\"gossip\" (decentralised SGD with gossip exchanges, docs/learning.md) or "
-                  "\"graph\" (an execution graph written out, docs/graph.md)");
+          int{graph} !=
+      1) {
+    workload.Fail(
+        "give exactly one of \"training\" (a model trained with data/tensor "
+        "parallelism), \"collective\" (one collective operation), "
+        "\"parameter_server\" (PS-lite pushes and pulls, docs/parameter-server.md), "
+        "\"gossip\" (decentralised SGD with gossip exchanges, docs/learning.md) or "
+        "\"graph\" (an execution graph written out, docs/graph.md)");
+  }
+  // Parameter-server and gossip traffic is priced transfer by transfer on the fabric's routes
+  // (sim/analytical/transfer-phase.h), which have no ECMP spread: on a Clos every message would
+  // take one spine. Refused until they spread as collectives do.
+  if (gossip || parameter_server) {
+    for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
+      if (scenario.dimensions[d].kind != DimensionKind::kClos) continue;
+      workload.Child(gossip ? "gossip" : "parameter_server")
+          .Fail(fmt::format("runs on a fabric with Clos dimension {}, where its messages are not "
+                            "spread over the spines yet; accepted on a Clos: \"training\", "
+                            "\"collective\" or \"graph\" workloads",
+                            d));
+    }
   }
   if (graph) {
     scenario.workload_kind = WorkloadKind::kGraph;
@@ -514,7 +554,8 @@ void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
     scenario.workload_kind = WorkloadKind::kParameterServer;
     const JsonCursor section = workload.Child("parameter_server");
     scenario.parameter_server = ReadParameterServerSection(section, scenario);
-    if (auto c = section.Find("convergence")) scenario.convergence = ReadConvergenceSection(*c, scenario);
+    if (auto c = section.Find("convergence"))
+      scenario.convergence = ReadConvergenceSection(*c, scenario);
   } else if (training) {
     scenario.workload_kind = WorkloadKind::kTraining;
     scenario.training = ReadTraining(workload.Child("training"), scenario, scenario.training);
@@ -538,15 +579,17 @@ nlohmann::json NpuSectionToJson(const Scenario& scenario) {
 nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     nlohmann::json out = ParameterServerSectionToJson(scenario.parameter_server);
-    if (scenario.convergence) out["parameter_server"]["convergence"] = ConvergenceToJson(*scenario.convergence);
+    if (scenario.convergence)
+      out["parameter_server"]["convergence"] = ConvergenceToJson(*scenario.convergence);
     return out;
   }
   if (scenario.workload_kind == WorkloadKind::kGossip) return GossipSectionToJson(scenario.gossip);
   if (scenario.workload_kind == WorkloadKind::kGraph) return GraphSectionToJson(scenario.graph);
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     const CollectiveWorkload& c = scenario.collective;
-    return {{"collective",
-             {{"kind", ToString(c.kind)}, {"size_bytes", c.size_bytes}, {"dimensions", c.dimensions}}}};
+    return {
+        {"collective",
+         {{"kind", ToString(c.kind)}, {"size_bytes", c.size_bytes}, {"dimensions", c.dimensions}}}};
   }
   const TrainingWorkload& t = scenario.training;
   nlohmann::json training;
@@ -590,7 +633,8 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
     if (t.sequence_length_tokens > 0) training["sequence_length_tokens"] = t.sequence_length_tokens;
   }
   training["global_batch_samples"] = t.config.global_batch_samples;
-  training["parallelism"] = {{"data", t.config.data_parallel}, {"tensor", t.config.tensor_parallel}};
+  training["parallelism"] = {{"data", t.config.data_parallel},
+                             {"tensor", t.config.tensor_parallel}};
   if (t.config.sequence_parallel) training["parallelism"]["sequence_parallel"] = true;
   if (t.MegatronLayout()) {
     PipelineToJson(t, training["parallelism"]);

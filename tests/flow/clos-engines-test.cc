@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <utility>
 
 #include "models/cost-model.h"
 #include "sim/analytical/analytical-engine.h"
@@ -68,6 +70,14 @@ TEST(ClosLoader, ShapesThatDoNotFitAreRefusedAtTheirKey) {
   EXPECT_NE(refused.Error().ToString().find("spans 8 of the 16 NPUs of Clos dimension 0"),
             std::string::npos)
       << refused.Error().ToString();
+  // Parameter-server and gossip traffic is not spread over the spines yet: refused.
+  for (const auto& [file, key] : {std::pair{"ps-lite-dense.json", "workload.parameter_server"},
+                                  std::pair{"s3-gossip-adaptive.json", "workload.gossip"}}) {
+    std::ifstream in(std::string(HFSIM_SOURCE_DIR) + "/configs/" + file);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc["topology"]["dimensions"] = nlohmann::json::array({ClosDim(16, 4, 2, 1)});
+    test::ExpectLoadError(doc, key, "not spread over the spines");
+  }
   // The echo reads back as the same scenario.
   const Scenario scenario = test::ParseOrDie(with(ClosDim(16, 4, 2, 1.5)));
   EXPECT_EQ(scenario.dimensions[0].leaf_npus, 4u);
