@@ -155,14 +155,24 @@ ScheduleProfile DirectAlgorithm(CollectiveKind kind, const DimensionLinks& links
 // routes of at most m sources of its direction (exactly m after an aligned run): m * L = n/2.
 // When m = n/2 all n routes go clockwise n/2 hops: n/2 routes of one block per link, again n/2.
 // On a Ring of 2 that is the one block on link 0 -> 1: n/2 too.
+//
+// On a Clos (n a power of two, so k, which divides n, is one too and leaves are aligned runs of
+// k) the partner is on another leaf exactly when m >= k, for every member: the step then also
+// puts k runs per leaf on its spines, and Hops(0, m) is the 4 of a route through a spine.
 ScheduleProfile HalvingDoubling(CollectiveKind kind, const DimensionLinks& links) {
   const uint32_t n = links.Size();
+  const bool clos = links.Kind() == DimensionKind::kClos;
   ProfileSum sum(links, n);
   const auto add_step = [&](uint32_t mask, uint32_t length, bool reduce) {
     const uint32_t hops = links.Hops(0, mask);
     const uint64_t busiest = links.Kind() == DimensionKind::kRing ? n / 2 : length;
     const uint64_t sent = static_cast<uint64_t>(n) * length;
-    sum.AddStep({hops, busiest, reduce ? length : 0u, 1, 1, length, length}, sent, sent * hops);
+    const double spine =
+        clos && mask >= links.LeafNpus()
+            ? static_cast<double>(uint64_t{links.LeafNpus()} * length) / links.Spines()
+            : 0.0;
+    sum.AddStep({hops, busiest, reduce ? length : 0u, 1, 1, length, length}, sent, sent * hops,
+                spine);
   };
   if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {
     uint32_t length = n;
@@ -249,31 +259,6 @@ ScheduleProfile ClosDirect(CollectiveKind kind, const DimensionLinks& links) {
   return sum.Finish(n);
 }
 
-// Halving-doubling, n a power of two, so k (which divides n) is one too and leaves are aligned
-// runs of k: the partner i XOR m is on another leaf exactly when m >= k, for every member.
-ScheduleProfile ClosHalvingDoubling(CollectiveKind kind, const DimensionLinks& links) {
-  const uint32_t n = links.Size();
-  const uint32_t k = links.LeafNpus();
-  ProfileSum sum(links, n);
-  const auto add_step = [&](uint32_t mask, uint32_t length, bool reduce) {
-    const bool crosses = mask >= k;
-    const uint32_t hops = crosses ? 4 : 2;
-    const uint64_t sent = static_cast<uint64_t>(n) * length;
-    const double spine = crosses ? static_cast<double>(uint64_t{k} * length) / links.Spines() : 0.0;
-    sum.AddStep({hops, length, reduce ? length : 0u, 1, 1, length, length}, sent, sent * hops,
-                spine);
-  };
-  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kReduceScatter) {
-    uint32_t length = n;
-    for (uint32_t mask = 1; mask < n; mask <<= 1) add_step(mask, length /= 2, true);
-  }
-  if (kind == CollectiveKind::kAllReduce || kind == CollectiveKind::kAllGather) {
-    uint32_t length = 1;
-    for (uint32_t mask = n / 2; mask >= 1; mask >>= 1, length *= 2) add_step(mask, length, false);
-  }
-  return sum.Finish(n);
-}
-
 }  // namespace
 
 std::optional<ScheduleProfile> ClosedFormProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
@@ -289,7 +274,7 @@ std::optional<ScheduleProfile> ClosedFormProfile(CollectiveKind kind, Collective
     case CollectiveAlgorithm::kDirect:
       return clos ? ClosDirect(kind, links) : DirectAlgorithm(kind, links);
     case CollectiveAlgorithm::kHalvingDoubling:
-      return clos ? ClosHalvingDoubling(kind, links) : HalvingDoubling(kind, links);
+      return HalvingDoubling(kind, links);
     case CollectiveAlgorithm::kDoubleBinaryTree:
     case CollectiveAlgorithm::kInNetwork:
       break;

@@ -46,7 +46,7 @@ uint64_t FlowClock::Run() {
 }
 
 FlowTransport::FlowTransport(const FabricGraph& fabric, EventClock& clock, uint64_t seed)
-    : m_fabric(&fabric), m_clock(&clock), m_network(fabric, seed) {}
+    : m_clock(&clock), m_network(fabric, seed) {}
 
 void FlowTransport::Send(const Message& message) {
   CatchUp();

@@ -64,7 +64,6 @@ class FlowTransport : public MessageTransport {
   // Schedules a wake-up at the network's next event; earlier wake-ups become stale.
   void Wake();
 
-  const FabricGraph* m_fabric;
   EventClock* m_clock;
   FlowNetwork m_network;
   Handlers m_handlers;

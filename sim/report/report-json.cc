@@ -14,6 +14,21 @@ namespace {
 
 constexpr size_t kBusiestLinksShown = 16;
 
+// The links that carried the most bytes, at most kBusiestLinksShown, busiest first (ties: lower
+// id first): the packet and flow engines' link rows alike.
+template <typename Link>
+std::vector<const Link*> Busiest(const std::vector<Link>& links) {
+  std::vector<const Link*> busiest;
+  for (const Link& l : links) busiest.push_back(&l);
+  const size_t shown = std::min(kBusiestLinksShown, busiest.size());
+  std::partial_sort(busiest.begin(), busiest.begin() + static_cast<ptrdiff_t>(shown), busiest.end(),
+                    [](const Link* a, const Link* b) {
+                      return a->bytes != b->bytes ? a->bytes > b->bytes : a->link < b->link;
+                    });
+  busiest.resize(shown);
+  return busiest;
+}
+
 nlohmann::json LinkToJson(const LinkReport& l) {
   return {{"link", l.link},
           {"source", l.source},
@@ -53,15 +68,8 @@ nlohmann::json PacketToJson(const PacketReport& p, size_t dimension_count) {
                              {"drops", drops},
                              {"ecn_marks", marks}});
   }
-  std::vector<const LinkReport*> busiest;
-  for (const LinkReport& l : p.links) busiest.push_back(&l);
-  const size_t shown = std::min(kBusiestLinksShown, busiest.size());
-  std::partial_sort(busiest.begin(), busiest.begin() + static_cast<ptrdiff_t>(shown), busiest.end(),
-                    [](const LinkReport* a, const LinkReport* b) {
-                      return a->bytes != b->bytes ? a->bytes > b->bytes : a->link < b->link;
-                    });
   nlohmann::json top = nlohmann::json::array();
-  for (size_t i = 0; i < shown; ++i) top.push_back(LinkToJson(*busiest[i]));
+  for (const LinkReport* l : Busiest(p.links)) top.push_back(LinkToJson(*l));
   const TimeSummary& m = p.message_delivery;
   return {{"events", p.events},
           {"simulated_ns", p.simulated_ns},
@@ -130,15 +138,8 @@ nlohmann::json FlowToJson(const FlowReport& f, size_t dimension_count) {
                              {"max_link_utilisation_fraction", max_utilisation},
                              {"peak_flows", peak}});
   }
-  std::vector<const FlowLinkReport*> busiest;
-  for (const FlowLinkReport& l : f.links) busiest.push_back(&l);
-  const size_t shown = std::min(kBusiestLinksShown, busiest.size());
-  std::partial_sort(busiest.begin(), busiest.begin() + static_cast<ptrdiff_t>(shown), busiest.end(),
-                    [](const FlowLinkReport* a, const FlowLinkReport* b) {
-                      return a->bytes != b->bytes ? a->bytes > b->bytes : a->link < b->link;
-                    });
   nlohmann::json top = nlohmann::json::array();
-  for (size_t i = 0; i < shown; ++i) top.push_back(FlowLinkToJson(*busiest[i]));
+  for (const FlowLinkReport* l : Busiest(f.links)) top.push_back(FlowLinkToJson(*l));
   return {{"events", f.events},
           {"rate_solves", f.rate_solves},
           {"largest_solve_flows", f.largest_solve_flows},
