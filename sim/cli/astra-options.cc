@@ -12,7 +12,7 @@ bool AstraOptions::Given() const {
 }
 
 Expected<nlohmann::json> AstraOptions::Import(const std::string& command,
-                                              const std::string& workload_path) const {
+                                              const std::string& workload_path, bool chakra) const {
   const bool single = !collective.empty() || !size.empty();
   if (network.empty() || system.empty()) {
     if (single && network.empty() && system.empty()) {
@@ -20,9 +20,19 @@ Expected<nlohmann::json> AstraOptions::Import(const std::string& command,
     }
     return UserError{command, "--astra-network and --astra-system go together; give both"};
   }
+  if (chakra) {
+    if (single || !workload_path.empty()) {
+      return UserError{command,
+                       "with --chakra the trace is the workload: give no workload "
+                       "scenario file and no --collective or --size"};
+    }
+    // A placeholder workload for the import; the trace replaces it.
+    return ImportAstraSim(AstraInputs{network, system, "", "all_reduce", "1"});
+  }
   if (single == !workload_path.empty() || (single && (collective.empty() || size.empty()))) {
-    return UserError{command, "with ASTRA-sim inputs give either a workload scenario file or "
-                              "--collective KIND --size SIZE (both), not both and not neither"};
+    return UserError{command,
+                     "with ASTRA-sim inputs give either a workload scenario file or "
+                     "--collective KIND --size SIZE (both), not both and not neither"};
   }
   return ImportAstraSim(AstraInputs{network, system, workload_path, collective, size});
 }

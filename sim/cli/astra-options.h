@@ -2,10 +2,9 @@
 // JSON, with either a workload scenario file or one collective (kind and size).
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sim/expected.h"
 
@@ -23,7 +22,9 @@ struct AstraOptions {
   bool Given() const;
   /// The imported scenario document. `workload_path` is the positional scenario file (empty when
   /// none); errors name the option or file. `command` names the subcommand in errors.
-  Expected<nlohmann::json> Import(const std::string& command, const std::string& workload_path) const;
+  /// With `chakra` the workload comes from a Chakra trace (--chakra) and neither may be given.
+  Expected<nlohmann::json> Import(const std::string& command, const std::string& workload_path,
+                                  bool chakra = false) const;
   /// How errors of the loader name these inputs, e.g. "net.yml + sys.json".
   std::string Source(const std::string& workload_path) const;
 };

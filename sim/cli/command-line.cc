@@ -50,12 +50,16 @@ void RunCommand::Register(CLI::App& app) {
       "            --astra-system configs/astra-sim/system.json --collective all_reduce --size "
       "64MiB\n"
       "  hfsim run --astra-network NET.yml --astra-system SYS.json WORKLOAD.json\n"
-      "where WORKLOAD.json is a scenario without \"topology\" and \"communication\".");
+      "where WORKLOAD.json is a scenario without \"topology\" and \"communication\".\n\n"
+      "Chakra execution traces (docs/chakra.md), on a scenario's fabric or ASTRA-sim's:\n"
+      "  hfsim run --chakra traces/job SCENARIO.json\n"
+      "  hfsim run --chakra traces/job --astra-network NET.yml --astra-system SYS.json");
   run->add_option("scenario", scenario_path,
                   "Scenario JSON file (see configs/ for examples); with --astra-network, the "
                   "workload only")
       ->check(ReadableFile());
   astra.Register(*run);
+  chakra.Register(*run);
   run->add_option("--pricing", pricing,
                   "Override communication.pricing: hfsim (hfsim's model) or astra_sim (ASTRA-sim's "
                   "congestion-unaware analytical semantics; the default for ASTRA-sim inputs)")
@@ -262,8 +266,10 @@ void ConvertCommand::Register(CLI::App& app) {
       "Write imported inputs as one hfsim scenario JSON, checked by the normal loader, to migrate "
       "once and edit. Either LIBRA's inputs (network YAML, ASTRA-sim 1.0 text workload, "
       "communicator YAML, cost model YAML; with --total the scenario gets an \"optimize\" section "
-      "for 'hfsim optimize') or ASTRA-sim's (network YAML and system JSON with a workload scenario "
-      "file or one collective).\n\n"
+      "for 'hfsim optimize'), ASTRA-sim's (network YAML and system JSON with a workload scenario "
+      "file, one collective or a Chakra trace), or a Chakra trace on a scenario's fabric. With "
+      "--to chakra, writes any job that runs as an execution graph (training, collective, graph, "
+      "a Chakra trace) as per-rank Chakra traces that ASTRA-sim runs.\n\n"
       "Examples:\n"
       "  hfsim convert --libra-network configs/libra-inputs/4d-network.yml \\\n"
       "    --libra-workload configs/libra-inputs/gpt-small-4d.txt \\\n"
@@ -272,16 +278,31 @@ void ConvertCommand::Register(CLI::App& app) {
       "  hfsim convert --astra-network configs/astra-sim/ring-fc-switch.yml \\\n"
       "    --astra-system configs/astra-sim/system.json --collective all_reduce --size 64MiB "
       "-o ar.json\n"
-      "What each quantity becomes: docs/libra-import.md, docs/astra-sim.md.");
+      "  hfsim convert --chakra traces/job SCENARIO.json -o job.json   a Chakra trace as a "
+      "scenario\n"
+      "  hfsim convert configs/graph-pipeline-tensor-data.json --to chakra -o out/et   a job as "
+      "Chakra traces for ASTRA-sim\n"
+      "What each quantity becomes: docs/libra-import.md, docs/astra-sim.md, docs/chakra.md.");
   libra.Register(*command);
   astra.Register(*command);
+  chakra.Register(*command);
   command
       ->add_option("workload", workload_path,
-                   "With --astra-network: a scenario file giving the workload only (no "
-                   "\"topology\" or \"communication\")")
+                   "A scenario file: with --astra-network the workload only (no \"topology\" or "
+                   "\"communication\"); with --chakra alone the fabric; otherwise the job itself "
+                   "(for --to chakra)")
       ->check(ReadableFile());
-  command->add_option("-o,--out", out_path, "Scenario JSON file to write (default: stdout)")
+  command
+      ->add_option("-o,--out", out_path,
+                   "Scenario JSON file to write (default: stdout); with --to chakra, the "
+                   "directory for the traces")
       ->check(NonEmptyPath());
+  command
+      ->add_option("--to", to,
+                   "scenario (one hfsim scenario JSON, the default) or chakra (the job's "
+                   "execution graph as Chakra traces DIR/trace.RANK.et and ASTRA-sim's "
+                   "communicator groups DIR/trace.groups.json, docs/chakra.md)")
+      ->check(CLI::IsMember({"scenario", "chakra"}));
 }
 
 void P4Command::Register(CLI::App& app) {

@@ -1,15 +1,16 @@
 // `hfsim convert`: writes LIBRA's inputs (network YAML, ASTRA-sim 1.0 text workload,
 // communicator YAML, cost-model YAML) or ASTRA-sim's (network YAML, system JSON, workload or one
-// collective) out as one hfsim scenario JSON, to migrate once and edit.
+// collective) or a Chakra trace out as one hfsim scenario JSON, to migrate once and edit; or,
+// with --to chakra, any job that runs as an execution graph out as Chakra traces for ASTRA-sim.
 // LibraOptions are shared with `hfsim optimize`, which also reads LIBRA's inputs directly.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "sim/cli/astra-options.h"
+#include "sim/cli/chakra-options.h"
 #include "sim/import/libra-inputs.h"
 
 namespace hfsim {
@@ -31,9 +32,15 @@ struct LibraOptions {
 struct ConvertCommand {
   LibraOptions libra;
   AstraOptions astra;
-  /// With the ASTRA-sim inputs: the workload scenario file (none with --collective).
+  /// A Chakra trace as the workload (docs/chakra.md).
+  ChakraOptions chakra;
+  /// A scenario file: with the ASTRA-sim inputs the workload only (none with --collective or
+  /// --chakra); with --chakra alone the fabric; otherwise the job itself (for --to chakra).
   std::string workload_path;
   std::string out_path;
+  /// What to write: "scenario" (one scenario JSON file) or "chakra" (per-rank traces and the
+  /// communicator-group JSON in the directory --out).
+  std::string to = "scenario";
 
   void Register(CLI::App& app);
   /// Exit code: 0 written, 2 bad input (an imported file or an option), 1 could not write.

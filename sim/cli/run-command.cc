@@ -37,8 +37,12 @@ namespace {
 Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   Expected<nlohmann::json> document = UserError{"", ""};
   std::string source = command.scenario_path;
+  if (auto error = command.chakra.CheckAlone("run")) return *error;
+  if (command.chakra.Given() && !command.graph_path.empty()) {
+    return UserError{"run", "--chakra and --graph each give the workload; give one"};
+  }
   if (command.astra.Given()) {
-    document = command.astra.Import("run", command.scenario_path);
+    document = command.astra.Import("run", command.scenario_path, command.chakra.Given());
     source = command.astra.Source(command.scenario_path);
   } else {
     if (command.scenario_path.empty()) {
@@ -50,6 +54,12 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   }
   if (!document) return document.Error();
   nlohmann::json& json = document.Value();
+  if (command.chakra.Given()) {
+    if (auto error = command.chakra.Apply(json, command.astra.system)) return *error;
+    // ASTRA-sim's inputs name no job: the trace does.
+    if (command.astra.Given()) json["name"] = "chakra " + command.chakra.prefix;
+    source += " with " + command.chakra.prefix;
+  }
   if (!command.graph_path.empty()) {
     // The graph file holds what workload.graph would; the scenario gives the fabric and the rest.
     auto graph = LoadJsonFile(command.graph_path, "the graph file");

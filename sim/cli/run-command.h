@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/astra-options.h"
+#include "sim/cli/chakra-options.h"
 
 namespace hfsim {
 
@@ -26,6 +27,8 @@ struct RunCommand {
   /// ASTRA-sim inputs (docs/astra-sim.md): network YAML and system JSON, with the scenario file
   /// giving only the workload, or a single collective.
   AstraOptions astra;
+  /// --chakra PREFIX: a Chakra trace (docs/chakra.md) that replaces the scenario's workload.
+  ChakraOptions chakra;
 
   void Register(CLI::App& app);
   /// Exit code: 0 success, 2 bad input, 1 could not write output.

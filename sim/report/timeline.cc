@@ -20,6 +20,7 @@ std::string RanksLabel(const std::vector<uint32_t>& ranks) {
 int TrackOrder(const std::string& track) {
   if (track == "compute") return 0;
   if (track == "communication") return 1;
+  if (track == "host") return 2;
   if (track.rfind("stream ", 0) == 0) return 100 + std::stoi(track.substr(7));
   if (track.rfind("dimension ", 0) == 0) return 1000 + std::stoi(track.substr(10));
   return 10000;
@@ -33,7 +34,8 @@ bool DescribeNode(const ExecutionGraph& graph, uint32_t rank_class, const GraphN
   switch (node.kind) {
     case GraphNodeKind::kCompute:
       if (node.duration_ns == 0.0) return false;
-      span.track = "compute";
+      // Compute beside stream 0 is host work (docs/graph.md §4).
+      span.track = node.stream == 0 ? "compute" : "host";
       span.category = "compute";
       span.name = layer + std::string(ToString(node.phase));
       return true;

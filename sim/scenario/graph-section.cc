@@ -64,7 +64,8 @@ struct ReadNode {
 ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& communicators,
                  const Scenario& scenario, uint64_t ranks) {
   entry.ExpectObject({"id", "type", "name", "phase", "stream", "deps", "duration_ns", "flops",
-                      "kind", "size_bytes", "communicator", "count", "peer", "tag"});
+                      "kind", "size_bytes", "communicator", "count", "peer", "tag",
+                      "continues_step"});
   ReadNode read;
   GraphNode& node = read.node;
   node.id = entry.At("id", "an integer id, unique within the program").Integer(0, UINT64_MAX >> 1);
@@ -72,6 +73,7 @@ ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& c
       entry.At("type", "\"compute\", \"collective\", \"send\" or \"recv\"").Choice(kTypeNames));
   if (auto name = entry.Find("name")) read.name = name->String();
   if (auto stream = entry.Find("stream")) node.stream = static_cast<uint32_t>(stream->Integer(0, 63));
+  if (auto continues = entry.Find("continues_step")) node.continues_step = continues->Bool();
   if (auto deps = entry.Find("deps")) {
     for (const JsonCursor& dep : deps->Elements(0, kMaxGraphNodes)) {
       read.dep_ids.push_back(dep.Integer(0, UINT64_MAX >> 1));
@@ -85,19 +87,21 @@ ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& c
     }
   };
   // Compute counts in a pass or in "step"; communication in a pass or, by default, only in the
-  // communication totals.
+  // communication totals. Compute on a stream other than 0 is host (CPU) work beside the
+  // accelerator (a Chakra trace's is_cpu_op nodes): it takes its time on its stream and counts
+  // in no part of the breakdown, so it takes no phase.
   const bool compute = node.kind == GraphNodeKind::kCompute;
-  node.phase = compute ? GraphPhase::kStep : GraphPhase::kCollective;
+  const bool host = compute && node.stream != 0;
+  node.phase = compute && !host ? GraphPhase::kStep : GraphPhase::kCollective;
   if (auto phase = entry.Find("phase")) {
+    if (host) {
+      phase->Fail(fmt::format("a compute node on stream {} is host work beside the accelerator "
+                              "and counts in no phase; accepted: no \"phase\", or stream 0",
+                              node.stream));
+    }
     node.phase = static_cast<GraphPhase>(
         phase->Choice(compute ? kPhaseNames : std::vector<std::string_view>(kPhaseNames.begin(),
                                                                             kPhaseNames.end() - 1)));
-  }
-  // Compute is the rank's one compute stream; background streams carry communication.
-  if (compute && node.stream != 0) {
-    entry.Child("stream").Fail(fmt::format("got {} for a compute node; accepted: 0 (a rank "
-                                           "computes on one stream; streams 1 and up carry "
-                                           "communication)", node.stream));
   }
   switch (node.kind) {
     case GraphNodeKind::kCompute: {
@@ -318,11 +322,12 @@ nlohmann::json GraphSectionToJson(const ExecutionGraph& graph) {
     for (const GraphNode& node : rank_class.program) {
       nlohmann::json entry = {{"id", node.id}, {"type", ToString(node.kind)}};
       if (node.layer != kNoLayer) entry["name"] = graph.layers[node.layer];
-      const bool compute = node.kind == GraphNodeKind::kCompute;
-      if (node.phase != (compute ? GraphPhase::kStep : GraphPhase::kCollective)) {
+      const bool accelerator = node.kind == GraphNodeKind::kCompute && node.stream == 0;
+      if (node.phase != (accelerator ? GraphPhase::kStep : GraphPhase::kCollective)) {
         entry["phase"] = ToString(node.phase);
       }
       if (node.stream != 0) entry["stream"] = node.stream;
+      if (node.continues_step) entry["continues_step"] = true;
       if (!node.deps.empty()) {
         nlohmann::json deps = nlohmann::json::array();
         for (const uint32_t dep : node.deps) deps.push_back(rank_class.program[dep].id);

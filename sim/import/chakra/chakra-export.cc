@@ -1,0 +1,217 @@
+#include "sim/import/chakra/chakra-export.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "sim/import/chakra/et-def.pb.h"
+#include "sim/import/chakra/et-file.h"
+
+namespace hfsim {
+
+namespace {
+
+using hfsim_chakra::AttributeProto;
+using hfsim_chakra::Node;
+
+void AppendRecord(const google::protobuf::MessageLite& message, std::string& out) {
+  std::string bytes;
+  message.SerializeToString(&bytes);
+  uint64_t length = bytes.size();
+  do {
+    uint8_t byte = length & 0x7F;
+    length >>= 7;
+    if (length != 0) byte |= 0x80;
+    out.push_back(static_cast<char>(byte));
+  } while (length != 0);
+  out += bytes;
+}
+
+AttributeProto* Attr(Node& node, const char* name) {
+  AttributeProto* attr = node.add_attr();
+  attr->set_name(name);
+  return attr;
+}
+
+// Chakra's CollectiveCommType for hfsim's kinds.
+int64_t CommType(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return static_cast<int64_t>(EtCollective::kAllReduce);
+    case CollectiveKind::kReduceScatter:
+      return static_cast<int64_t>(EtCollective::kReduceScatter);
+    case CollectiveKind::kAllGather:
+      return static_cast<int64_t>(EtCollective::kAllGather);
+    case CollectiveKind::kAllToAll:
+      return static_cast<int64_t>(EtCollective::kAllToAll);
+  }
+  return 0;
+}
+
+// The streams hfsim's reader gives a node from its Chakra type alone (chakra-import.cc); an
+// hfsim_stream attribute is written only where the graph's stream differs.
+uint32_t DefaultStream(const GraphNode& node) {
+  switch (node.kind) {
+    case GraphNodeKind::kCompute:
+      return node.stream == 0 ? 0 : 2;
+    case GraphNodeKind::kCollective:
+    case GraphNodeKind::kSend:
+      return 1;
+    case GraphNodeKind::kRecv:
+      return UINT32_MAX;  // receives rotate: always written
+  }
+  return 0;
+}
+
+}  // namespace
+
+Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink& sink,
+                                      ChakraExportCounts& counts) {
+  // Explicit groups get ASTRA-sim group ids 1, 2, ... in communicator and group order.
+  std::vector<std::vector<int64_t>> group_id(graph.communicators.size());
+  std::vector<std::vector<uint64_t>> group_size(graph.communicators.size());
+  nlohmann::json groups = nlohmann::json::object();
+  int64_t next_id = 1;
+  for (size_t c = 0; c < graph.communicators.size(); ++c) {
+    const Communicator& comm = graph.communicators[c];
+    if (comm.DimensionAligned()) continue;
+    group_id[c].assign(graph.rank_count, 0);
+    group_size[c].assign(graph.rank_count, 1);
+    for (const std::vector<uint32_t>& members : comm.groups) {
+      for (const uint32_t r : members) {
+        group_id[c][r] = next_id;
+        group_size[c][r] = members.size();
+      }
+      groups[std::to_string(next_id++)] = members;
+    }
+  }
+  const std::vector<uint32_t> class_of = ClassOfRanks(graph);
+  const PeerResolver peers(graph);
+  std::string bytes;
+  for (uint32_t rank = 0; rank < graph.rank_count; ++rank) {
+    const RankClass& rank_class = graph.classes[class_of[rank]];
+    const std::vector<GraphNode>& program = rank_class.program;
+    bytes.clear();
+    hfsim_chakra::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    AttributeProto* source = metadata.add_attr();
+    source->set_name("producer");
+    source->set_string_val("hfsim");
+    AppendRecord(metadata, bytes);
+    // Nodes are numbered 0, 1, 2, ... in program order: readers (hfsim's, and ASTRA-sim when
+    // choosing among ready nodes) go by ascending id, so the order survives. A collective of
+    // count k becomes k nodes in a row; dependents wait for the last.
+    uint64_t next_id = 0;
+    std::vector<uint64_t> last_id(program.size());
+    std::map<uint32_t, uint64_t> stream_tail;  // the last node written on each stream
+    Node out;
+    for (uint32_t i = 0; i < program.size(); ++i) {
+      const GraphNode& node = program[i];
+      const uint32_t copies = node.kind == GraphNodeKind::kCollective ? node.count : 1;
+      for (uint32_t copy = 0; copy < copies; ++copy) {
+        out.Clear();
+        const uint64_t id = next_id++;
+        out.set_id(id);
+        if (node.layer != kNoLayer) out.set_name(graph.layers[node.layer]);
+        if (copy == 0) {
+          for (const uint32_t dep : node.deps) out.add_data_deps(last_id[dep]);
+        } else {
+          out.add_data_deps(last_id[i]);
+        }
+        // The stream's order, which ASTRA-sim would not otherwise keep.
+        if (const auto tail = stream_tail.find(node.stream); tail != stream_tail.end()) {
+          const auto& data = out.data_deps();
+          if (std::find(data.begin(), data.end(), tail->second) == data.end()) {
+            out.add_ctrl_deps(tail->second);
+          }
+        }
+        stream_tail[node.stream] = id;
+        last_id[i] = id;
+        if (copy == 0 && node.continues_step) Attr(out, "hfsim_continues_step")->set_bool_val(true);
+        // hfsim's reader folds the copies back into one node of count k.
+        if (copy == 0 && copies > 1) Attr(out, "hfsim_count")->set_int64_val(copies);
+        if (copy > 0) Attr(out, "hfsim_repeat")->set_bool_val(true);
+        if (node.stream != DefaultStream(node))
+          Attr(out, "hfsim_stream")->set_int32_val(static_cast<int32_t>(node.stream));
+        const bool accelerator_compute = node.kind == GraphNodeKind::kCompute && node.stream == 0;
+        if (node.phase != (accelerator_compute ? GraphPhase::kStep : GraphPhase::kCollective)) {
+          Attr(out, "hfsim_phase")->set_string_val(std::string(ToString(node.phase)));
+        }
+        switch (node.kind) {
+          case GraphNodeKind::kCompute: {
+            out.set_type(hfsim_chakra::COMP_NODE);
+            Attr(out, "is_cpu_op")->set_bool_val(node.stream != 0);
+            // ASTRA-sim replays whole microseconds; the exact time travels beside them.
+            out.set_duration_micros(static_cast<uint64_t>(std::llround(node.duration_ns / 1000.0)));
+            Attr(out, "hfsim_duration_ns")->set_double_val(node.duration_ns);
+            break;
+          }
+          case GraphNodeKind::kCollective: {
+            out.set_type(hfsim_chakra::COMM_COLL_NODE);
+            Attr(out, "is_cpu_op")->set_bool_val(false);
+            Attr(out, "comm_type")->set_int64_val(CommType(node.collective));
+            const Communicator& comm = graph.communicators[node.communicator];
+            Attr(out, "hfsim_communicator")->set_string_val(comm.name);
+            uint64_t members = 1;
+            if (comm.DimensionAligned()) {
+              // The default group over the communicator's dimensions (ASTRA-sim visits them
+              // in ascending order, as hfsim's reader does).
+              AttributeProto* involved = Attr(out, "involved_dim");
+              std::vector<bool> dims(graph.dimension_sizes.size(), false);
+              for (const uint32_t d : comm.dimensions) {
+                dims[d] = true;
+                members *= graph.dimension_sizes[d];
+              }
+              for (const bool on : dims) involved->mutable_bool_list()->add_values(on);
+              Attr(out, "pg_name")->set_string_val("");
+            } else {
+              members = group_size[node.communicator][rank];
+              Attr(out, "pg_name")
+                  ->set_string_val(std::to_string(group_id[node.communicator][rank]));
+            }
+            uint64_t size = node.size_bytes;
+            if (node.collective == CollectiveKind::kAllGather) {
+              if (size % members != 0) {
+                return UserError{fmt::format("rank {}: node {}", rank, node.id),
+                                 fmt::format("an all-gather of {} bytes over {} NPUs: Chakra gives "
+                                             "each NPU's share, and {} bytes do not split evenly",
+                                             size, members, size)};
+              }
+              size /= members;
+            }
+            Attr(out, "comm_size")->set_int64_val(static_cast<int64_t>(size));
+            break;
+          }
+          case GraphNodeKind::kSend:
+          case GraphNodeKind::kRecv: {
+            const bool send = node.kind == GraphNodeKind::kSend;
+            const uint32_t peer = peers.PeerOf(rank, node);
+            out.set_type(send ? hfsim_chakra::COMM_SEND_NODE : hfsim_chakra::COMM_RECV_NODE);
+            Attr(out, "is_cpu_op")->set_bool_val(false);
+            Attr(out, "comm_src")->set_int32_val(static_cast<int32_t>(send ? rank : peer));
+            Attr(out, "comm_dst")->set_int32_val(static_cast<int32_t>(send ? peer : rank));
+            if (node.tag <= static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+              Attr(out, "comm_tag")->set_int32_val(static_cast<int32_t>(node.tag));
+            } else {
+              Attr(out, "comm_tag")->set_int64_val(static_cast<int64_t>(node.tag));
+            }
+            Attr(out, "comm_size")->set_int64_val(static_cast<int64_t>(node.size_bytes));
+            break;
+          }
+        }
+        AppendRecord(out, bytes);
+        ++counts.nodes;
+      }
+    }
+    if (auto problem = sink(rank, bytes)) return UserError{fmt::format("rank {}", rank), *problem};
+    ++counts.files;
+    counts.bytes += bytes.size();
+  }
+  return groups;
+}
+
+}  // namespace hfsim

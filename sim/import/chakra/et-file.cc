@@ -1,0 +1,280 @@
+#include "sim/import/chakra/et-file.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <limits>
+
+#include "sim/import/chakra/et-def.pb.h"
+
+namespace hfsim {
+
+std::string_view EtNodeTypeName(int32_t type) {
+  switch (type) {
+    case 0:
+      return "INVALID_NODE";
+    case 1:
+      return "METADATA_NODE";
+    case 2:
+      return "MEM_LOAD_NODE";
+    case 3:
+      return "MEM_STORE_NODE";
+    case 4:
+      return "COMP_NODE";
+    case 5:
+      return "COMM_SEND_NODE";
+    case 6:
+      return "COMM_RECV_NODE";
+    case 7:
+      return "COMM_COLL_NODE";
+    default:
+      return "an unknown type";
+  }
+}
+
+std::string_view EtCollectiveName(int64_t type) {
+  static constexpr std::string_view kNames[] = {
+      "ALL_REDUCE", "REDUCE",         "ALL_GATHER",           "GATHER", "SCATTER", "BROADCAST",
+      "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER"};
+  if (type < 0 || type >= static_cast<int64_t>(std::size(kNames))) return "an unknown type";
+  return kNames[type];
+}
+
+namespace {
+
+using hfsim_chakra::AttributeProto;
+
+// Thrown inside this file only, caught by ParseEtFile: the message already names the node.
+struct AttributeError {
+  std::string message;
+};
+
+// An integer attribute as ASTRA-sim's feeder reads one: any integer field of the oneof, never a
+// floating-point one (its feeder refuses that conversion) and never a list.
+int64_t IntegerOf(const AttributeProto& attr) {
+  switch (attr.value_case()) {
+    case AttributeProto::kInt32Val:
+      return attr.int32_val();
+    case AttributeProto::kInt64Val:
+      return attr.int64_val();
+    case AttributeProto::kUint32Val:
+      return attr.uint32_val();
+    case AttributeProto::kSint32Val:
+      return attr.sint32_val();
+    case AttributeProto::kSint64Val:
+      return attr.sint64_val();
+    case AttributeProto::kFixed32Val:
+      return attr.fixed32_val();
+    case AttributeProto::kSfixed32Val:
+      return attr.sfixed32_val();
+    case AttributeProto::kSfixed64Val:
+      return attr.sfixed64_val();
+    case AttributeProto::kUint64Val:
+    case AttributeProto::kFixed64Val: {
+      const uint64_t value =
+          attr.value_case() == AttributeProto::kUint64Val ? attr.uint64_val() : attr.fixed64_val();
+      if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        throw AttributeError{
+            fmt::format("attribute \"{}\" is {}; accepted: at most 2^63 - 1", attr.name(), value)};
+      }
+      return static_cast<int64_t>(value);
+    }
+    default:
+      throw AttributeError{fmt::format(
+          "attribute \"{}\" holds {}; accepted: an integer value (int32_val, int64_val, "
+          "uint64_val, ...; ASTRA-sim converts no floating-point value or list to an integer)",
+          attr.name(),
+          attr.value_case() == AttributeProto::VALUE_NOT_SET
+              ? std::string("no value")
+              : std::string(AttributeProto::GetDescriptor()
+                                ->FindFieldByNumber(attr.value_case())
+                                ->name()))};
+  }
+}
+
+void ReadAttribute(const AttributeProto& attr, EtNode& node) {
+  const std::string& name = attr.name();
+  if (name == "is_cpu_op") {
+    if (attr.value_case() == AttributeProto::kBoolVal) {
+      node.is_cpu_op = attr.bool_val();
+    } else {
+      const int64_t value = IntegerOf(attr);
+      if (value != 0 && value != 1) {
+        throw AttributeError{fmt::format("attribute \"is_cpu_op\" is {}; accepted: a bool", value)};
+      }
+      node.is_cpu_op = value == 1;
+    }
+  } else if (name == "comm_type") {
+    node.comm_type = IntegerOf(attr);
+  } else if (name == "comm_size") {
+    node.comm_size = IntegerOf(attr);
+  } else if (name == "comm_src") {
+    node.comm_src = IntegerOf(attr);
+  } else if (name == "comm_dst") {
+    node.comm_dst = IntegerOf(attr);
+  } else if (name == "comm_tag") {
+    node.comm_tag = IntegerOf(attr);
+  } else if (name == "num_ops") {
+    node.num_ops = IntegerOf(attr);
+  } else if (name == "tensor_size") {
+    node.tensor_size = IntegerOf(attr);
+  } else if (name == "pg_name") {
+    if (attr.value_case() != AttributeProto::kStringVal) {
+      throw AttributeError{
+          "attribute \"pg_name\" is not a string_val; accepted: the "
+          "communicator group's id as text, e.g. \"1\""};
+    }
+    node.pg_name = attr.string_val();
+  } else if (name == "involved_dim") {
+    if (attr.value_case() != AttributeProto::kBoolList) {
+      throw AttributeError{
+          "attribute \"involved_dim\" is not a bool_list; accepted: one bool "
+          "per network dimension"};
+    }
+    node.involved_dim.emplace(attr.bool_list().values().begin(), attr.bool_list().values().end());
+  } else if (name == "hfsim_stream") {
+    node.hfsim_stream = IntegerOf(attr);
+  } else if (name == "hfsim_phase") {
+    if (attr.value_case() != AttributeProto::kStringVal) {
+      throw AttributeError{"attribute \"hfsim_phase\" is not a string_val"};
+    }
+    node.hfsim_phase = attr.string_val();
+  } else if (name == "hfsim_duration_ns") {
+    if (attr.value_case() != AttributeProto::kDoubleVal) {
+      throw AttributeError{"attribute \"hfsim_duration_ns\" is not a double_val"};
+    }
+    node.hfsim_duration_ns = attr.double_val();
+  } else if (name == "hfsim_communicator") {
+    if (attr.value_case() != AttributeProto::kStringVal) {
+      throw AttributeError{"attribute \"hfsim_communicator\" is not a string_val"};
+    }
+    node.hfsim_communicator = attr.string_val();
+  } else if (name == "hfsim_continues_step") {
+    if (attr.value_case() != AttributeProto::kBoolVal) {
+      throw AttributeError{"attribute \"hfsim_continues_step\" is not a bool_val"};
+    }
+    node.hfsim_continues_step = attr.bool_val();
+  } else if (name == "hfsim_count") {
+    node.hfsim_count = IntegerOf(attr);
+  } else if (name == "hfsim_repeat") {
+    if (attr.value_case() != AttributeProto::kBoolVal) {
+      throw AttributeError{"attribute \"hfsim_repeat\" is not a bool_val"};
+    }
+    node.hfsim_repeat = attr.bool_val();
+  }
+  // Every other attribute (tid, op_schema, rf_id, ...) means nothing to the timing, as in
+  // ASTRA-sim.
+}
+
+// A varint of at most 5 bytes (a 32-bit length, as Chakra's writers and readers use), or
+// nullopt with `error` set.
+std::optional<uint64_t> ReadLength(std::string_view data, size_t& at, std::string& error) {
+  uint64_t value = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (at >= data.size()) {
+      error = "the file ends inside a record's length (truncated)";
+      return std::nullopt;
+    }
+    const auto byte = static_cast<uint8_t>(data[at++]);
+    value |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+    if ((byte & 0x80) == 0) return value;
+  }
+  error =
+      "a record's length is not a valid varint (more than 5 bytes; Chakra lengths are "
+      "32-bit varints)";
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
+                             const EtLimits& limits) {
+  EtFile file;
+  file.path = path;
+  file.bytes = data.size();
+  size_t at = 0;
+  uint64_t record = 0;
+  hfsim_chakra::Node proto;  // reused: parsing into it again keeps its allocations
+  std::string error;
+  while (at < data.size()) {
+    const size_t record_start = at;
+    const uint64_t index = record++;  // 0: the metadata; k: the k-th node
+    auto fail = [&](const std::string& what) {
+      // A record that does not parse has no node id to give: name its place, and the node
+      // before it.
+      std::string where = index == 0
+                              ? fmt::format("{}: the metadata record (byte {})", path, record_start)
+                              : fmt::format("{}: record {} (byte {}", path, index, record_start);
+      if (index > 0) {
+        where += file.nodes.empty() ? ", the first node)"
+                                    : fmt::format(", after node {})", file.nodes.back().id);
+      }
+      return UserError{where, what};
+    };
+    const auto length = ReadLength(data, at, error);
+    if (!length) return fail(error);
+    if (*length == 0) {
+      return fail("a record of length 0 (Chakra's reader stops there; nothing may follow)");
+    }
+    if (*length > limits.max_record_bytes) {
+      return fail(fmt::format("a record of {} bytes; accepted: at most {} bytes", *length,
+                              limits.max_record_bytes));
+    }
+    if (*length > data.size() - at) {
+      return fail(fmt::format("the record says {} bytes but the file has only {} left (truncated)",
+                              *length, data.size() - at));
+    }
+    const char* bytes = data.data() + at;
+    at += *length;
+    if (index == 0) {
+      hfsim_chakra::GlobalMetadata metadata;
+      if (!metadata.ParseFromArray(bytes, static_cast<int>(*length))) {
+        return fail("not a valid GlobalMetadata message");
+      }
+      file.version = metadata.version();
+      continue;
+    }
+    if (!proto.ParseFromArray(bytes, static_cast<int>(*length))) {
+      return fail("not a valid Node message");
+    }
+    if (file.nodes.size() >= limits.max_nodes) {
+      return fail(fmt::format("more than {} nodes in one file; accepted: at most {}",
+                              limits.max_nodes, limits.max_nodes));
+    }
+    EtNode& node = file.nodes.emplace_back();
+    node.id = proto.id();
+    node.name = proto.name();
+    node.type = static_cast<int32_t>(proto.type());
+    node.ctrl_deps.assign(proto.ctrl_deps().begin(), proto.ctrl_deps().end());
+    node.data_deps.assign(proto.data_deps().begin(), proto.data_deps().end());
+    node.duration_micros = proto.duration_micros();
+    if (node.type == static_cast<int32_t>(EtNodeType::kMetadata) && proto.has_inputs()) {
+      node.metadata_groups = proto.inputs().values();
+    }
+    try {
+      for (const auto& attr : proto.attr()) ReadAttribute(attr, node);
+    } catch (const AttributeError& problem) {
+      return UserError{fmt::format("{}: node {}", path, node.id), problem.message};
+    }
+  }
+  if (record == 0)
+    return UserError{path, "the file is empty; accepted: a GlobalMetadata record, then nodes"};
+  return file;
+}
+
+Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return UserError{path, "cannot open the file"};
+  const std::streamoff size = in.tellg();
+  // Each node is at least 2 bytes on disk, so the node limit bounds the file too.
+  const uint64_t max_bytes = limits.max_nodes * limits.max_record_bytes;
+  if (size < 0 || static_cast<uint64_t>(size) > std::min<uint64_t>(max_bytes, uint64_t{4} << 30)) {
+    return UserError{path, fmt::format("the file has {} bytes; accepted: at most 4 GiB", size)};
+  }
+  std::string data(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(data.data(), size)) return UserError{path, "cannot read the file"};
+  return ParseEtFile(path, data, limits);
+}
+
+}  // namespace hfsim
