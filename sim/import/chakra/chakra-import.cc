@@ -12,6 +12,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "sim/import/chakra/et-convert.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"
 
@@ -22,21 +23,6 @@ namespace {
 // The graph loader's own limit on nodes (sim/scenario/graph-section.cc), checked here while
 // reading so that a huge trace is refused before it is converted.
 constexpr uint64_t kMaxGraphNodes = uint64_t{1} << 22;
-constexpr double kMaxDurationNs = 1e15;
-
-// Streams of a rank, after ASTRA-sim's resources (docs/chakra.md §3): one for accelerator
-// compute, one for communication (collectives and sends, one at a time), one for host (CPU)
-// operations; receives hold no resource there, so they rotate over the remaining streams.
-constexpr uint32_t kComputeStream = 0;
-constexpr uint32_t kCommStream = 1;
-constexpr uint32_t kHostStream = 2;
-constexpr uint32_t kFirstRecvStream = 3;
-constexpr uint32_t kStreams = 64;
-
-UserError NodeError(const EtFile& file, const EtNode& node, std::string message) {
-  return UserError{fmt::format("{}: node {}", file.path, node.id), std::move(message)};
-}
-
 std::string RankPath(const std::string& prefix, uint64_t rank) {
   return fmt::format("{}.{}.et", prefix, rank);
 }
@@ -136,428 +122,20 @@ Expected<bool> CheckDependencies(const EtFile& file, bool legacy) {
                    fmt::format("is in a dependency cycle (each depends on the next): {}", cycle));
 }
 
-// The duration ASTRA-sim replays: duration_micros in ns, and 1 ns for 0 (Workload::issue_replay).
-Expected<double> ReplayNs(const EtFile& file, const EtNode& node) {
-  const double ns =
-      node.duration_micros == 0 ? 1.0 : static_cast<double>(node.duration_micros) * 1000.0;
-  if (ns > kMaxDurationNs) {
-    return NodeError(file, node,
-                     fmt::format("duration_micros is {}; accepted: at most {:g}",
-                                 node.duration_micros, kMaxDurationNs / 1000.0));
+// A file's nodes by type, as the summary line shows them.
+void CountNodes(const EtFile& file, ChakraCounts& counts) {
+  for (const EtNode& node : file.nodes) {
+    if (node.type >= 0 && node.type < 8) ++counts.by_type[node.type];
+    if (node.type == static_cast<int32_t>(EtNodeType::kCompute) && node.is_cpu_op)
+      ++counts.host_compute;
+    if (node.type != static_cast<int32_t>(EtNodeType::kCollective)) continue;
+    if (node.is_cpu_op) {
+      ++counts.host_collectives;
+    } else if (node.comm_type && *node.comm_type >= 0 && *node.comm_type < 10) {
+      ++counts.collectives[*node.comm_type];
+    }
   }
-  return ns;
 }
-
-class Converter {
- public:
-  Converter(const ChakraInputs& inputs, const std::vector<uint32_t>& sizes, EtGroups groups)
-      : m_inputs(inputs), m_sizes(sizes), m_groups(std::move(groups)) {
-    m_ranks = 1;
-    for (const uint32_t size : sizes) m_ranks *= size;
-  }
-
-  uint64_t Ranks() const { return m_ranks; }
-
-  /// One rank's program as graph nodes, in ascending id order (the order in which ASTRA-sim
-  /// issues ready nodes).
-  Expected<nlohmann::json> Program(const EtFile& file, uint32_t rank, bool& point_to_point,
-                                   ChakraCounts& counts) {
-    std::vector<const EtNode*> nodes;
-    nodes.reserve(file.nodes.size());
-    for (const EtNode& node : file.nodes) nodes.push_back(&node);
-    std::sort(nodes.begin(), nodes.end(),
-              [](const EtNode* a, const EtNode* b) { return a->id < b->id; });
-    nlohmann::json program = nlohmann::json::array();
-    uint32_t next_recv_stream = kFirstRecvStream;
-    // hfsim's exporter writes a collective of count k as k nodes in a row; they fold back into
-    // one, and whoever waits for a copy waits for that node.
-    m_alias.clear();
-    const EtNode* repeated = nullptr;
-    int64_t repeats_left = 0;
-    for (const EtNode* node : nodes) {
-      if (node->type >= 0 && node->type < 8) ++counts.by_type[node->type];
-      if (node->hfsim_repeat) {
-        if (repeats_left == 0 || node->type != repeated->type ||
-            node->comm_type != repeated->comm_type || node->comm_size != repeated->comm_size ||
-            node->pg_name != repeated->pg_name) {
-          return NodeError(file, *node,
-                           "hfsim_repeat on a node that does not repeat the "
-                           "collective before it (hfsim_count)");
-        }
-        --repeats_left;
-        m_alias[node->id] = repeated->id;
-        continue;
-      }
-      if (repeats_left > 0) {
-        return NodeError(file, *repeated,
-                         fmt::format("hfsim_count promises {} more copies than "
-                                     "follow it",
-                                     repeats_left));
-      }
-      auto entry = Node(file, *node, rank, next_recv_stream, point_to_point, counts);
-      if (!entry) return entry.Error();
-      if (node->hfsim_count) {
-        if (*node->hfsim_count < 1 || *node->hfsim_count > (1 << 20) ||
-            entry.Value()["type"] != "collective") {
-          return NodeError(file, *node,
-                           fmt::format("hfsim_count is {}; accepted: 1 to 2^20, on "
-                                       "a collective",
-                                       *node->hfsim_count));
-        }
-        if (*node->hfsim_count > 1) entry.Value()["count"] = *node->hfsim_count;
-        repeated = node;
-        repeats_left = *node->hfsim_count - 1;
-      }
-      program.push_back(std::move(entry).Value());
-    }
-    if (repeats_left > 0) {
-      return NodeError(file, *repeated,
-                       fmt::format("hfsim_count promises {} more copies than "
-                                   "follow it",
-                                   repeats_left));
-    }
-    return program;
-  }
-
-  nlohmann::json Communicators() const {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& [mask, name] : m_dimension_communicators) {
-      // Dimension-aligned: every group is the ranks differing only in these dimensions.
-      nlohmann::json groups = nlohmann::json::array();
-      std::vector<uint64_t> stride(m_sizes.size(), 1);
-      for (size_t d = 1; d < m_sizes.size(); ++d) stride[d] = stride[d - 1] * m_sizes[d - 1];
-      std::vector<bool> seen(m_ranks, false);
-      for (uint64_t r = 0; r < m_ranks; ++r) {
-        if (seen[r]) continue;
-        std::vector<uint64_t> members = {r};
-        for (size_t d = 0; d < m_sizes.size(); ++d) {
-          if ((mask >> d & 1) == 0) continue;
-          std::vector<uint64_t> grown;
-          for (const uint64_t m : members) {
-            const uint64_t base = m - (m / stride[d] % m_sizes[d]) * stride[d];
-            for (uint32_t k = 0; k < m_sizes[d]; ++k) grown.push_back(base + k * stride[d]);
-          }
-          members = std::move(grown);
-        }
-        std::sort(members.begin(), members.end());
-        members.erase(std::unique(members.begin(), members.end()), members.end());
-        for (const uint64_t m : members) seen[m] = true;
-        groups.push_back(members);
-      }
-      list.push_back({{"name", name}, {"groups", std::move(groups)}});
-    }
-    for (size_t family = 0; family < m_groups.families.size(); ++family) {
-      if (!m_family_used.count(family)) continue;
-      nlohmann::json groups = nlohmann::json::array();
-      for (const int64_t id : m_groups.families[family]) groups.push_back(m_groups.members.at(id));
-      list.push_back({{"name", m_family_names.at(family)}, {"groups", std::move(groups)}});
-    }
-    return list;
-  }
-
- private:
-  // The name hfsim's exporter recorded, unless another communicator has it already; else
-  // `fallback`.
-  std::string Unique(const std::optional<std::string>& recorded, const std::string& fallback) {
-    std::string name =
-        recorded && !recorded->empty() && !m_names.count(*recorded) ? *recorded : fallback;
-    while (!m_names.insert(name).second) name += "'";
-    return name;
-  }
-
-  std::string FamilyName(size_t family) const {
-    std::string name = "pg";
-    for (const int64_t id : m_groups.families[family]) name += fmt::format(" {}", id);
-    return name;
-  }
-
-  // The communicator a collective runs on, and the size of its group.
-  Expected<std::pair<std::string, uint64_t>> CommunicatorOf(const EtFile& file, const EtNode& node,
-                                                            uint32_t rank) {
-    const std::string pg = node.pg_name.value_or("");
-    if (!pg.empty() && pg != "0") {
-      int64_t id = 0;
-      const auto [end, ec] = std::from_chars(pg.data(), pg.data() + pg.size(), id);
-      if (ec != std::errc() || end != pg.data() + pg.size() || !m_groups.members.count(id)) {
-        return NodeError(
-            file, node,
-            fmt::format(
-                "pg_name \"{}\" names no communicator group{}; accepted: \"\" or \"0\" (all NPUs, "
-                "over involved_dim) or a key of the groups file",
-                pg,
-                m_inputs.groups_path.empty() ? " (no --chakra-groups file was given)"
-                                             : " of " + m_inputs.groups_path));
-      }
-      const std::vector<uint32_t>& members = m_groups.members.at(id);
-      if (!std::binary_search(members.begin(), members.end(), rank)) {
-        return NodeError(file, node,
-                         fmt::format("pg_name \"{}\" names a group that does not hold "
-                                     "rank {} (its ranks: {})",
-                                     pg, rank, fmt::join(members, ", ")));
-      }
-      const size_t family = m_groups.family_of.at(id);
-      if (m_family_used.insert(family).second) {
-        m_family_names[family] = Unique(node.hfsim_communicator, FamilyName(family));
-      }
-      return std::make_pair(m_family_names.at(family), static_cast<uint64_t>(members.size()));
-    }
-    // The default group: every NPU, over the dimensions involved_dim names (ASTRA-sim's
-    // Workload::issue_coll_comm; absent means the first four).
-    std::vector<bool> involved = node.involved_dim.value_or(std::vector<bool>(4, true));
-    if (involved.size() < m_sizes.size()) {
-      return NodeError(
-          file, node,
-          fmt::format(
-              "involved_dim {} has {} entries but the fabric has {} dimensions; accepted: one bool "
-              "per dimension (ASTRA-sim would read past the list)",
-              node.involved_dim ? "" : "(absent, so ASTRA-sim's default of four)", involved.size(),
-              m_sizes.size()));
-    }
-    uint32_t mask = 0;
-    uint64_t size = 1;
-    std::string name = "dims";
-    for (size_t d = 0; d < m_sizes.size(); ++d) {
-      if (!involved[d]) continue;
-      mask |= 1u << d;
-      size *= m_sizes[d];
-      name += fmt::format(" {}", d);
-    }
-    if (mask == 0) name = "dims none";
-    const auto [it, added] = m_dimension_communicators.emplace(mask, name);
-    if (added) it->second = Unique(node.hfsim_communicator, name);
-    return std::make_pair(it->second, size);
-  }
-
-  // A node as Chakra types it, then hfsim's own attributes where present (docs/chakra.md §5).
-  Expected<nlohmann::json> Node(const EtFile& file, const EtNode& node, uint32_t rank,
-                                uint32_t& next_recv_stream, bool& point_to_point,
-                                ChakraCounts& counts) {
-    auto entry = Convert(file, node, rank, next_recv_stream, point_to_point, counts);
-    if (!entry) return entry;
-    nlohmann::json& json = entry.Value();
-    if (node.hfsim_stream) {
-      if (*node.hfsim_stream < 0 || *node.hfsim_stream >= kStreams) {
-        return NodeError(
-            file, node,
-            fmt::format("hfsim_stream is {}; accepted: 0 to {}", *node.hfsim_stream, kStreams - 1));
-      }
-      json.erase("stream");
-      if (*node.hfsim_stream != 0) json["stream"] = *node.hfsim_stream;
-    }
-    if (node.hfsim_phase) json["phase"] = *node.hfsim_phase;  // the loader checks the name
-    if (node.hfsim_continues_step) json["continues_step"] = true;
-    if (node.hfsim_duration_ns && json["type"] == "compute") {
-      if (!(*node.hfsim_duration_ns >= 0.0 && *node.hfsim_duration_ns <= kMaxDurationNs)) {
-        return NodeError(file, node,
-                         fmt::format("hfsim_duration_ns is {:g}; accepted: 0 to {:g}",
-                                     *node.hfsim_duration_ns, kMaxDurationNs));
-      }
-      json["duration_ns"] = *node.hfsim_duration_ns;
-    }
-    return entry;
-  }
-
-  Expected<nlohmann::json> Convert(const EtFile& file, const EtNode& node, uint32_t rank,
-                                   uint32_t& next_recv_stream, bool& point_to_point,
-                                   ChakraCounts& counts) {
-    nlohmann::json entry = {{"id", node.id}};
-    if (!node.name.empty()) entry["name"] = node.name;
-    std::vector<uint64_t> deps = node.data_deps;
-    if (!m_inputs.legacy) deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
-    for (uint64_t& dep : deps) {
-      if (const auto alias = m_alias.find(dep); alias != m_alias.end()) dep = alias->second;
-    }
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    if (!deps.empty()) entry["deps"] = deps;
-    auto replay = [&](uint32_t stream) -> Expected<nlohmann::json> {
-      auto ns = ReplayNs(file, node);
-      if (!ns) return ns.Error();
-      entry["type"] = "compute";
-      entry["duration_ns"] = ns.Value();
-      if (stream != kComputeStream) entry["stream"] = stream;
-      return entry;
-    };
-    auto size_of = [&]() -> Expected<uint64_t> {
-      if (!node.comm_size) return NodeError(file, node, "has no comm_size attribute");
-      if (*node.comm_size < 1 || *node.comm_size > (int64_t{1} << 50)) {
-        return NodeError(
-            file, node, fmt::format("comm_size is {}; accepted: 1 to 2^50 bytes", *node.comm_size));
-      }
-      return static_cast<uint64_t>(*node.comm_size);
-    };
-    switch (static_cast<EtNodeType>(node.type)) {
-      case EtNodeType::kCompute: {
-        if (node.is_cpu_op) {
-          ++counts.host_compute;
-          return replay(kHostStream);
-        }
-        if (!m_inputs.roofline.enabled) return replay(kComputeStream);
-        // ASTRA-sim's roofline (Workload::issue_comp, Roofline::get_perf).
-        if (!node.num_ops || !node.tensor_size) {
-          return NodeError(file, node,
-                           "roofline-enabled needs num_ops and tensor_size on every "
-                           "accelerator COMP_NODE");
-        }
-        if (*node.num_ops < 0 || *node.tensor_size < 0) {
-          return NodeError(file, node, "num_ops and tensor_size must be 0 or more");
-        }
-        double ns = 0.0;  // tensor_size 0: ASTRA-sim skips the node
-        if (*node.tensor_size > 0 && *node.num_ops > 0) {
-          const double intensity =
-              static_cast<double>(*node.num_ops) / static_cast<double>(*node.tensor_size);
-          const double flops_per_s = std::min(m_inputs.roofline.memory_GBps * 1e9 * intensity,
-                                              m_inputs.roofline.peak_tflops * 1e12);
-          ns = static_cast<double>(*node.num_ops) / flops_per_s * 1e9;
-        }
-        if (!(ns <= kMaxDurationNs)) {
-          return NodeError(file, node,
-                           fmt::format("the roofline gives {:g} ns; accepted: at most {:g}", ns,
-                                       kMaxDurationNs));
-        }
-        entry["type"] = "compute";
-        entry["duration_ns"] = ns;
-        return entry;
-      }
-      case EtNodeType::kCollective: {
-        if (node.is_cpu_op) {
-          if (!m_inputs.legacy) {
-            return NodeError(file, node,
-                             "a COMM_COLL_NODE on the host (is_cpu_op): ASTRA-sim "
-                             "refuses it (\"Comm node should not be on CPU\"); "
-                             "--chakra-legacy replays such host-side calls by their "
-                             "duration, as Chakra's first feeder did");
-          }
-          ++counts.host_collectives;
-          return replay(kHostStream);
-        }
-        if (!node.comm_type) return NodeError(file, node, "a COMM_COLL_NODE without comm_type");
-        const int64_t type = *node.comm_type;
-        if (type >= 0 && type < 10) ++counts.collectives[type];
-        static const std::map<int64_t, const char*> kKinds = {
-            {0, "all_reduce"}, {2, "all_gather"}, {6, "all_to_all"}, {7, "reduce_scatter"}};
-        if (type == static_cast<int64_t>(EtCollective::kBroadcast)) {
-          return replay(kCommStream);  // ASTRA-sim replays a broadcast's recorded duration
-        }
-        const auto kind = kKinds.find(type);
-        if (kind == kKinds.end()) {
-          return NodeError(
-              file, node,
-              fmt::format(
-                  "comm_type {} ({}) is not modelled; accepted: ALL_REDUCE (0), ALL_GATHER (2), "
-                  "ALL_TO_ALL (6), REDUCE_SCATTER (7), and BROADCAST (5), replayed by its duration "
-                  "(ASTRA-sim refuses the others too)",
-                  type, EtCollectiveName(type)));
-        }
-        auto size = size_of();
-        if (!size) return size.Error();
-        auto communicator = CommunicatorOf(file, node, rank);
-        if (!communicator) return communicator.Error();
-        const auto& [name, members] = communicator.Value();
-        // ASTRA-sim's all-gather comm_size is each NPU's input; hfsim's size is the gathered
-        // buffer (docs/chakra.md §4).
-        uint64_t bytes = size.Value();
-        if (type == static_cast<int64_t>(EtCollective::kAllGather)) bytes *= members;
-        if (bytes > (uint64_t{1} << 50)) {
-          return NodeError(file, node,
-                           fmt::format("the gathered buffer is {} bytes; accepted: at "
-                                       "most 2^50",
-                                       bytes));
-        }
-        entry["type"] = "collective";
-        entry["kind"] = kind->second;
-        entry["size_bytes"] = bytes;
-        entry["communicator"] = name;
-        entry["stream"] = kCommStream;
-        return entry;
-      }
-      case EtNodeType::kSend:
-      case EtNodeType::kRecv: {
-        const bool send = node.type == static_cast<int32_t>(EtNodeType::kSend);
-        if (node.is_cpu_op) {
-          return NodeError(file, node,
-                           fmt::format("a {} on the host (is_cpu_op): ASTRA-sim refuses "
-                                       "communication on the CPU",
-                                       EtNodeTypeName(node.type)));
-        }
-        const std::optional<int64_t>& self = send ? node.comm_src : node.comm_dst;
-        const std::optional<int64_t>& other = send ? node.comm_dst : node.comm_src;
-        const char* self_key = send ? "comm_src" : "comm_dst";
-        const char* other_key = send ? "comm_dst" : "comm_src";
-        if (self && *self != rank) {
-          return NodeError(file, node,
-                           fmt::format("{} is {} in rank {}'s file; accepted: {} (a "
-                                       "rank sends and receives as itself)",
-                                       self_key, *self, rank, rank));
-        }
-        if (!other) return NodeError(file, node, fmt::format("has no {} attribute", other_key));
-        if (*other < 0 || static_cast<uint64_t>(*other) >= m_ranks) {
-          return NodeError(file, node,
-                           fmt::format("{} is {}: the fabric has {} NPUs (ranks 0 to {})",
-                                       other_key, *other, m_ranks, m_ranks - 1));
-        }
-        if (*other == rank) {
-          return NodeError(file, node, fmt::format("{} is the rank itself ({})", other_key, rank));
-        }
-        if (!node.comm_tag) return NodeError(file, node, "has no comm_tag attribute");
-        if (*node.comm_tag < 0) {
-          return NodeError(file, node,
-                           fmt::format("comm_tag is {}; accepted: 0 or more", *node.comm_tag));
-        }
-        auto size = size_of();
-        if (!size) return size.Error();
-        point_to_point = true;
-        entry["type"] = send ? "send" : "recv";
-        entry["peer"] = *other;
-        entry["tag"] = *node.comm_tag;
-        entry["size_bytes"] = size.Value();
-        if (send) {
-          entry["stream"] = kCommStream;
-        } else {
-          entry["stream"] = next_recv_stream;
-          next_recv_stream =
-              next_recv_stream + 1 == kStreams ? kFirstRecvStream : next_recv_stream + 1;
-        }
-        return entry;
-      }
-      case EtNodeType::kMetadata:
-        if (!node.metadata_groups.empty()) {
-          return NodeError(file, node,
-                           "a METADATA_NODE listing process groups: hfsim does not "
-                           "read groups from the trace; give them with --chakra-groups "
-                           "(ASTRA-sim's comm-group JSON)");
-        }
-        [[fallthrough]];
-      case EtNodeType::kInvalid:
-        // ASTRA-sim finishes both at once.
-        entry["type"] = "compute";
-        entry["duration_ns"] = 0.0;
-        entry["stream"] = kCommStream;
-        return entry;
-      case EtNodeType::kMemLoad:
-      case EtNodeType::kMemStore:
-        return NodeError(
-            file, node,
-            fmt::format(
-                "{} (remote memory) is not modelled: hfsim has no remote-memory model (ASTRA-sim's "
-                "example configuration refuses it too)",
-                EtNodeTypeName(node.type)));
-    }
-    return NodeError(
-        file, node,
-        fmt::format("node type {} is not a Chakra NodeType; accepted: 0 to 7", node.type));
-  }
-
-  const ChakraInputs& m_inputs;
-  std::vector<uint32_t> m_sizes;
-  uint64_t m_ranks = 1;
-  EtGroups m_groups;
-  std::map<uint32_t, std::string> m_dimension_communicators;  // by mask of dimensions
-  std::set<size_t> m_family_used;
-  std::map<size_t, std::string> m_family_names;
-  std::set<std::string> m_names;                   // every communicator's name so far
-  std::unordered_map<uint64_t, uint64_t> m_alias;  // a repeated collective's copies -> its node
-};
 
 // Appends a value's bytes to a key.
 template <typename T>
@@ -576,10 +154,10 @@ void Put(std::string& key, const std::optional<T>& value) {
   if (value) Put(key, *value);
 }
 
-// Everything of a file that its program depends on, with node ids replaced by their positions
-// in id order: equal keys, programs equal up to node ids (built from the parsed nodes: far
-// cheaper than comparing the converted programs).
-std::string ProgramKey(const EtFile& file) {
+// Everything of a file that its program depends on but the ends of its sends and receives,
+// with node ids replaced by their positions in id order: equal keys, programs equal up to node
+// ids and peers (built from the parsed nodes: far cheaper than comparing converted programs).
+std::string ProgramKey(const EtFile& file, const EtGroups& groups) {
   std::vector<const EtNode*> nodes;
   nodes.reserve(file.nodes.size());
   for (const EtNode& node : file.nodes) nodes.push_back(&node);
@@ -604,12 +182,24 @@ std::string ProgramKey(const EtFile& file) {
     deps(node->data_deps);
     Put(key, node->duration_micros);
     Put(key, node->is_cpu_op);
-    for (const auto* value :
-         {&node->comm_type, &node->comm_size, &node->comm_src, &node->comm_dst, &node->comm_tag,
-          &node->num_ops, &node->tensor_size, &node->hfsim_stream}) {
+    // Not comm_src or comm_dst: a send's ends differ from rank to rank (CheckRank checks them).
+    for (const auto* value : {&node->comm_type, &node->comm_size, &node->comm_tag, &node->num_ops,
+                              &node->tensor_size, &node->hfsim_stream}) {
       Put(key, *value);
     }
-    Put(key, node->pg_name);
+    // A named group stands for its family of disjoint groups (one communicator): ranks in like
+    // groups, every tensor group say, have equal programs. CheckRank checks the membership.
+    int64_t group = 0;
+    const std::string& pg = node->pg_name ? *node->pg_name : std::string();
+    const auto [end, ec] = std::from_chars(pg.data(), pg.data() + pg.size(), group);
+    const auto family = groups.family_of.find(group);
+    if (!pg.empty() && ec == std::errc() && end == pg.data() + pg.size() &&
+        family != groups.family_of.end()) {
+      Put(key, std::string("family"));
+      Put(key, family->second);
+    } else {
+      Put(key, node->pg_name);
+    }
     Put(key, node->involved_dim.has_value());
     if (node->involved_dim) {
       Put(key, node->involved_dim->size());
@@ -664,8 +254,9 @@ std::string ChakraCounts::Summary() const {
   }
   text.back() = '\n';
   text += fmt::format(
-      "chakra: {} distinct program{} after merging ranks that differ only in "
-      "node ids; read and converted in {:.3f} s ({:.3g} nodes/s)\n",
+      "chakra: {} distinct program{} after merging ranks whose programs differ only in "
+      "node ids, peers and which group of a family; read and converted in {:.3f} s ({:.3g} "
+      "nodes/s)\n",
       programs, programs == 1 ? "" : "s", seconds,
       seconds > 0.0 ? static_cast<double>(Nodes()) / seconds : 0.0);
   return text;
@@ -700,75 +291,139 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
                                  "to {}); accepted: one file per NPU of the fabric",
                                  ranks, ranks, ranks - 1)};
   }
-  Converter converter(inputs, dimension_sizes, std::move(groups));
+  EtConverter converter(inputs, dimension_sizes, std::move(groups));
   ChakraImport result;
   ChakraCounts& counts = result.counts;
-  nlohmann::json programs = nlohmann::json::array();
-  std::vector<ChakraCounts> same_counts;  // each program's node counts, for ranks that repeat it
-  uint64_t total_nodes = 0;
-  // Distinct programs by key, and files already seen by their bytes (a symmetric job's rank
-  // files are often byte for byte the same: those are neither parsed nor converted again).
-  struct Seen {
-    size_t program;
-    bool point_to_point;
+
+  // 1. Every file is read and checked, and its rank classed by its program's key (programs
+  //    equal up to node ids and peers). Files byte for byte like an earlier one (a symmetric
+  //    job's) are not parsed again; only the first file of each key is kept.
+  struct Kind {
+    EtFile first;         // the first rank's file
+    ChakraCounts counts;  // its nodes by type
   };
-  std::unordered_map<std::string, Seen> by_key;
-  std::unordered_map<std::string, Seen> by_bytes;
+  std::vector<Kind> kinds;
+  std::unordered_map<std::string, uint32_t> kind_of_key;
+  std::unordered_map<std::string, uint32_t> kind_of_bytes;
+  std::set<uint32_t> classes_without_peers;  // kinds whose files neither send nor receive
+  std::vector<uint32_t> kind_of(files);
+  std::vector<std::vector<uint32_t>> peers(files);
   std::string data;
   for (uint64_t r = 0; r < files; ++r) {
     const std::string path = RankPath(inputs.prefix, r);
     if (auto read = ReadFileBytes(path, data)) return *read;
     ++counts.files;
     counts.bytes += data.size();
-    if (const auto same = by_bytes.find(data);
-        same != by_bytes.end() && !same->second.point_to_point) {
-      // Counted as the first such file was.
-      counts.Repeat(same_counts[same->second.program]);
-      programs[same->second.program]["ranks"].push_back(r);
-      continue;
+    // A file like an earlier one that sends or receives is parsed again: its own ends must be
+    // this rank (CheckRank), which its bytes cannot be for two ranks.
+    auto same_bytes = kind_of_bytes.find(data);
+    if (same_bytes != kind_of_bytes.end() && !classes_without_peers.count(same_bytes->second)) {
+      same_bytes = kind_of_bytes.end();
     }
-    auto file = ParseEtFile(path, data);
-    if (!file) return file.Error();
-    if (auto checked = CheckDependencies(file.Value(), inputs.legacy); !checked)
-      return checked.Error();
-    std::string key = ProgramKey(file.Value());
-    if (const auto same = by_key.find(key);
-        same != by_key.end() && !same->second.point_to_point && !inputs.replicate) {
-      counts.Repeat(same_counts[same->second.program]);
-      programs[same->second.program]["ranks"].push_back(r);
-      by_bytes.emplace(data, same->second);
-      continue;
+    std::optional<EtFile> parsed;
+    if (same_bytes == kind_of_bytes.end()) {
+      auto file = ParseEtFile(path, data);
+      if (!file) return file.Error();
+      if (auto checked = CheckDependencies(file.Value(), inputs.legacy); !checked) {
+        return checked.Error();
+      }
+      parsed = std::move(file).Value();
+    }
+    // Files of one kind have the same groups (the key holds pg_name), so the first of the
+    // kind checks a byte-identical file's group membership for this rank.
+    const EtFile& file = parsed ? *parsed : kinds[same_bytes->second].first;
+    if (auto problem = converter.CheckRank(file, static_cast<uint32_t>(r), peers[r])) {
+      if (parsed) return *problem;
+      problem->where.replace(0, file.path.size(), path);  // this rank's file, not the first
+      return *problem;
+    }
+    if (!parsed) {
+      kind_of[r] = same_bytes->second;
+    } else {
+      std::string key = ProgramKey(*parsed, converter.Groups());
+      const auto [it, added] =
+          kind_of_key.emplace(std::move(key), static_cast<uint32_t>(kinds.size()));
+      if (added) {
+        ChakraCounts mine;
+        CountNodes(*parsed, mine);
+        kinds.push_back({std::move(*parsed), mine});
+      }
+      kind_of[r] = it->second;
+      kind_of_bytes.emplace(data, it->second);
+      if (peers[r].empty()) classes_without_peers.insert(it->second);
+    }
+    counts.Repeat(kinds[kind_of[r]].counts);
+  }
+
+  // 2. Ranks of one kind share one program when its sends and receives pair them up the way
+  //    a shared program's do: the i-th rank of the kind talks, at each send and receive, to
+  //    the i-th rank of one other kind (PeerResolver). Kinds that do not are split into
+  //    single ranks, and the splitting repeats until every shared program pairs up.
+  std::vector<std::vector<uint32_t>> classes(kinds.size());
+  for (uint64_t r = 0; r < files; ++r) classes[kind_of[r]].push_back(static_cast<uint32_t>(r));
+  std::vector<uint32_t> class_of(kind_of.begin(), kind_of.end());
+  if (inputs.replicate) {
+    if (!peers[0].empty()) {
+      return UserError{RankPath(inputs.prefix, 0),
+                       "--chakra-replicate runs this rank's trace on every NPU, but it sends or "
+                       "receives, which only its own rank can"};
+    }
+    classes[0].clear();
+    for (uint64_t r = 0; r < ranks; ++r) classes[0].push_back(static_cast<uint32_t>(r));
+  }
+  for (bool split = true; split;) {
+    split = false;
+    for (size_t c = 0; c < classes.size(); ++c) {
+      const std::vector<uint32_t>& members = classes[c];
+      if (members.size() < 2 || peers[members[0]].empty()) continue;
+      bool pairs = true;
+      for (size_t j = 0; j < peers[members[0]].size() && pairs; ++j) {
+        const uint32_t peer_class = class_of[peers[members[0]][j]];
+        const std::vector<uint32_t>& others = classes[peer_class];
+        pairs = peer_class != c && others.size() == members.size();
+        for (size_t i = 0; i < members.size() && pairs; ++i)
+          pairs = peers[members[i]][j] == others[i];
+      }
+      if (pairs) continue;
+      for (size_t i = 1; i < members.size(); ++i) {
+        class_of[members[i]] = static_cast<uint32_t>(classes.size());
+        classes.push_back({members[i]});
+      }
+      classes[c].resize(1);
+      split = true;
+    }
+  }
+
+  // 3. One program per class, converted from its first rank's file.
+  nlohmann::json programs = nlohmann::json::array();
+  uint64_t total_nodes = 0;
+  std::vector<uint32_t> order(classes.size());
+  for (uint32_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return classes[a].front() < classes[b].front(); });
+  for (const uint32_t c : order) {
+    const uint32_t first = classes[c].front();
+    const EtFile* file = &kinds[kind_of[first]].first;
+    EtFile own;  // a rank split from its kind: its own file, read again
+    if (file->path != RankPath(inputs.prefix, first)) {
+      const std::string path = RankPath(inputs.prefix, first);
+      if (auto read = ReadFileBytes(path, data)) return *read;
+      auto parsed = ParseEtFile(path, data);
+      if (!parsed) return parsed.Error();
+      own = std::move(parsed).Value();
+      file = &own;
+    }
+    total_nodes += file->nodes.size();
+    if (total_nodes > kMaxGraphNodes) {
+      return UserError{file->path,
+                       fmt::format("the trace's distinct programs hold more than {} nodes; "
+                                   "accepted: at most {} (ranks with equal programs count once)",
+                                   kMaxGraphNodes, kMaxGraphNodes)};
     }
     bool point_to_point = false;
-    ChakraCounts mine;
-    auto nodes = converter.Program(file.Value(), static_cast<uint32_t>(r), point_to_point, mine);
+    auto nodes = converter.Program(*file, first, point_to_point);
     if (!nodes) return nodes.Error();
-    counts.Repeat(mine);
-    if (inputs.replicate) {
-      if (point_to_point) {
-        return UserError{path,
-                         "--chakra-replicate runs this rank's trace on every NPU, but it "
-                         "sends or receives, which only its own rank can"};
-      }
-      nlohmann::json all = nlohmann::json::array();
-      for (uint64_t rank = 0; rank < ranks; ++rank) all.push_back(rank);
-      programs.push_back({{"ranks", std::move(all)}, {"nodes", std::move(nodes).Value()}});
-      break;
-    }
-    // Ranks whose programs are equal up to node ids share one program (a symmetric job's
-    // ranks), unless they send or receive: a shared program's peers are its first rank's.
-    const Seen seen{programs.size(), point_to_point};
-    by_key.emplace(std::move(key), seen);
-    by_bytes.emplace(data, seen);
-    same_counts.push_back(mine);
-    total_nodes += nodes.Value().size();
-    if (total_nodes > kMaxGraphNodes) {
-      return UserError{path, fmt::format("the trace's distinct programs hold more than {} nodes; "
-                                         "accepted: at most {} (ranks with equal programs count "
-                                         "once)",
-                                         kMaxGraphNodes, kMaxGraphNodes)};
-    }
-    programs.push_back({{"ranks", {r}}, {"nodes", std::move(nodes).Value()}});
+    programs.push_back({{"ranks", classes[c]}, {"nodes", std::move(nodes).Value()}});
   }
   counts.programs = programs.size();
   result.graph = {{"communicators", converter.Communicators()}, {"programs", std::move(programs)}};

@@ -1,0 +1,67 @@
+// One rank's Chakra nodes -> the nodes of an hfsim graph program (workload.graph JSON), and the
+// communicators their collectives name. Each Chakra node type's meaning, stream and size
+// convention is decided here (docs/chakra.md §2-§4); which ranks share a program is
+// chakra-import's business.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/expected.h"
+#include "sim/import/chakra/chakra-import.h"
+#include "sim/import/chakra/et-file.h"
+#include "sim/import/chakra/et-groups.h"
+
+namespace hfsim {
+
+/// "FILE: node ID": the error's place.
+UserError NodeError(const EtFile& file, const EtNode& node, std::string message);
+
+class EtConverter {
+ public:
+  EtConverter(const ChakraInputs& inputs, const std::vector<uint32_t>& sizes, EtGroups groups);
+
+  /// One rank's program as graph nodes, in ascending id order (the order in which ASTRA-sim
+  /// issues ready nodes). `point_to_point`: set when the program sends or receives.
+  Expected<nlohmann::json> Program(const EtFile& file, uint32_t rank, bool& point_to_point);
+
+  /// What can differ between ranks whose programs are otherwise equal, checked for `rank`:
+  /// each send's and receive's own end is the rank, its other end a rank of the fabric, and
+  /// each group a collective names holds the rank. `peers`: the other ends, in id order.
+  std::optional<UserError> CheckRank(const EtFile& file, uint32_t rank,
+                                     std::vector<uint32_t>& peers) const;
+
+  const EtGroups& Groups() const { return m_groups; }
+
+  /// The communicators the converted programs used ({"name", "groups"} each).
+  nlohmann::json Communicators() const;
+
+ private:
+  std::string Unique(const std::optional<std::string>& recorded, const std::string& fallback);
+  std::string FamilyName(size_t family) const;
+  Expected<std::pair<std::string, uint64_t>> CommunicatorOf(const EtFile& file, const EtNode& node,
+                                                            uint32_t rank);
+  Expected<nlohmann::json> Node(const EtFile& file, const EtNode& node, uint32_t rank,
+                                uint32_t& next_recv_stream, bool& point_to_point);
+  Expected<nlohmann::json> Convert(const EtFile& file, const EtNode& node, uint32_t rank,
+                                   uint32_t& next_recv_stream, bool& point_to_point);
+
+  const ChakraInputs& m_inputs;
+  std::vector<uint32_t> m_sizes;
+  uint64_t m_ranks = 1;
+  EtGroups m_groups;
+  std::map<uint32_t, std::string> m_dimension_communicators;  // by mask of dimensions
+  std::set<size_t> m_family_used;
+  std::map<size_t, std::string> m_family_names;
+  std::set<std::string> m_names;                   // every communicator's name so far
+  std::unordered_map<uint64_t, uint64_t> m_alias;  // a repeated collective's copies -> its node
+};
+
+}  // namespace hfsim
