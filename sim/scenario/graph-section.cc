@@ -275,8 +275,8 @@ ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scena
     const auto elements = nodes.Elements(0, kMaxGraphNodes);
     total_nodes += elements.size();
     if (total_nodes > kMaxGraphNodes) {
-      nodes.Fail(fmt::format("the graph has more than {} nodes; accepted: at most {}",
-                             total_nodes - elements.size(), kMaxGraphNodes));
+      nodes.Fail(fmt::format("the graph has {} nodes with this program's {}; accepted: at most {}",
+                             total_nodes, elements.size(), kMaxGraphNodes));
     }
     for (size_t i = 0; i < elements.size(); ++i) {
       ReadNode node = ReadOne(elements[i], communicator_index, scenario, ranks);

@@ -91,6 +91,31 @@ Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink&
   }
   const std::vector<uint32_t> class_of = ClassOfRanks(graph);
   const PeerResolver peers(graph);
+  // The NPUs of the group a collective of `rank` runs over.
+  auto members_of = [&](const GraphNode& node, uint32_t rank) {
+    const Communicator& comm = graph.communicators[node.communicator];
+    if (!comm.DimensionAligned()) return group_size[node.communicator][rank];
+    uint64_t members = 1;
+    for (const uint32_t d : comm.dimensions) members *= graph.dimension_sizes[d];
+    return members;
+  };
+  // Every all-gather must split evenly (Chakra gives each NPU's share): checked before any
+  // file is written, so a refused job leaves no traces behind.
+  for (uint32_t rank = 0; rank < graph.rank_count; ++rank) {
+    for (const GraphNode& node : graph.classes[class_of[rank]].program) {
+      if (node.kind != GraphNodeKind::kCollective ||
+          node.collective != CollectiveKind::kAllGather) {
+        continue;
+      }
+      const uint64_t members = members_of(node, rank);
+      if (node.size_bytes % members != 0) {
+        return UserError{fmt::format("rank {}: node {}", rank, node.id),
+                         fmt::format("an all-gather of {} bytes over {} NPUs: Chakra gives each "
+                                     "NPU's share, and {} bytes do not split evenly",
+                                     node.size_bytes, members, node.size_bytes)};
+      }
+    }
+  }
   std::string bytes;
   for (uint32_t rank = 0; rank < graph.rank_count; ++rank) {
     const RankClass& rank_class = graph.classes[class_of[rank]];
@@ -156,33 +181,20 @@ Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink&
             Attr(out, "comm_type")->set_int64_val(CommType(node.collective));
             const Communicator& comm = graph.communicators[node.communicator];
             Attr(out, "hfsim_communicator")->set_string_val(comm.name);
-            uint64_t members = 1;
             if (comm.DimensionAligned()) {
               // The default group over the communicator's dimensions (ASTRA-sim visits them
               // in ascending order, as hfsim's reader does).
               AttributeProto* involved = Attr(out, "involved_dim");
               std::vector<bool> dims(graph.dimension_sizes.size(), false);
-              for (const uint32_t d : comm.dimensions) {
-                dims[d] = true;
-                members *= graph.dimension_sizes[d];
-              }
+              for (const uint32_t d : comm.dimensions) dims[d] = true;
               for (const bool on : dims) involved->mutable_bool_list()->add_values(on);
               Attr(out, "pg_name")->set_string_val("");
             } else {
-              members = group_size[node.communicator][rank];
               Attr(out, "pg_name")
                   ->set_string_val(std::to_string(group_id[node.communicator][rank]));
             }
             uint64_t size = node.size_bytes;
-            if (node.collective == CollectiveKind::kAllGather) {
-              if (size % members != 0) {
-                return UserError{fmt::format("rank {}: node {}", rank, node.id),
-                                 fmt::format("an all-gather of {} bytes over {} NPUs: Chakra gives "
-                                             "each NPU's share, and {} bytes do not split evenly",
-                                             size, members, size)};
-              }
-              size /= members;
-            }
+            if (node.collective == CollectiveKind::kAllGather) size /= members_of(node, rank);
             Attr(out, "comm_size")->set_int64_val(static_cast<int64_t>(size));
             break;
           }

@@ -10,9 +10,11 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 #include "sim/import/chakra/et-convert.h"
+#include "sim/scenario/json-text.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"
 
@@ -233,7 +235,7 @@ uint64_t ChakraCounts::Nodes() const {
 
 std::string ChakraCounts::Summary() const {
   std::string text =
-      fmt::format("chakra: {} rank files, {} bytes, {} nodes:", files, bytes, Nodes());
+      fmt::format("chakra: {} rank file{}, {} bytes, {} nodes:", files, files == 1 ? "" : "s", bytes, Nodes());
   for (int32_t type = 0; type < 8; ++type) {
     if (by_type[type] == 0) continue;
     text += fmt::format(" {} {}", by_type[type], EtNodeTypeName(type));
@@ -433,13 +435,13 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
 }
 
 Expected<ChakraRoofline> ReadAstraRoofline(const std::string& system_path) {
-  std::ifstream in(system_path);
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& error) {
-    return UserError{system_path, fmt::format("not valid JSON: {}", error.what())};
-  }
+  // The system file has been read by the ASTRA-sim importer already; read it as carefully.
+  std::ifstream in(system_path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto parsed = ParseJsonText(text.str(), system_path, {std::size_t{1} << 20, 64});
+  if (!parsed) return parsed.Error();
+  const nlohmann::json& root = parsed.Value();
   ChakraRoofline roofline;
   if (!root.is_object() || !root.contains("roofline-enabled")) return roofline;
   const nlohmann::json& enabled = root["roofline-enabled"];

@@ -258,11 +258,11 @@ Expected<std::pair<std::string, uint64_t>> EtConverter::CommunicatorOf(const EtF
   if (involved.size() < m_sizes.size()) {
     return NodeError(
         file, node,
-        fmt::format(
-            "involved_dim {} has {} entries but the fabric has {} dimensions; accepted: one bool "
-            "per dimension (ASTRA-sim would read past the list)",
-            node.involved_dim ? "" : "(absent, so ASTRA-sim's default of four)", involved.size(),
-            m_sizes.size()));
+        fmt::format("involved_dim has {} entr{}{} but the fabric has {} dimensions; accepted: "
+                    "one bool per dimension (ASTRA-sim would read past the list)",
+                    involved.size(), involved.size() == 1 ? "y" : "ies",
+                    node.involved_dim ? "" : " (it is absent: ASTRA-sim's default covers four)",
+                    m_sizes.size()));
   }
   uint32_t mask = 0;
   uint64_t size = 1;

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "sim/scenario/json-text.h"
 #include <sstream>
 
 namespace hfsim {
@@ -24,12 +26,9 @@ Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
   in.seekg(0);
   std::string text(static_cast<size_t>(size), '\0');
   if (!in.read(text.data(), size)) return UserError{path, "cannot read the file"};
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& error) {
-    return UserError{path, fmt::format("not valid JSON: {}", error.what())};
-  }
+  auto parsed = ParseJsonText(text, path, {static_cast<uint64_t>(kMaxFileBytes), 8});
+  if (!parsed) return parsed.Error();
+  const nlohmann::json& root = parsed.Value();
   if (!root.is_object()) {
     return UserError{path,
                      "expected an object whose keys are group ids and whose values are "

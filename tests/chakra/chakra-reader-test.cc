@@ -1,0 +1,264 @@
+// Chakra traces written by hand (tests/chakra/et-builder.h), read and run: times worked out by
+// hand, and every kind of bad input refused with the file, the node and the problem.
+#include <gtest/gtest.h>
+
+#include "sim/analytical/analytical-engine.h"
+#include "sim/flow/flow-engine.h"
+#include "sim/import/chakra/et-file.h"
+#include "tests/chakra/chakra-test-util.h"
+#include "tests/chakra/et-builder.h"
+#include "tests/sim/scenario-test-util.h"
+
+namespace hfsim {
+namespace {
+
+using test::Compute;
+using test::Dimension;
+using test::EtBytes;
+using test::PointToPoint;
+using test::TraceDir;
+using test::WriteBytes;
+
+const nlohmann::json kSwitch2 = {Dimension("Switch", 2, 50, 500)};
+
+// Rank 0 computes 3 us, then sends 1 MB to rank 1 (tag 7); rank 1 receives it, then computes
+// 2 us. The send takes the Switch's 2 hops (2 x 500 ns) plus 10^6 B / 50 GB/s = 20,000 ns, so
+// the job ends at 3,000 + 21,000 + 2,000 = 26,000 ns; the flow engine agrees (one flow, alone).
+TEST(ChakraReader, SendAndReceiveAreTimedByHand) {
+  TraceDir dir("send-recv");
+  WriteBytes(dir.Rank(0), EtBytes({Compute(1, 3), PointToPoint(2, true, 1, 7, 1000000, {1})}));
+  WriteBytes(dir.Rank(1), EtBytes({PointToPoint(1, false, 0, 7, 1000000), Compute(2, 2, {1})}));
+  const Scenario scenario = test::LoadChakraOrDie(test::Inputs(dir.Prefix()), kSwitch2);
+  EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 26000.0);
+  EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 26000.0, 1e-6);
+}
+
+// ASTRA-sim replays duration_micros x 1000 ns, and 1 ns for 0 (Workload::issue_replay). A host
+// operation (is_cpu_op) runs beside the accelerator's compute: 5 us on the host and 3 us on the
+// accelerator end at 5 us, and only the 3 us count as compute.
+TEST(ChakraReader, DurationsAsAstraSimReplaysThem) {
+  TraceDir dir("durations");
+  test::EtNodeProto host = Compute(2, 5);
+  auto* cpu = host.add_attr();
+  cpu->set_name("is_cpu_op");
+  cpu->set_bool_val(true);
+  WriteBytes(dir.Rank(0), EtBytes({Compute(1, 3), host}));
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 0)}));
+  const Scenario scenario = test::LoadChakraOrDie(test::Inputs(dir.Prefix()), kSwitch2);
+  const Report report = AnalyticalEngine().Run(scenario);
+  EXPECT_DOUBLE_EQ(report.iteration.total_ns, 5000.0);
+  EXPECT_DOUBLE_EQ(report.iteration.ComputeNs(), 3000.0);
+}
+
+// An all-gather's comm_size is each NPU's input in Chakra (ASTRA-sim's convention) and the
+// gathered buffer in hfsim: 1 MiB from each of 4 NPUs is hfsim's 4 MiB all-gather.
+TEST(ChakraReader, AllGatherSizeIsEachNpusInput) {
+  TraceDir dir("all-gather");
+  for (int r = 0; r < 4; ++r) {
+    WriteBytes(dir.Rank(r), EtBytes({test::Collective(r, 2, 1 << 20)}));  // ids differ per rank
+  }
+  auto imported = ImportChakra(test::Inputs(dir.Prefix()), {4});
+  ASSERT_TRUE(imported) << imported.Error().ToString();
+  const nlohmann::json& programs = imported.Value().graph["programs"];
+  ASSERT_EQ(programs.size(), 1u) << "ranks differing only in node ids share one program";
+  EXPECT_EQ(programs[0]["ranks"], nlohmann::json({0, 1, 2, 3}));
+  EXPECT_EQ(programs[0]["nodes"][0]["size_bytes"], 4u << 20);
+  EXPECT_EQ(programs[0]["nodes"][0]["kind"], "all_gather");
+  const nlohmann::json collective = test::CollectiveScenario(
+      nlohmann::json::array({Dimension("Ring", 4, 100, 100)}), "all_gather", 4u << 20);
+  auto expected = ParseScenario(collective);
+  ASSERT_TRUE(expected) << expected.Error().ToString();
+  const Scenario traced = test::LoadChakraOrDie(test::Inputs(dir.Prefix()), nlohmann::json::array({Dimension("Ring", 4, 100, 100)}));
+  EXPECT_EQ(AnalyticalEngine().Run(traced).iteration.total_ns,
+            AnalyticalEngine().Run(expected.Value()).iteration.total_ns);
+}
+
+// Bad input, each refused with the place (file, node) and the problem.
+struct BadCase {
+  const char* name;
+  std::string rank0;  // rank 0's file; rank 1's is always fine
+  const char* where;  // expected in UserError::where, after the file name
+  const char* what;   // expected in the message
+};
+
+std::string Truncated() {
+  std::string bytes = EtBytes({Compute(1, 3), Compute(2, 3, {1})});
+  return bytes.substr(0, bytes.size() - 3);
+}
+
+std::string WithRecord(const std::string& record) {
+  std::string bytes = EtBytes({});
+  return bytes + record;
+}
+
+test::EtNodeProto Typed(int type) {
+  test::EtNodeProto node = Compute(4, 1);
+  node.set_type(static_cast<hfsim_chakra::NodeType>(type));
+  return node;
+}
+
+test::EtNodeProto FloatSize() {
+  test::EtNodeProto node;
+  node.set_id(3);
+  node.set_type(hfsim_chakra::COMM_COLL_NODE);
+  test::IntAttr(node, "comm_type", 0);
+  auto* size = node.add_attr();
+  size->set_name("comm_size");
+  size->set_double_val(1024.0);
+  return node;
+}
+
+std::vector<BadCase> BadCases() {
+  test::EtNodeProto own_source = PointToPoint(5, true, 1, 0, 100);
+  test::IntAttr(own_source, "comm_src", 1);
+  return {
+      {"truncated", Truncated(), ": record 2 (byte", "truncated"},
+      {"bad_varint", WithRecord("\xff\xff\xff\xff\xff\xff"), ": record 1 (byte", "not a valid varint"},
+      {"zero_length", WithRecord(std::string(1, '\0')), ": record 1", "a record of length 0"},
+      {"not_a_node", WithRecord(std::string("\x03\xff\xff\xff", 4)), ": record 1",
+       "not a valid Node message"},
+      {"missing_dependency", EtBytes({Compute(1, 1), Compute(2, 1, {9})}), ": node 2",
+       "depends on node 9 (data_deps), which is not in the file"},
+      {"cycle", EtBytes({Compute(1, 1, {3}), Compute(2, 1, {1}), Compute(3, 1, {2})}), ": node ",
+       "dependency cycle"},
+      {"duplicate_id", EtBytes({Compute(1, 1), Compute(1, 2)}), ": node 1",
+       "a second node has this id"},
+      {"unknown_node_type", EtBytes({Typed(12)}), ": node 4",
+       "node type 12 is not a Chakra NodeType"},
+      {"remote_memory", EtBytes({Typed(2)}), ": node 4", "MEM_LOAD_NODE (remote memory)"},
+      {"unsupported_collective", EtBytes({test::Collective(3, 1, 1024)}), ": node 3",
+       "comm_type 1 (REDUCE) is not modelled"},
+      {"unknown_collective", EtBytes({test::Collective(3, 42, 1024)}), ": node 3",
+       "comm_type 42 (an unknown type)"},
+      {"float_size", EtBytes({FloatSize()}), ": node 3", "ASTRA-sim converts no floating-point"},
+      {"peer_outside", EtBytes({PointToPoint(5, true, 7, 0, 100)}), ": node 5",
+       "comm_dst is 7: the fabric has 2 NPUs"},
+      {"own_end_wrong", EtBytes({own_source}), ": node 5", "comm_src is 1 in rank 0's file"},
+      {"no_tag", EtBytes({[] {
+         test::EtNodeProto node = PointToPoint(5, true, 1, 0, 100);
+         node.mutable_attr()->erase(node.mutable_attr()->begin() + 1);  // comm_tag
+         return node;
+       }()}),
+       ": node 5", "has no comm_tag attribute"},
+      {"unknown_group", EtBytes({[] {
+         test::EtNodeProto node = test::Collective(3, 0, 1024);
+         auto* pg = node.add_attr();
+         pg->set_name("pg_name");
+         pg->set_string_val("5");
+         return node;
+       }()}),
+       ": node 3", "pg_name \"5\" names no communicator group"},
+      {"short_involved_dim", EtBytes({[] {
+         test::EtNodeProto node = test::Collective(3, 0, 1024);
+         auto* dims = node.add_attr();
+         dims->set_name("involved_dim");
+         dims->mutable_bool_list();  // empty
+         return node;
+       }()}),
+       ": node 3", "involved_dim has 0 entries but the fabric has 1 dimensions"},
+  };
+}
+
+class ChakraBadInput : public testing::TestWithParam<BadCase> {};
+
+TEST_P(ChakraBadInput, IsRefusedNamingTheFileAndTheNode) {
+  const BadCase& bad = GetParam();
+  TraceDir dir(std::string("bad-") + bad.name);
+  WriteBytes(dir.Rank(0), bad.rank0);
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 1)}));
+  auto imported = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(imported) << "accepted " << bad.name;
+  const UserError& error = imported.Error();
+  EXPECT_EQ(error.where.rfind(dir.Rank(0).string(), 0), 0u) << error.ToString();
+  EXPECT_NE(error.where.find(bad.where), std::string::npos) << error.ToString();
+  EXPECT_NE(error.message.find(bad.what), std::string::npos) << error.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ChakraBadInput, testing::ValuesIn(BadCases()),
+                         [](const testing::TestParamInfo<BadCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(ChakraReader, RankFilesMustMatchTheFabric) {
+  TraceDir dir("rank-files");
+  for (int r = 0; r < 3; ++r) WriteBytes(dir.Rank(r), EtBytes({Compute(1, 1)}));
+  auto missing = ImportChakra(test::Inputs(dir.Prefix()), {4});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.Error().where, dir.Rank(3).string());
+  EXPECT_NE(missing.Error().message.find("no such file: the fabric has 4 NPUs"), std::string::npos);
+  auto extra = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(extra);
+  EXPECT_EQ(extra.Error().where, dir.Rank(2).string());
+  EXPECT_NE(extra.Error().message.find("the trace has a rank 2 but the fabric has only 2 NPUs"),
+            std::string::npos);
+}
+
+TEST(ChakraReader, CommunicatorGroupsAreChecked) {
+  TraceDir dir("groups");
+  for (int r = 0; r < 2; ++r) WriteBytes(dir.Rank(r), EtBytes({Compute(1, 1)}));
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"1": [0, 9]})", "rank 9 does not exist: the fabric has 2 NPUs"},
+      {R"({"0": [0, 1]})", "\"0\" is the default group"},
+      {R"({"x": [0]})", "a group id, an integer from 1"},
+      {R"({"1": [0, 0]})", "rank 0 is listed twice"},
+      {R"({"1": []})", "a non-empty list of ranks"},
+      {R"([1, 2])", "expected an object"},
+  };
+  for (const auto& [text, what] : cases) {
+    WriteBytes(dir.Path("groups.json"), text);
+    const ChakraInputs inputs = test::Inputs(dir.Prefix(), dir.Path("groups.json").string());
+    auto imported = ImportChakra(inputs, {2});
+    ASSERT_FALSE(imported) << text;
+    EXPECT_EQ(imported.Error().where.rfind(dir.Path("groups.json").string(), 0), 0u)
+        << imported.Error().ToString();
+    EXPECT_NE(imported.Error().message.find(what), std::string::npos) << imported.Error().ToString();
+  }
+}
+
+// A group the node names must hold the rank; a family of disjoint groups is one communicator,
+// so ranks in like groups share a program.
+TEST(ChakraReader, GroupsNameTheirCommunicator) {
+  TraceDir dir("group-use");
+  WriteBytes(dir.Path("groups.json"), R"({"1": [0, 1], "2": [2, 3]})");
+  auto in_group = [](uint64_t id, const char* pg) {
+    test::EtNodeProto node = test::Collective(id, 0, 1 << 20);
+    auto* name = node.add_attr();
+    name->set_name("pg_name");
+    name->set_string_val(pg);
+    return node;
+  };
+  for (int r = 0; r < 4; ++r) WriteBytes(dir.Rank(r), EtBytes({in_group(r, r < 2 ? "1" : "2")}));
+  const ChakraInputs inputs = test::Inputs(dir.Prefix(), dir.Path("groups.json").string());
+  auto imported = ImportChakra(inputs, {4});
+  ASSERT_TRUE(imported) << imported.Error().ToString();
+  EXPECT_EQ(imported.Value().graph["programs"].size(), 1u);
+  EXPECT_EQ(imported.Value().graph["communicators"][0]["groups"],
+            nlohmann::json({{0, 1}, {2, 3}}));
+  // Rank 3 naming group 1, which it is not in.
+  WriteBytes(dir.Rank(3), EtBytes({in_group(3, "1")}));
+  auto outside = ImportChakra(inputs, {4});
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.Error().where, dir.Rank(3).string() + ": node 3");
+  EXPECT_NE(outside.Error().message.find("names a group that does not hold rank 3"),
+            std::string::npos);
+}
+
+// ctrl_deps count as ASTRA-sim's feeder counts them; --chakra-legacy follows data_deps only.
+TEST(ChakraReader, LegacyFollowsDataDependenciesOnly) {
+  TraceDir dir("legacy");
+  test::EtNodeProto node = Compute(2, 4);
+  node.add_ctrl_deps(77);  // a caller id, as Chakra's first PyTorch converter wrote them
+  WriteBytes(dir.Rank(0), EtBytes({Compute(1, 3), node}));
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 1)}));
+  auto strict = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(strict);
+  EXPECT_NE(strict.Error().message.find("depends on node 77 (ctrl_deps)"), std::string::npos);
+  EXPECT_NE(strict.Error().message.find("--chakra-legacy"), std::string::npos);
+  ChakraInputs legacy = test::Inputs(dir.Prefix());
+  legacy.legacy = true;
+  const Scenario scenario = test::LoadChakraOrDie(legacy, kSwitch2);
+  EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 7000.0);
+}
+
+}  // namespace
+}  // namespace hfsim

@@ -1,0 +1,137 @@
+// hfsim jobs written as Chakra traces and read back: the same report, to the last digit, for
+// a data x tensor training job, two pipelines (one with experts) and a hand-written graph with
+// sends; the written files are deterministic, and a symmetric job's rank files are identical.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "sim/analytical/analytical-engine.h"
+#include "sim/import/chakra/chakra-export.h"
+#include "sim/report/report-json.h"
+#include "sim/scenario/scenario-graph.h"
+#include "tests/chakra/chakra-test-util.h"
+#include "tests/hfsim-cli.h"
+#include "tests/sim/scenario-test-util.h"
+
+namespace hfsim {
+namespace {
+
+using test::TraceDir;
+
+nlohmann::json LoadDocument(const std::string& config) {
+  auto document = LoadScenarioDocument(std::string(HFSIM_SOURCE_DIR) + "/configs/" + config);
+  EXPECT_TRUE(document) << document.Error().ToString();
+  return document ? document.Value() : nlohmann::json::object();
+}
+
+// Writes the scenario's graph as traces under `dir`; returns the groups file's path.
+std::string Export(const Scenario& scenario, const TraceDir& dir, ChakraExportCounts& counts) {
+  const ExecutionGraph graph = BuildExecutionGraph(scenario);
+  auto groups = ExportChakra(
+      graph,
+      [&](uint32_t rank, const std::string& bytes) -> std::optional<std::string> {
+        std::ofstream(dir.Rank(static_cast<int>(rank)), std::ios::binary) << bytes;
+        return std::nullopt;
+      },
+      counts);
+  EXPECT_TRUE(groups) << groups.Error().ToString();
+  const std::string path = dir.Path("trace.groups.json").string();
+  std::ofstream(path) << (groups ? groups.Value().dump() : "{}");
+  return path;
+}
+
+// What a report says about the job's timing: everything but the scenario's echo, the
+// workload's description and the memory estimate (a trace has no model to estimate from).
+nlohmann::json Timing(const Report& report, const Scenario& scenario) {
+  nlohmann::json json = ReportToJson(report, scenario);
+  for (const char* key : {"scenario", "workload", "memory", "graph"}) json.erase(key);
+  return json;
+}
+
+class ChakraRoundTrip : public testing::TestWithParam<const char*> {};
+
+TEST_P(ChakraRoundTrip, GivesTheSameReport) {
+  const nlohmann::json document = LoadDocument(GetParam());
+  auto original = ParseScenario(document);
+  ASSERT_TRUE(original) << original.Error().ToString();
+  TraceDir dir(std::string("round-trip-") + GetParam());
+  ChakraExportCounts counts;
+  const std::string groups = Export(original.Value(), dir, counts);
+  std::vector<uint32_t> sizes;
+  uint64_t npus = 1;
+  for (const Dimension& dim : original.Value().dimensions) {
+    sizes.push_back(dim.size);
+    npus *= dim.size;
+  }
+  EXPECT_EQ(counts.files, npus);
+  auto imported = ImportChakra(test::Inputs(dir.Prefix(), groups), sizes);
+  ASSERT_TRUE(imported) << imported.Error().ToString();
+  nlohmann::json traced_document = document;
+  traced_document["workload"] = {{"graph", imported.Value().graph}};
+  auto traced = ParseScenario(traced_document);
+  ASSERT_TRUE(traced) << traced.Error().ToString();
+  const Report before = AnalyticalEngine().Run(original.Value());
+  const Report after = AnalyticalEngine().Run(traced.Value());
+  EXPECT_EQ(Timing(after, traced.Value()).dump(), Timing(before, original.Value()).dump());
+  EXPECT_EQ(after.iteration.total_ns, before.iteration.total_ns);
+  // Ranks that differ only in ids, peers and which group of a family share a program again.
+  const ExecutionGraph graph = BuildExecutionGraph(original.Value());
+  if (original.Value().workload_kind != WorkloadKind::kGraph) {
+    EXPECT_EQ(imported.Value().counts.programs, graph.classes.size());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, ChakraRoundTrip,
+                         testing::Values("quickstart.json", "gpt3-pipeline-1f1b-64.json",
+                                         "moe-pipeline-expert-64.json", "s4-rdma-vs-grpc.json",
+                                         "graph-pipeline-tensor-data.json",
+                                         "optimize-verify-2d.json"),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           name = name.substr(0, name.find('.'));
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name;
+                         });
+
+// The same job gives the same bytes; a symmetric job's ranks get identical files, which the
+// reader parses once.
+TEST(ChakraExport, FilesAreDeterministicAndSymmetricRanksIdentical) {
+  auto scenario = ParseScenario(LoadDocument("quickstart.json"));
+  ASSERT_TRUE(scenario);
+  TraceDir first("export-a");
+  TraceDir second("export-b");
+  ChakraExportCounts a;
+  ChakraExportCounts b;
+  Export(scenario.Value(), first, a);
+  Export(scenario.Value(), second, b);
+  EXPECT_EQ(test::Slurp(first.Rank(5)), test::Slurp(second.Rank(5)));
+  EXPECT_EQ(test::Slurp(first.Rank(0)), test::Slurp(first.Rank(31)));
+  EXPECT_EQ(a.bytes, b.bytes);
+}
+
+// An all-gather whose buffer does not split evenly over its NPUs has no Chakra size: refused
+// before any file is written.
+TEST(ChakraExport, UnevenAllGatherIsRefusedBeforeWriting) {
+  nlohmann::json document = test::CollectiveScenario(
+      nlohmann::json::array({test::Dimension("Ring", 3, 100, 100)}), "all_gather", 1000);
+  auto scenario = ParseScenario(document);
+  ASSERT_TRUE(scenario) << scenario.Error().ToString();
+  int written = 0;
+  ChakraExportCounts counts;
+  auto groups = ExportChakra(
+      BuildExecutionGraph(scenario.Value()),
+      [&](uint32_t, const std::string&) -> std::optional<std::string> {
+        ++written;
+        return std::nullopt;
+      },
+      counts);
+  ASSERT_FALSE(groups);
+  EXPECT_NE(groups.Error().message.find("an all-gather of 1000 bytes over 3 NPUs"),
+            std::string::npos);
+  EXPECT_EQ(written, 0);
+}
+
+}  // namespace
+}  // namespace hfsim
