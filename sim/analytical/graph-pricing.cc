@@ -263,8 +263,14 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         work.value = node.count;
         break;
       }
-      case GraphNodeKind::kSend:
       case GraphNodeKind::kRecv:
+        if (graph.eager_sends) {  // ends when its send's unit has: nothing of its own
+          work.kind = WorkKind::kCompute;
+          work.value = 0.0;
+          break;
+        }
+        [[fallthrough]];
+      case GraphNodeKind::kSend:
         work.kind = WorkKind::kPointToPoint;
         work.plan = route_of(u, node);
         break;

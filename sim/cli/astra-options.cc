@@ -27,7 +27,7 @@ Expected<nlohmann::json> AstraOptions::Import(const std::string& command,
                        "scenario file and no --collective or --size"};
     }
     // A placeholder workload for the import; the trace replaces it.
-    return ImportAstraSim(AstraInputs{network, system, "", "all_reduce", "1"});
+    return ImportAstraSim(AstraInputs{network, system, "", "all_reduce", "1", true});
   }
   if (single == !workload_path.empty() || (single && (collective.empty() || size.empty()))) {
     return UserError{command,

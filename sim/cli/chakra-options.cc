@@ -80,10 +80,17 @@ std::optional<UserError> ChakraOptions::Apply(nlohmann::json& document,
     auto roofline = ReadAstraRoofline(astra_system);
     if (!roofline) return roofline.Error();
     inputs.roofline = roofline.Value();
+    auto custom = ReadAstraCustomCollectives(astra_system);
+    if (!custom) return custom.Error();
+    inputs.custom = std::move(custom).Value();
   }
   auto imported = ImportChakra(inputs, *sizes);
   if (!imported) return imported.Error();
   std::cerr << imported.Value().counts.Summary();
+  for (const auto& [kind, implementation] : inputs.custom) {
+    std::cerr << "chakra: every " << kind << " runs as the custom implementation "
+              << implementation << ".POSITION.et (from " << astra_system << ")\n";
+  }
   document["workload"] = {{"graph", std::move(imported.Value().graph)}};
   return std::nullopt;
 }

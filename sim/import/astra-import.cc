@@ -37,7 +37,7 @@ Expected<uint64_t> ParseByteSize(const std::string& text) {
 Expected<nlohmann::json> ImportAstraSim(const AstraInputs& inputs) {
   auto network = ReadAstraNetwork(inputs.network_path);
   if (!network) return network.Error();
-  auto communication = ReadAstraSystem(inputs.system_path, network.Value().sizes);
+  auto communication = ReadAstraSystem(inputs.system_path, network.Value().sizes, inputs.chakra);
   if (!communication) return communication.Error();
   nlohmann::json document;
   if (!inputs.workload_path.empty()) {

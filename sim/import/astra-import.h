@@ -20,6 +20,8 @@ struct AstraInputs {
   /// ... or one collective over every dimension: kind and size (e.g. "64MiB").
   std::string collective;
   std::string size;
+  /// The workload will be a Chakra trace: the system file may name custom implementations.
+  bool chakra = false;
 };
 
 /// The scenario document; errors name the file (or option) and the key.

@@ -39,13 +39,31 @@ nlohmann::json ReadImplementation(const JsonCursor& list, const std::vector<uint
   return out;
 }
 
-nlohmann::json Read(const JsonCursor& root, const std::vector<uint32_t>& sizes) {
+nlohmann::json Read(const JsonCursor& root, const std::vector<uint32_t>& sizes, bool chakra) {
   root.ExpectObject({"scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
                      "preferred-dataset-splits", "all-reduce-implementation",
                      "reduce-scatter-implementation", "all-gather-implementation",
                      "all-to-all-implementation", "collective-optimization", "local-mem-bw",
                      "intra-dimension-scheduling", "inter-dimension-scheduling", "boost-mode",
-                     "roofline-enabled", "peak-perf", "trace-enabled", "track-local-mem"});
+                     "roofline-enabled", "peak-perf", "trace-enabled", "track-local-mem",
+                     "all-reduce-implementation-custom", "reduce-scatter-implementation-custom",
+                     "all-gather-implementation-custom", "all-to-all-implementation-custom",
+                     "per-node-custom-implementation"});
+  // A custom implementation is a Chakra trace of its own: the trace importer runs it in place
+  // of the collectives of a trace (docs/chakra.md). Nothing else could use it.
+  for (const char* key : {"all-reduce-implementation-custom", "reduce-scatter-implementation-custom",
+                          "all-gather-implementation-custom", "all-to-all-implementation-custom"}) {
+    if (root.Has(key) && !chakra) {
+      root.Child(key).Fail("a custom collective implementation (a Chakra trace) runs only in "
+                           "place of a Chakra trace's collectives; accepted here with --chakra, "
+                           "otherwise remove the key");
+    }
+  }
+  if (root.Has("per-node-custom-implementation")) {
+    root.Child("per-node-custom-implementation")
+        .Fail("per-node custom implementations are not read; accepted: the per-collective "
+              "\"*-implementation-custom\" keys");
+  }
   // Only the defaults of the keys that would change collective times are accepted.
   if (auto intra = root.Find("intra-dimension-scheduling")) intra->Choice({"FIFO"});
   if (auto inter = root.Find("inter-dimension-scheduling")) inter->Choice({"baseline"});
@@ -76,7 +94,8 @@ nlohmann::json Read(const JsonCursor& root, const std::vector<uint32_t>& sizes) 
 
 }  // namespace
 
-Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes) {
+Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes,
+                                         bool chakra) {
   std::error_code error;
   const auto bytes = std::filesystem::file_size(path, error);
   if (error) return UserError{path, "cannot open the ASTRA-sim system file"};
@@ -87,11 +106,11 @@ Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vec
   std::ostringstream text;
   text << file.rdbuf();
   if (!file && !file.eof()) return UserError{path, "cannot read the ASTRA-sim system file"};
-  return ParseAstraSystemText(text.str(), path, sizes);
+  return ParseAstraSystemText(text.str(), path, sizes, chakra);
 }
 
 Expected<nlohmann::json> ParseAstraSystemText(const std::string& text, const std::string& source_name,
-                                              const std::vector<uint32_t>& sizes) {
+                                              const std::vector<uint32_t>& sizes, bool chakra) {
   if (text.size() > kMaxAstraInputBytes) {
     return UserError{source_name, fmt::format("file has {} bytes; accepted: at most {}", text.size(), kMaxAstraInputBytes)};
   }
@@ -99,7 +118,7 @@ Expected<nlohmann::json> ParseAstraSystemText(const std::string& text, const std
   if (!parsed) return parsed.Error();
   const nlohmann::json& document = parsed.Value();
   try {
-    return Read(JsonCursor(document, ""), sizes);
+    return Read(JsonCursor(document, ""), sizes, chakra);
   } catch (const JsonPathError& problem) {
     return UserError{source_name + ": " + (problem.Path().empty() ? "(top level)" : problem.Path()), problem.Message()};
   }

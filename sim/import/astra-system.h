@@ -14,9 +14,12 @@ namespace hfsim {
 
 /// `sizes` are the network's npus_count (implementation lists need one entry per dimension).
 /// Errors name the file and the JSON key.
-Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes);
+/// `chakra`: the workload is a Chakra trace, whose collectives the "*-implementation-custom"
+/// keys may implement (read by the trace importer, docs/chakra.md §6); refused otherwise.
+Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes,
+                                         bool chakra = false);
 /// The same for the file's text; messages name `source_name` where they would name the file.
 Expected<nlohmann::json> ParseAstraSystemText(const std::string& text, const std::string& source_name,
-                                              const std::vector<uint32_t>& sizes);
+                                              const std::vector<uint32_t>& sizes, bool chakra = false);
 
 }  // namespace hfsim

@@ -105,16 +105,21 @@ class GraphDriver {
     uint32_t node;
   };
   struct Message {
-    uint32_t src_rank, src_node, dst_rank, dst_node;
+    uint32_t src_rank, src_node, dst_rank, dst_node;  ///< dst_node kNoNode: receive not issued yet
     uint64_t bytes;
-    double matched_ns;  ///< when both ends were issued
+    double matched_ns;  ///< when both ends were issued (eager sends: when the send was)
+    bool delivered = false;
   };
+  static constexpr uint32_t kNoNode = UINT32_MAX;
 
   void TryStart(uint32_t rank);
   void StartNode(uint32_t rank, uint32_t node);
   void RunCollective(uint32_t rank, uint32_t node, uint32_t repetition);
   void Issue(uint32_t rank, uint32_t node);
   void Transfer(const Pending& send, const Pending& receive);
+  /// Eager sends (ExecutionGraph::eager_sends): a send leaves at once; its receive binds to it
+  /// when issued and ends once it has arrived.
+  void IssueEager(uint32_t rank, uint32_t node);
   void Finish(uint32_t rank, uint32_t node);
   /// A send's or receive's time, from the match to its end, at a class representative.
   void RecordTransfer(uint32_t rank, uint32_t node, double took_ns);
@@ -158,6 +163,8 @@ class GraphDriver {
   PeerResolver m_peers;
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::deque<Pending>> m_sends, m_receives;
   std::vector<Message> m_messages;  ///< by message id
+  /// Eager sends whose receive is not issued yet, FIFO per (source, destination, tag).
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::deque<uint64_t>> m_unbound;
   uint64_t m_p2p_bytes_planned = 0;
   uint64_t m_p2p_bytes_sent = 0;
   uint64_t m_p2p_bytes_delivered = 0;

@@ -235,12 +235,13 @@ std::vector<GraphNode> OrderProgram(std::vector<ReadNode> nodes, const JsonCurso
 }  // namespace
 
 ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scenario) {
-  section.ExpectObject({"communicators", "programs"});
+  section.ExpectObject({"communicators", "programs", "sends"});
   uint64_t ranks = 1;
   for (const Dimension& dim : scenario.dimensions) ranks *= dim.size;
   ExecutionGraph graph;
   graph.rank_count = static_cast<uint32_t>(ranks);
   for (const Dimension& dim : scenario.dimensions) graph.dimension_sizes.push_back(dim.size);
+  if (auto sends = section.Find("sends")) graph.eager_sends = sends->Choice({"rendezvous", "eager"}) == 1;
   std::map<std::string, size_t> communicator_index;
   if (auto list = section.Find("communicators")) {
     graph.communicators = ReadCommunicators(*list, ranks);
@@ -354,7 +355,9 @@ nlohmann::json GraphSectionToJson(const ExecutionGraph& graph) {
     }
     programs.push_back({{"ranks", rank_class.ranks}, {"nodes", std::move(nodes)}});
   }
-  return {{"graph", {{"communicators", communicators}, {"programs", programs}}}};
+  nlohmann::json section = {{"communicators", communicators}, {"programs", programs}};
+  if (graph.eager_sends) section["sends"] = "eager";
+  return {{"graph", std::move(section)}};
 }
 
 }  // namespace hfsim

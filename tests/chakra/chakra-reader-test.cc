@@ -5,6 +5,7 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/flow/flow-engine.h"
 #include "sim/import/chakra/et-file.h"
+#include "sim/packet/packet-engine.h"
 #include "tests/chakra/chakra-test-util.h"
 #include "tests/chakra/et-builder.h"
 #include "tests/sim/scenario-test-util.h"
@@ -31,6 +32,42 @@ TEST(ChakraReader, SendAndReceiveAreTimedByHand) {
   const Scenario scenario = test::LoadChakraOrDie(test::Inputs(dir.Prefix()), kSwitch2);
   EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 26000.0);
   EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 26000.0, 1e-6);
+}
+
+// Sends do not wait for their receives (ASTRA-sim's semantics): rank 0 sends at once and the
+// message is there at 21,000 ns; rank 1 computes 50 us first, so its receive ends when issued,
+// at 50,000 ns, and the job at 52,000 ns (a send that waited for its receive would end at
+// 50,000 + 21,000 + 2,000). Both engines agree.
+TEST(ChakraReader, SendsDoNotWaitForTheirReceives) {
+  TraceDir dir("eager");
+  WriteBytes(dir.Rank(0), EtBytes({PointToPoint(1, true, 1, 7, 1000000)}));
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 50), PointToPoint(2, false, 0, 7, 1000000, {1}),
+                                   Compute(3, 2, {2})}));
+  const Scenario scenario = test::LoadChakraOrDie(test::Inputs(dir.Prefix()), kSwitch2);
+  EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 52000.0);
+  EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 52000.0, 1e-6);
+  // Packets arrive well before the receive too (headers and acknowledgements cost a little):
+  // the receive still ends when issued, not 21 us after it.
+  const double packet = PacketEngine().Run(scenario).iteration.total_ns;
+  EXPECT_GE(packet, 52000.0);
+  EXPECT_LT(packet, 53000.0);
+}
+
+// Each of three ranks sends to the next, then receives from the one before, then computes
+// 1 us: the pattern of a ring collective, which could never start if each send waited for its
+// receive. All three messages travel at once on links of their own (2 x 500 ns + 20,000 ns),
+// so every rank ends at 22,000 ns.
+TEST(ChakraReader, ARingOfSendsThenReceivesRuns) {
+  TraceDir dir("ring");
+  for (int r = 0; r < 3; ++r) {
+    WriteBytes(dir.Rank(r),
+               EtBytes({PointToPoint(1, true, (r + 1) % 3, 0, 1000000),
+                        PointToPoint(2, false, (r + 2) % 3, 0, 1000000, {1}), Compute(3, 1, {2})}));
+  }
+  const Scenario scenario = test::LoadChakraOrDie(
+      test::Inputs(dir.Prefix()), nlohmann::json::array({Dimension("Switch", 3, 50, 500)}));
+  EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 22000.0);
+  EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 22000.0, 1e-6);
 }
 
 // ASTRA-sim replays duration_micros x 1000 ns, and 1 ns for 0 (Workload::issue_replay). A host
@@ -68,7 +105,8 @@ TEST(ChakraReader, AllGatherSizeIsEachNpusInput) {
       nlohmann::json::array({Dimension("Ring", 4, 100, 100)}), "all_gather", 4u << 20);
   auto expected = ParseScenario(collective);
   ASSERT_TRUE(expected) << expected.Error().ToString();
-  const Scenario traced = test::LoadChakraOrDie(test::Inputs(dir.Prefix()), nlohmann::json::array({Dimension("Ring", 4, 100, 100)}));
+  const Scenario traced = test::LoadChakraOrDie(
+      test::Inputs(dir.Prefix()), nlohmann::json::array({Dimension("Ring", 4, 100, 100)}));
   EXPECT_EQ(AnalyticalEngine().Run(traced).iteration.total_ns,
             AnalyticalEngine().Run(expected.Value()).iteration.total_ns);
 }
@@ -113,7 +151,8 @@ std::vector<BadCase> BadCases() {
   test::IntAttr(own_source, "comm_src", 1);
   return {
       {"truncated", Truncated(), ": record 2 (byte", "truncated"},
-      {"bad_varint", WithRecord("\xff\xff\xff\xff\xff\xff"), ": record 1 (byte", "not a valid varint"},
+      {"bad_varint", WithRecord("\xff\xff\xff\xff\xff\xff"), ": record 1 (byte",
+       "not a valid varint"},
       {"zero_length", WithRecord(std::string(1, '\0')), ": record 1", "a record of length 0"},
       {"not_a_node", WithRecord(std::string("\x03\xff\xff\xff", 4)), ": record 1",
        "not a valid Node message"},
@@ -211,7 +250,8 @@ TEST(ChakraReader, CommunicatorGroupsAreChecked) {
     ASSERT_FALSE(imported) << text;
     EXPECT_EQ(imported.Error().where.rfind(dir.Path("groups.json").string(), 0), 0u)
         << imported.Error().ToString();
-    EXPECT_NE(imported.Error().message.find(what), std::string::npos) << imported.Error().ToString();
+    EXPECT_NE(imported.Error().message.find(what), std::string::npos)
+        << imported.Error().ToString();
   }
 }
 
@@ -232,8 +272,7 @@ TEST(ChakraReader, GroupsNameTheirCommunicator) {
   auto imported = ImportChakra(inputs, {4});
   ASSERT_TRUE(imported) << imported.Error().ToString();
   EXPECT_EQ(imported.Value().graph["programs"].size(), 1u);
-  EXPECT_EQ(imported.Value().graph["communicators"][0]["groups"],
-            nlohmann::json({{0, 1}, {2, 3}}));
+  EXPECT_EQ(imported.Value().graph["communicators"][0]["groups"], nlohmann::json({{0, 1}, {2, 3}}));
   // Rank 3 naming group 1, which it is not in.
   WriteBytes(dir.Rank(3), EtBytes({in_group(3, "1")}));
   auto outside = ImportChakra(inputs, {4});

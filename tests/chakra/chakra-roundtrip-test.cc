@@ -1,9 +1,9 @@
 // hfsim jobs written as Chakra traces and read back: the same report, to the last digit, for
 // a data x tensor training job, two pipelines (one with experts) and a hand-written graph with
 // sends; the written files are deterministic, and a symmetric job's rank files are identical.
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/import/chakra/chakra-export.h"

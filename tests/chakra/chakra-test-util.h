@@ -2,11 +2,11 @@
 // `hfsim run --chakra` loads it.
 #pragma once
 
-#include <filesystem>
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sim/import/chakra/chakra-import.h"
 #include "sim/scenario/scenario-parser.h"
@@ -39,7 +39,8 @@ inline ChakraInputs Inputs(const std::string& prefix, const std::string& groups 
   return inputs;
 }
 
-inline nlohmann::json Dimension(const std::string& kind, int size, double bandwidth, double latency) {
+inline nlohmann::json Dimension(const std::string& kind, int size, double bandwidth,
+                                double latency) {
   return {{"kind", kind}, {"size", size}, {"bandwidth_GBps", bandwidth}, {"latency_ns", latency}};
 }
 

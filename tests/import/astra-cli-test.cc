@@ -117,17 +117,21 @@ TEST(AstraCli, ConvertBadCombinationsExitTwo) {
                             " --libra-comm " HFSIM_SOURCE_DIR "/configs/libra-inputs/gpt-small-4d-comm.yml";
   Result result = Hfsim("convert");
   EXPECT_EQ(2, result.exit_code);
-  EXPECT_NE(result.output.find("give either the LIBRA inputs"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("give LIBRA's inputs (--libra-network, --libra-workload, --libra-comm), "
+                               "ASTRA-sim's (--astra-network, --astra-system), or a scenario file"),
+            std::string::npos) << result.output;
   result = Hfsim("convert " + kInputs + " --collective all_reduce --size 1MiB" + libra);
   EXPECT_EQ(2, result.exit_code);
-  EXPECT_NE(result.output.find("not both and not neither"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("give the whole scenario: give no ASTRA-sim inputs, --chakra or "
+                               "scenario file with them"),
+            std::string::npos) << result.output;
   result = Hfsim("convert " + kInputs);
   EXPECT_EQ(2, result.exit_code);
   EXPECT_NE(result.output.find("either a workload scenario file or --collective"), std::string::npos)
       << result.output;
   result = Hfsim("convert" + libra + " " + kDir + "gpt2-medium-workload.json");
   EXPECT_EQ(2, result.exit_code);
-  EXPECT_NE(result.output.find("goes with the ASTRA-sim inputs"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("give the whole scenario"), std::string::npos) << result.output;
   // Nothing is written when the input is bad.
   const fs::path out = fs::temp_directory_path() / ("hfsim-astra-convert-bad-" + std::to_string(::getpid()) + ".json");
   result = Hfsim("convert " + kInputs + " --collective all_reduce --size 0 -o " + out.string());

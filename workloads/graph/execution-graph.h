@@ -14,7 +14,8 @@
 //   - a collective starts when every member of its group has issued it (the k-th collective
 //     a rank issues on a communicator matches the k-th of every other member);
 //   - a send and its receive (same source, destination and tag, in order) start together,
-//     when both are issued.
+//     when both are issued; or, in a graph with eager sends (a Chakra trace, as ASTRA-sim runs
+//     one), the send starts when it is issued and its receive ends once the send has arrived.
 // Units: time in ns, sizes in bytes.
 #pragma once
 
@@ -105,6 +106,10 @@ struct ExecutionGraph {
   std::vector<std::string> layers;
   std::vector<Communicator> communicators;
   std::vector<RankClass> classes;
+  /// Sends do not wait for their receive: a send starts when issued and ends when its message
+  /// has arrived; the receive ends then, or when it is issued if later, taking no time of its
+  /// own (ASTRA-sim's semantics). Otherwise a send and its receive start together.
+  bool eager_sends = false;
 };
 
 inline bool IsPointToPoint(const GraphNode& node) {

@@ -33,9 +33,11 @@ struct UnionFind {
 // call of every class in its group, and the j-th send of each (source, destination, tag) with
 // the j-th receive. A single class without sends has nothing to join: every member of its
 // groups runs the very same node.
-// Returns whether anything was joined.
+// With eager sends a send and its receive are not joined: the receive waits for the send
+// instead (`receive_waits[receive vertex]` = the send's vertex).
+// Returns whether anything was joined or made to wait.
 bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offset,
-                 UnionFind& units) {
+                 UnionFind& units, std::unordered_map<uint32_t, uint32_t>& receive_waits) {
   const uint32_t classes = static_cast<uint32_t>(graph.classes.size());
   bool joined = false;
   const std::vector<uint32_t> class_of = ClassOfRanks(graph);
@@ -86,7 +88,11 @@ bool JoinMatched(const ExecutionGraph& graph, const std::vector<uint32_t>& offse
     const auto it = recvs.find(key);
     if (it == recvs.end()) continue;
     for (size_t j = 0; j < send_list.size() && j < it->second.size(); ++j) {
-      units.Join(send_list[j], it->second[j]);
+      if (graph.eager_sends) {
+        receive_waits.emplace(it->second[j], send_list[j]);
+      } else {
+        units.Join(send_list[j], it->second[j]);
+      }
       joined = true;
     }
   }
@@ -241,7 +247,8 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
     out.m_class_offset = std::move(kept);
   }
   UnionFind units(vertex_count);
-  if (!JoinMatched(graph, offset, units)) return BuildInProgramOrder(graph, out);
+  std::unordered_map<uint32_t, uint32_t> receive_waits;
+  if (!JoinMatched(graph, offset, units, receive_waits)) return BuildInProgramOrder(graph, out);
 
   // What each vertex waits for: the previous node on its stream, then its dependencies.
   std::vector<uint32_t> wait_start(vertex_count + 1, 0);
@@ -260,6 +267,11 @@ std::optional<GraphError> GraphSchedule::Build(const ExecutionGraph& graph, Grap
         waits.push_back(previous);
       }
       for (const uint32_t dep : node.deps) waits.push_back(offset[c] + dep);
+      if (!receive_waits.empty() && node.kind == GraphNodeKind::kRecv) {
+        if (const auto send = receive_waits.find(v); send != receive_waits.end()) {
+          waits.push_back(send->second);
+        }
+      }
     }
     tails.Finish(ends, out.m_main_end[c]);
   }

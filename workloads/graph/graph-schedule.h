@@ -3,7 +3,8 @@
 // carrying a gradient) with nothing but max and + per node.
 //
 // Matched nodes (the members of one collective across rank classes, a send and its receive)
-// start together, so they form one *unit*. A unit starts at the latest end among what its
+// start together, so they form one *unit* (with eager sends, ExecutionGraph::eager_sends, a
+// receive is a unit of its own that waits for its send's unit). A unit starts at the latest end among what its
 // members wait for (their dependencies and their stream predecessor) and every member ends
 // after the unit's duration, which the engine supplies. Units are kept in an order in which
 // each comes after everything it waits for; a graph without one (ranks waiting on each other

@@ -126,6 +126,9 @@ Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink&
     AttributeProto* source = metadata.add_attr();
     source->set_name("producer");
     source->set_string_val("hfsim");
+    AttributeProto* sends = metadata.add_attr();
+    sends->set_name("hfsim_sends");
+    sends->set_string_val(graph.eager_sends ? "eager" : "rendezvous");
     AppendRecord(metadata, bytes);
     // Nodes are numbered 0, 1, 2, ... in program order: readers (hfsim's, and ASTRA-sim when
     // choosing among ready nodes) go by ascending id, so the order survives. A collective of

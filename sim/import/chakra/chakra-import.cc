@@ -14,9 +14,9 @@
 #include <unordered_map>
 
 #include "sim/import/chakra/et-convert.h"
-#include "sim/scenario/json-text.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"
+#include "sim/scenario/json-text.h"
 
 namespace hfsim {
 
@@ -41,87 +41,6 @@ std::optional<UserError> ReadFileBytes(const std::string& path, std::string& dat
   in.seekg(0);
   if (!in.read(data.data(), size)) return UserError{path, "cannot read the file"};
   return std::nullopt;
-}
-
-// Every node's dependencies exist and hold no cycle; ids are unique. Names the node at fault.
-Expected<bool> CheckDependencies(const EtFile& file, bool legacy) {
-  std::unordered_map<uint64_t, uint32_t> index;
-  index.reserve(file.nodes.size());
-  for (uint32_t i = 0; i < file.nodes.size(); ++i) {
-    if (!index.emplace(file.nodes[i].id, i).second) {
-      return NodeError(file, file.nodes[i], "a second node has this id");
-    }
-  }
-  std::vector<uint32_t> pending(file.nodes.size(), 0);
-  std::vector<std::vector<uint32_t>> waiters(file.nodes.size());
-  for (uint32_t i = 0; i < file.nodes.size(); ++i) {
-    const EtNode& node = file.nodes[i];
-    auto follow = [&](const std::vector<uint64_t>& deps,
-                      const char* kind) -> std::optional<UserError> {
-      for (const uint64_t dep : deps) {
-        const auto found = index.find(dep);
-        if (found == index.end()) {
-          return NodeError(
-              file, node,
-              fmt::format("depends on node {} ({}), which is not in the file{}", dep, kind,
-                          legacy || std::string_view(kind) == "data_deps"
-                              ? ""
-                              : " (traces converted from PyTorch by Chakra's first converter put "
-                                "the caller's "
-                                "id in ctrl_deps; --chakra-legacy follows data_deps only, as that "
-                                "converter's "
-                                "feeder did)"));
-        }
-        ++pending[i];
-        waiters[found->second].push_back(i);
-      }
-      return std::nullopt;
-    };
-    if (auto error = follow(node.data_deps, "data_deps")) return *error;
-    if (!legacy) {
-      if (auto error = follow(node.ctrl_deps, "ctrl_deps")) return *error;
-    }
-  }
-  std::vector<uint32_t> ready;
-  for (uint32_t i = 0; i < pending.size(); ++i) {
-    if (pending[i] == 0) ready.push_back(i);
-  }
-  size_t placed = 0;
-  while (!ready.empty()) {
-    const uint32_t at = ready.back();
-    ready.pop_back();
-    ++placed;
-    for (const uint32_t waiter : waiters[at]) {
-      if (--pending[waiter] == 0) ready.push_back(waiter);
-    }
-  }
-  if (placed == file.nodes.size()) return true;
-  // Walk back along unfinished dependencies until a node repeats: that is a cycle.
-  uint32_t at = 0;
-  while (pending[at] == 0) ++at;
-  std::vector<uint32_t> path;
-  std::vector<bool> on_path(file.nodes.size(), false);
-  while (!on_path[at]) {
-    on_path[at] = true;
-    path.push_back(at);
-    const EtNode& node = file.nodes[at];
-    std::vector<uint64_t> deps = node.data_deps;
-    if (!legacy) deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
-    for (const uint64_t dep : deps) {
-      const uint32_t d = index.at(dep);
-      if (pending[d] > 0) {
-        at = d;
-        break;
-      }
-    }
-  }
-  std::string cycle = std::to_string(file.nodes[at].id);
-  for (auto it = std::find(path.begin(), path.end(), at) + 1; it != path.end(); ++it) {
-    cycle += fmt::format(" -> {}", file.nodes[*it].id);
-  }
-  cycle += fmt::format(" -> {}", file.nodes[at].id);
-  return NodeError(file, file.nodes[at],
-                   fmt::format("is in a dependency cycle (each depends on the next): {}", cycle));
 }
 
 // A file's nodes by type, as the summary line shows them.
@@ -234,8 +153,8 @@ uint64_t ChakraCounts::Nodes() const {
 }
 
 std::string ChakraCounts::Summary() const {
-  std::string text =
-      fmt::format("chakra: {} rank file{}, {} bytes, {} nodes:", files, files == 1 ? "" : "s", bytes, Nodes());
+  std::string text = fmt::format("chakra: {} rank file{}, {} bytes, {} nodes:", files,
+                                 files == 1 ? "" : "s", bytes, Nodes());
   for (int32_t type = 0; type < 8; ++type) {
     if (by_type[type] == 0) continue;
     text += fmt::format(" {} {}", by_type[type], EtNodeTypeName(type));
@@ -326,7 +245,7 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
     if (same_bytes == kind_of_bytes.end()) {
       auto file = ParseEtFile(path, data);
       if (!file) return file.Error();
-      if (auto checked = CheckDependencies(file.Value(), inputs.legacy); !checked) {
+      if (auto checked = CheckEtDependencies(file.Value(), inputs.legacy); !checked) {
         return checked.Error();
       }
       parsed = std::move(file).Value();
@@ -373,10 +292,27 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
     classes[0].clear();
     for (uint64_t r = 0; r < ranks; ++r) classes[0].push_back(static_cast<uint32_t>(r));
   }
+  // A program whose collectives run as custom implementations sends to ranks CheckRank does
+  // not see (the implementation's peers): its ranks keep programs of their own.
+  if (!inputs.custom.empty()) {
+    for (size_t c = 0, kinds_count = classes.size(); c < kinds_count; ++c) {
+      const EtFile& file = kinds[c].first;
+      const bool custom =
+          std::any_of(file.nodes.begin(), file.nodes.end(),
+                      [&](const EtNode& node) { return converter.CustomOf(node) != nullptr; });
+      const std::vector<uint32_t> members = classes[c];  // a copy: splitting grows `classes`
+      if (!custom || members.size() < 2) continue;
+      for (size_t i = 1; i < members.size(); ++i) {
+        class_of[members[i]] = static_cast<uint32_t>(classes.size());
+        classes.push_back({members[i]});
+      }
+      classes[c].resize(1);
+    }
+  }
   for (bool split = true; split;) {
     split = false;
     for (size_t c = 0; c < classes.size(); ++c) {
-      const std::vector<uint32_t>& members = classes[c];
+      const std::vector<uint32_t> members = classes[c];  // a copy: splitting grows `classes`
       if (members.size() < 2 || peers[members[0]].empty()) continue;
       bool pairs = true;
       for (size_t j = 0; j < peers[members[0]].size() && pairs; ++j) {
@@ -429,9 +365,42 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   }
   counts.programs = programs.size();
   result.graph = {{"communicators", converter.Communicators()}, {"programs", std::move(programs)}};
+  // ASTRA-sim's sends do not wait for their receives; a graph hfsim wrote says if its did.
+  result.graph["sends"] = kinds[kind_of[0]].first.sends == "rendezvous" ? "rendezvous" : "eager";
   counts.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
+}
+
+Expected<std::map<std::string, std::string>> ReadAstraCustomCollectives(
+    const std::string& system_path) {
+  std::ifstream in(system_path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto parsed = ParseJsonText(text.str(), system_path, {std::size_t{1} << 20, 64});
+  if (!parsed) return parsed.Error();
+  const nlohmann::json& root = parsed.Value();
+  std::map<std::string, std::string> custom;
+  if (!root.is_object()) return custom;
+  const std::pair<const char*, const char*> kKeys[] = {
+      {"all-reduce-implementation-custom", "all_reduce"},
+      {"reduce-scatter-implementation-custom", "reduce_scatter"},
+      {"all-gather-implementation-custom", "all_gather"},
+      {"all-to-all-implementation-custom", "all_to_all"}};
+  for (const auto& [key, kind] : kKeys) {
+    if (!root.contains(key)) continue;
+    const nlohmann::json& value = root[key];
+    // ASTRA-sim takes exactly one prefix (CollectiveImplLookup throws on more).
+    if (!value.is_array() || value.size() != 1 || !value[0].is_string() ||
+        value[0].get<std::string>().empty()) {
+      return UserError{fmt::format("{}: {}", system_path, key),
+                       fmt::format("got {}; accepted: a list of one Chakra trace prefix, e.g. "
+                                   "[\"traces/custom_allreduce\"]",
+                                   value.dump())};
+    }
+    custom[kind] = value[0].get<std::string>();
+  }
+  return custom;
 }
 
 Expected<ChakraRoofline> ReadAstraRoofline(const std::string& system_path) {

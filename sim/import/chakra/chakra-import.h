@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct ChakraInputs {
   /// whole fabric (its collectives must involve all NPUs or name groups; no sends or receives).
   bool replicate = false;
   ChakraRoofline roofline;
+  /// Collectives run as ASTRA-sim's custom implementations: by hfsim kind ("all_reduce", ...),
+  /// the prefix of a trace of sends, receives and compute per group position (the system JSON's
+  /// "*-implementation-custom"; docs/chakra.md §6).
+  std::map<std::string, std::string> custom;
 };
 
 /// Node counts by type, over every rank file read.
@@ -59,6 +64,12 @@ struct ChakraImport {
 /// its NPUs). Errors name the file (or option), the node id and the problem.
 Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
                                     const std::vector<uint32_t>& dimension_sizes);
+
+/// The custom collective implementations an ASTRA-sim system JSON names
+/// ("all-reduce-implementation-custom": ["PREFIX"], ...; paths relative to the working
+/// directory, as ASTRA-sim opens them). Errors name the file and key.
+Expected<std::map<std::string, std::string>> ReadAstraCustomCollectives(
+    const std::string& system_path);
 
 /// The roofline keys of an ASTRA-sim system JSON ("roofline-enabled", "peak-perf",
 /// "local-mem-bw"); errors name the file and key.

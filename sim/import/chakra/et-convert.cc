@@ -92,10 +92,6 @@ Expected<std::optional<int64_t>> GroupOf(const EtFile& file, const EtNode& node,
 
 }  // namespace
 
-UserError NodeError(const EtFile& file, const EtNode& node, std::string message) {
-  return UserError{fmt::format("{}: node {}", file.path, node.id), std::move(message)};
-}
-
 EtConverter::EtConverter(const ChakraInputs& inputs, const std::vector<uint32_t>& sizes,
                          EtGroups groups)
     : m_inputs(inputs), m_sizes(sizes), m_groups(std::move(groups)) {
@@ -119,8 +115,18 @@ Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank,
   m_alias.clear();
   const EtNode* repeated = nullptr;
   int64_t repeats_left = 0;
+  uint64_t next_id = nodes.empty() ? 0 : nodes.back()->id + 1;  // for custom expansions
   for (const EtNode* node : nodes) {
-    if (node->hfsim_repeat) {
+    if (CustomOf(*node) != nullptr) {
+      auto expanded = ExpandCustom(file, *node, rank, next_id, next_recv_stream);
+      if (!expanded) return expanded.Error();
+      for (nlohmann::json& entry : expanded.Value()) program.push_back(std::move(entry));
+      point_to_point = true;
+      continue;
+    }
+    // Copies of a repeated collective fold back (not with custom implementations, whose
+    // expansions keep every copy).
+    if (node->hfsim_repeat && m_inputs.custom.empty()) {
       if (repeats_left == 0 || node->type != repeated->type ||
           node->comm_type != repeated->comm_type || node->comm_size != repeated->comm_size ||
           node->pg_name != repeated->pg_name) {
@@ -140,7 +146,7 @@ Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank,
     }
     auto entry = Node(file, *node, rank, next_recv_stream, point_to_point);
     if (!entry) return entry.Error();
-    if (node->hfsim_count) {
+    if (node->hfsim_count && m_inputs.custom.empty()) {
       if (*node->hfsim_count < 1 || *node->hfsim_count > (1 << 20) ||
           entry.Value()["type"] != "collective") {
         return NodeError(file, *node,
@@ -311,13 +317,7 @@ Expected<nlohmann::json> EtConverter::Convert(const EtFile& file, const EtNode& 
                                               uint32_t& next_recv_stream, bool& point_to_point) {
   nlohmann::json entry = {{"id", node.id}};
   if (!node.name.empty()) entry["name"] = node.name;
-  std::vector<uint64_t> deps = node.data_deps;
-  if (!m_inputs.legacy) deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
-  for (uint64_t& dep : deps) {
-    if (const auto alias = m_alias.find(dep); alias != m_alias.end()) dep = alias->second;
-  }
-  std::sort(deps.begin(), deps.end());
-  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  const std::vector<uint64_t> deps = DependenciesOf(node);
   if (!deps.empty()) entry["deps"] = deps;
   auto replay = [&](uint32_t stream) -> Expected<nlohmann::json> {
     auto ns = ReplayNs(file, node);
@@ -475,6 +475,141 @@ Expected<nlohmann::json> EtConverter::Convert(const EtFile& file, const EtNode& 
   return NodeError(
       file, node,
       fmt::format("node type {} is not a Chakra NodeType; accepted: 0 to 7", node.type));
+}
+
+std::vector<uint64_t> EtConverter::DependenciesOf(const EtNode& node) const {
+  std::vector<uint64_t> deps = node.data_deps;
+  if (!m_inputs.legacy) deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
+  for (uint64_t& dep : deps) {
+    if (const auto alias = m_alias.find(dep); alias != m_alias.end()) dep = alias->second;
+  }
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return deps;
+}
+
+const std::string* EtConverter::CustomOf(const EtNode& node) const {
+  if (m_inputs.custom.empty() || node.type != static_cast<int32_t>(EtNodeType::kCollective) ||
+      node.is_cpu_op || !node.comm_type) {
+    return nullptr;
+  }
+  static const std::map<int64_t, std::string> kKinds = {
+      {0, "all_reduce"}, {2, "all_gather"}, {6, "all_to_all"}, {7, "reduce_scatter"}};
+  const auto kind = kKinds.find(*node.comm_type);
+  if (kind == kKinds.end()) return nullptr;
+  const auto custom = m_inputs.custom.find(kind->second);
+  return custom == m_inputs.custom.end() ? nullptr : &custom->second;
+}
+
+Expected<const EtFile*> EtConverter::CustomFile(const std::string& prefix, uint32_t position) {
+  const auto key = std::make_pair(prefix, position);
+  if (const auto found = m_custom_files.find(key); found != m_custom_files.end()) {
+    return &found->second;
+  }
+  const std::string path = fmt::format("{}.{}.et", prefix, position);
+  auto file = ReadEtFile(path);
+  if (!file) return file.Error();
+  if (auto checked = CheckEtDependencies(file.Value(), false); !checked) return checked.Error();
+  for (const EtNode& node : file.Value().nodes) {
+    const auto type = static_cast<EtNodeType>(node.type);
+    if (type != EtNodeType::kCompute && type != EtNodeType::kSend && type != EtNodeType::kRecv) {
+      return NodeError(file.Value(), node,
+                       fmt::format("a {} in a custom collective implementation: ASTRA-sim runs "
+                                   "only sends, receives and compute there (it would never "
+                                   "finish this one)",
+                                   EtNodeTypeName(node.type)));
+    }
+  }
+  return &m_custom_files.emplace(key, std::move(file).Value()).first->second;
+}
+
+Expected<std::vector<nlohmann::json>> EtConverter::ExpandCustom(const EtFile& file,
+                                                                const EtNode& node, uint32_t rank,
+                                                                uint64_t& next_id,
+                                                                uint32_t& next_stream) {
+  // The group, and this rank's place in it: ASTRA-sim's CustomAlgorithm opens PREFIX.POS.et and
+  // maps the trace's peers (positions) to ranks of the group; the default group is every NPU
+  // in rank order (involved_dim does not apply to custom implementations).
+  auto group = GroupOf(file, node, rank, m_groups, m_inputs.groups_path);
+  if (!group) return group.Error();
+  std::vector<uint32_t> members;
+  if (group.Value()) {
+    members = m_groups.members.at(*group.Value());
+  } else {
+    for (uint64_t r = 0; r < m_ranks; ++r) members.push_back(static_cast<uint32_t>(r));
+  }
+  const auto position = static_cast<uint32_t>(
+      std::lower_bound(members.begin(), members.end(), rank) - members.begin());
+  auto custom = CustomFile(*CustomOf(node), position);
+  if (!custom) return custom.Error();
+  const EtFile& implementation = *custom.Value();
+  std::vector<nlohmann::json> out;
+  // A start holding the communication stream, as the collective would.
+  const uint64_t start = next_id++;
+  nlohmann::json first = {
+      {"id", start}, {"type", "compute"}, {"duration_ns", 0.0}, {"stream", kCommStream}};
+  if (!node.name.empty()) first["name"] = node.name;
+  if (const auto deps = DependenciesOf(node); !deps.empty()) first["deps"] = deps;
+  out.push_back(std::move(first));
+  std::vector<const EtNode*> nodes;
+  for (const EtNode& n : implementation.nodes) nodes.push_back(&n);
+  std::sort(nodes.begin(), nodes.end(),
+            [](const EtNode* a, const EtNode* b) { return a->id < b->id; });
+  std::unordered_map<uint64_t, uint64_t> id_of;
+  for (const EtNode* n : nodes) id_of.emplace(n->id, next_id++);
+  std::vector<uint64_t> all;
+  for (const EtNode* n : nodes) {
+    nlohmann::json entry = {{"id", id_of.at(n->id)}};
+    if (!n->name.empty()) entry["name"] = n->name;
+    std::vector<uint64_t> deps = {start};
+    for (const auto* list : {&n->data_deps, &n->ctrl_deps}) {
+      for (const uint64_t dep : *list) deps.push_back(id_of.at(dep));
+    }
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    entry["deps"] = deps;
+    // No resource limits there: every node takes the next stream of the rotation.
+    entry["stream"] = next_stream;
+    next_stream = next_stream + 1 == kStreams ? kFirstRecvStream : next_stream + 1;
+    if (n->type == static_cast<int32_t>(EtNodeType::kCompute)) {
+      auto ns = ReplayNs(implementation, *n);
+      if (!ns) return ns.Error();
+      entry["type"] = "compute";
+      entry["duration_ns"] = ns.Value();
+    } else {
+      const bool send = n->type == static_cast<int32_t>(EtNodeType::kSend);
+      const std::optional<int64_t>& other = send ? n->comm_dst : n->comm_src;
+      if (!other || *other < 0 || static_cast<uint64_t>(*other) >= members.size() ||
+          members[*other] == rank) {
+        return NodeError(implementation, *n,
+                         fmt::format("{} must be another position of the group (0 to {}), got {}",
+                                     send ? "comm_dst" : "comm_src", members.size() - 1,
+                                     other ? std::to_string(*other) : "nothing"));
+      }
+      if (!n->comm_tag || *n->comm_tag < 0 || !n->comm_size || *n->comm_size < 1 ||
+          *n->comm_size > (int64_t{1} << 50)) {
+        return NodeError(implementation, *n,
+                         "needs comm_tag (0 or more) and comm_size (1 to 2^50 bytes)");
+      }
+      entry["type"] = send ? "send" : "recv";
+      entry["peer"] = members[*other];
+      entry["tag"] = *n->comm_tag;
+      entry["size_bytes"] = *n->comm_size;
+    }
+    all.push_back(id_of.at(n->id));
+    out.push_back(std::move(entry));
+  }
+  // The end keeps the collective's id, so what waits for the collective waits for all of it.
+  all.push_back(start);
+  std::sort(all.begin(), all.end());
+  nlohmann::json last = {{"id", node.id},
+                         {"type", "compute"},
+                         {"duration_ns", 0.0},
+                         {"stream", kCommStream},
+                         {"deps", all}};
+  if (!node.name.empty()) last["name"] = node.name;
+  out.push_back(std::move(last));
+  return out;
 }
 
 }  // namespace hfsim

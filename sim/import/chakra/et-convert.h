@@ -21,9 +21,6 @@
 
 namespace hfsim {
 
-/// "FILE: node ID": the error's place.
-UserError NodeError(const EtFile& file, const EtNode& node, std::string message);
-
 class EtConverter {
  public:
   EtConverter(const ChakraInputs& inputs, const std::vector<uint32_t>& sizes, EtGroups groups);
@@ -39,6 +36,8 @@ class EtConverter {
                                      std::vector<uint32_t>& peers) const;
 
   const EtGroups& Groups() const { return m_groups; }
+  /// The prefix of the custom implementation of `node`'s collective, or nullptr.
+  const std::string* CustomOf(const EtNode& node) const;
 
   /// The communicators the converted programs used ({"name", "groups"} each).
   nlohmann::json Communicators() const;
@@ -52,6 +51,17 @@ class EtConverter {
                                 uint32_t& next_recv_stream, bool& point_to_point);
   Expected<nlohmann::json> Convert(const EtFile& file, const EtNode& node, uint32_t rank,
                                    uint32_t& next_recv_stream, bool& point_to_point);
+  /// `node`, a collective run as a custom implementation: a start on the communication stream,
+  /// the implementation's nodes for this rank's place in the group, and an end that keeps the
+  /// node's id. Fresh ids come from `next_id`.
+  Expected<std::vector<nlohmann::json>> ExpandCustom(const EtFile& file, const EtNode& node,
+                                                     uint32_t rank, uint64_t& next_id,
+                                                     uint32_t& next_stream);
+  /// The custom implementation's file for group position `position` (read once).
+  Expected<const EtFile*> CustomFile(const std::string& prefix, uint32_t position);
+  /// The dependencies of `node` as the program lists them (data_deps, and ctrl_deps unless
+  /// legacy), repeated collectives' copies resolved to their node.
+  std::vector<uint64_t> DependenciesOf(const EtNode& node) const;
 
   const ChakraInputs& m_inputs;
   std::vector<uint32_t> m_sizes;
@@ -62,6 +72,7 @@ class EtConverter {
   std::map<size_t, std::string> m_family_names;
   std::set<std::string> m_names;                   // every communicator's name so far
   std::unordered_map<uint64_t, uint64_t> m_alias;  // a repeated collective's copies -> its node
+  std::map<std::pair<std::string, uint32_t>, EtFile> m_custom_files;  // by (prefix, position)
 };
 
 }  // namespace hfsim

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
+#include <unordered_map>
 
 #include "sim/import/chakra/et-def.pb.h"
 
@@ -187,6 +189,10 @@ std::optional<uint64_t> ReadLength(std::string_view data, size_t& at, std::strin
 
 }  // namespace
 
+UserError NodeError(const EtFile& file, const EtNode& node, std::string message) {
+  return UserError{fmt::format("{}: node {}", file.path, node.id), std::move(message)};
+}
+
 Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
                              const EtLimits& limits) {
   EtFile file;
@@ -232,6 +238,11 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
         return fail("not a valid GlobalMetadata message");
       }
       file.version = metadata.version();
+      for (const auto& attr : metadata.attr()) {
+        if (attr.name() == "hfsim_sends" && attr.value_case() == AttributeProto::kStringVal) {
+          file.sends = attr.string_val();
+        }
+      }
       continue;
     }
     if (!proto.ParseFromArray(bytes, static_cast<int>(*length))) {
@@ -260,6 +271,87 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
   if (record == 0)
     return UserError{path, "the file is empty; accepted: a GlobalMetadata record, then nodes"};
   return file;
+}
+
+// Every node's dependencies exist and hold no cycle; ids are unique. Names the node at fault.
+Expected<bool> CheckEtDependencies(const EtFile& file, bool legacy) {
+  std::unordered_map<uint64_t, uint32_t> index;
+  index.reserve(file.nodes.size());
+  for (uint32_t i = 0; i < file.nodes.size(); ++i) {
+    if (!index.emplace(file.nodes[i].id, i).second) {
+      return NodeError(file, file.nodes[i], "a second node has this id");
+    }
+  }
+  std::vector<uint32_t> pending(file.nodes.size(), 0);
+  std::vector<std::vector<uint32_t>> waiters(file.nodes.size());
+  for (uint32_t i = 0; i < file.nodes.size(); ++i) {
+    const EtNode& node = file.nodes[i];
+    auto follow = [&](const std::vector<uint64_t>& deps,
+                      const char* kind) -> std::optional<UserError> {
+      for (const uint64_t dep : deps) {
+        const auto found = index.find(dep);
+        if (found == index.end()) {
+          return NodeError(
+              file, node,
+              fmt::format("depends on node {} ({}), which is not in the file{}", dep, kind,
+                          legacy || std::string_view(kind) == "data_deps"
+                              ? ""
+                              : " (traces converted from PyTorch by Chakra's first converter put "
+                                "the caller's "
+                                "id in ctrl_deps; --chakra-legacy follows data_deps only, as that "
+                                "converter's "
+                                "feeder did)"));
+        }
+        ++pending[i];
+        waiters[found->second].push_back(i);
+      }
+      return std::nullopt;
+    };
+    if (auto error = follow(node.data_deps, "data_deps")) return *error;
+    if (!legacy) {
+      if (auto error = follow(node.ctrl_deps, "ctrl_deps")) return *error;
+    }
+  }
+  std::vector<uint32_t> ready;
+  for (uint32_t i = 0; i < pending.size(); ++i) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  size_t placed = 0;
+  while (!ready.empty()) {
+    const uint32_t at = ready.back();
+    ready.pop_back();
+    ++placed;
+    for (const uint32_t waiter : waiters[at]) {
+      if (--pending[waiter] == 0) ready.push_back(waiter);
+    }
+  }
+  if (placed == file.nodes.size()) return true;
+  // Walk back along unfinished dependencies until a node repeats: that is a cycle.
+  uint32_t at = 0;
+  while (pending[at] == 0) ++at;
+  std::vector<uint32_t> path;
+  std::vector<bool> on_path(file.nodes.size(), false);
+  while (!on_path[at]) {
+    on_path[at] = true;
+    path.push_back(at);
+    const EtNode& node = file.nodes[at];
+    std::vector<uint64_t> deps = node.data_deps;
+    if (!legacy) deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
+    for (const uint64_t dep : deps) {
+      const uint32_t d = index.at(dep);
+      if (pending[d] > 0) {
+        at = d;
+        break;
+      }
+    }
+  }
+  std::string cycle = std::to_string(file.nodes[at].id);
+  for (auto it = std::find(path.begin(), path.end(), at) + 1; it != path.end(); ++it) {
+    cycle += fmt::format(" -> {}", file.nodes[*it].id);
+  }
+  cycle += fmt::format(" -> {}", file.nodes[at].id);
+  return NodeError(file, file.nodes[at],
+                   fmt::format("is in a dependency cycle (each depends on the next): {}", cycle));
 }
 
 Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits) {

@@ -73,6 +73,9 @@ struct EtFile {
   std::string path;
   uint64_t bytes = 0;
   std::string version;  ///< GlobalMetadata.version (often empty: converters leave it out)
+  /// The metadata's hfsim_sends attribute ("rendezvous" in traces hfsim wrote of a graph whose
+  /// sends wait for their receives), else empty: ASTRA-sim's eager sends.
+  std::string sends;
   std::vector<EtNode> nodes;
 };
 
@@ -88,6 +91,13 @@ struct EtLimits {
 /// 5 bytes, a record that is not a valid message, an attribute of the wrong type.
 Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
                              const EtLimits& limits = {});
+
+/// "FILE: node ID": the place of an error about a node.
+UserError NodeError(const EtFile& file, const EtNode& node, std::string message);
+
+/// Every dependency names a node of the file, no id is used twice and there is no cycle
+/// (with `data_only`, data_deps alone count). Errors name the node.
+Expected<bool> CheckEtDependencies(const EtFile& file, bool data_only);
 
 /// Reads the file `path` (into one buffer, then parses it as ParseEtFile).
 Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits = {});

@@ -6,9 +6,9 @@
 #include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "sim/scenario/json-text.h"
-#include <sstream>
 
 namespace hfsim {
 
