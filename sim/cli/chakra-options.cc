@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/cli/option-checks.h"
+#include "sim/import/chakra/astra-trace-settings.h"
 #include "sim/import/chakra/chakra-import.h"
 
 namespace hfsim {
@@ -77,19 +78,17 @@ std::optional<UserError> ChakraOptions::Apply(nlohmann::json& document,
   }
   ChakraInputs inputs{prefix, groups_path, legacy, replicate, {}};
   if (!astra_system.empty()) {
-    auto roofline = ReadAstraRoofline(astra_system);
-    if (!roofline) return roofline.Error();
-    inputs.roofline = roofline.Value();
-    auto custom = ReadAstraCustomCollectives(astra_system);
-    if (!custom) return custom.Error();
-    inputs.custom = std::move(custom).Value();
+    auto settings = ReadAstraTraceSettings(astra_system);
+    if (!settings) return settings.Error();
+    inputs.roofline = settings.Value().roofline;
+    inputs.custom = std::move(settings.Value().custom);
   }
   auto imported = ImportChakra(inputs, *sizes);
   if (!imported) return imported.Error();
   std::cerr << imported.Value().counts.Summary();
   for (const auto& [kind, implementation] : inputs.custom) {
-    std::cerr << "chakra: every " << kind << " runs as the custom implementation "
-              << implementation << ".POSITION.et (from " << astra_system << ")\n";
+    std::cerr << "chakra: every " << kind << " runs as the custom implementation " << implementation
+              << ".POSITION.et (from " << astra_system << ")\n";
   }
   document["workload"] = {{"graph", std::move(imported.Value().graph)}};
   return std::nullopt;

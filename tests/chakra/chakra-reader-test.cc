@@ -282,6 +282,25 @@ TEST(ChakraReader, GroupsNameTheirCommunicator) {
             std::string::npos);
 }
 
+// A custom implementation in place of a replicated rank's all-reduce: every rank runs rank 0's
+// trace, each at its own position of the implementation (a ring over 2 ranks: send 1 MB to
+// the other position, then receive from it; 2 x 500 ns + 20,000 ns each way, at once).
+TEST(ChakraReader, ReplicatedTraceWithACustomImplementation) {
+  TraceDir dir("replicate-custom");
+  WriteBytes(dir.Rank(0), EtBytes({test::Collective(1, 0, 1 << 20)}));
+  for (int position = 0; position < 2; ++position) {
+    WriteBytes(dir.Path("ring." + std::to_string(position) + ".et"),
+               EtBytes({PointToPoint(0, true, 1 - position, 0, 1000000),
+                        PointToPoint(1, false, 1 - position, 0, 1000000, {0})}));
+  }
+  ChakraInputs inputs = test::Inputs(dir.Prefix());
+  inputs.replicate = true;
+  inputs.custom["all_reduce"] = dir.Path("ring").string();
+  const Scenario scenario = test::LoadChakraOrDie(inputs, kSwitch2);
+  EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 21000.0);
+  EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 21000.0, 1e-6);
+}
+
 // ctrl_deps count as ASTRA-sim's feeder counts them; --chakra-legacy follows data_deps only.
 TEST(ChakraReader, LegacyFollowsDataDependenciesOnly) {
   TraceDir dir("legacy");

@@ -10,13 +10,11 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <unordered_map>
 
 #include "sim/import/chakra/et-convert.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"
-#include "sim/scenario/json-text.h"
 
 namespace hfsim {
 
@@ -292,6 +290,15 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
     classes[0].clear();
     for (uint64_t r = 0; r < ranks; ++r) classes[0].push_back(static_cast<uint32_t>(r));
   }
+  // Each rank of class c but its first gets a class of its own.
+  auto split_up = [&](size_t c) {
+    const std::vector<uint32_t> members = classes[c];  // a copy: splitting grows `classes`
+    for (size_t i = 1; i < members.size(); ++i) {
+      class_of[members[i]] = static_cast<uint32_t>(classes.size());
+      classes.push_back({members[i]});
+    }
+    classes[c].resize(1);
+  };
   // A program whose collectives run as custom implementations sends to ranks CheckRank does
   // not see (the implementation's peers): its ranks keep programs of their own.
   if (!inputs.custom.empty()) {
@@ -300,13 +307,7 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
       const bool custom =
           std::any_of(file.nodes.begin(), file.nodes.end(),
                       [&](const EtNode& node) { return converter.CustomOf(node) != nullptr; });
-      const std::vector<uint32_t> members = classes[c];  // a copy: splitting grows `classes`
-      if (!custom || members.size() < 2) continue;
-      for (size_t i = 1; i < members.size(); ++i) {
-        class_of[members[i]] = static_cast<uint32_t>(classes.size());
-        classes.push_back({members[i]});
-      }
-      classes[c].resize(1);
+      if (custom) split_up(c);
     }
   }
   for (bool split = true; split;) {
@@ -323,11 +324,7 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
           pairs = peers[members[i]][j] == others[i];
       }
       if (pairs) continue;
-      for (size_t i = 1; i < members.size(); ++i) {
-        class_of[members[i]] = static_cast<uint32_t>(classes.size());
-        classes.push_back({members[i]});
-      }
-      classes[c].resize(1);
+      split_up(c);
       split = true;
     }
   }
@@ -341,9 +338,10 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
             [&](uint32_t a, uint32_t b) { return classes[a].front() < classes[b].front(); });
   for (const uint32_t c : order) {
     const uint32_t first = classes[c].front();
-    const EtFile* file = &kinds[kind_of[first]].first;
+    // Replicated, every rank runs rank 0's file.
+    const EtFile* file = &kinds[inputs.replicate ? 0 : kind_of[first]].first;
     EtFile own;  // a rank split from its kind: its own file, read again
-    if (file->path != RankPath(inputs.prefix, first)) {
+    if (!inputs.replicate && file->path != RankPath(inputs.prefix, first)) {
       const std::string path = RankPath(inputs.prefix, first);
       if (auto read = ReadFileBytes(path, data)) return *read;
       auto parsed = ParseEtFile(path, data);
@@ -370,70 +368,6 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   counts.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
-}
-
-Expected<std::map<std::string, std::string>> ReadAstraCustomCollectives(
-    const std::string& system_path) {
-  std::ifstream in(system_path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto parsed = ParseJsonText(text.str(), system_path, {std::size_t{1} << 20, 64});
-  if (!parsed) return parsed.Error();
-  const nlohmann::json& root = parsed.Value();
-  std::map<std::string, std::string> custom;
-  if (!root.is_object()) return custom;
-  const std::pair<const char*, const char*> kKeys[] = {
-      {"all-reduce-implementation-custom", "all_reduce"},
-      {"reduce-scatter-implementation-custom", "reduce_scatter"},
-      {"all-gather-implementation-custom", "all_gather"},
-      {"all-to-all-implementation-custom", "all_to_all"}};
-  for (const auto& [key, kind] : kKeys) {
-    if (!root.contains(key)) continue;
-    const nlohmann::json& value = root[key];
-    // ASTRA-sim takes exactly one prefix (CollectiveImplLookup throws on more).
-    if (!value.is_array() || value.size() != 1 || !value[0].is_string() ||
-        value[0].get<std::string>().empty()) {
-      return UserError{fmt::format("{}: {}", system_path, key),
-                       fmt::format("got {}; accepted: a list of one Chakra trace prefix, e.g. "
-                                   "[\"traces/custom_allreduce\"]",
-                                   value.dump())};
-    }
-    custom[kind] = value[0].get<std::string>();
-  }
-  return custom;
-}
-
-Expected<ChakraRoofline> ReadAstraRoofline(const std::string& system_path) {
-  // The system file has been read by the ASTRA-sim importer already; read it as carefully.
-  std::ifstream in(system_path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto parsed = ParseJsonText(text.str(), system_path, {std::size_t{1} << 20, 64});
-  if (!parsed) return parsed.Error();
-  const nlohmann::json& root = parsed.Value();
-  ChakraRoofline roofline;
-  if (!root.is_object() || !root.contains("roofline-enabled")) return roofline;
-  const nlohmann::json& enabled = root["roofline-enabled"];
-  if (!enabled.is_number_integer() ||
-      (enabled.get<int64_t>() != 0 && enabled.get<int64_t>() != 1)) {
-    return UserError{system_path + ": roofline-enabled",
-                     fmt::format("got {}; accepted: 0 or 1", enabled.dump())};
-  }
-  roofline.enabled = enabled.get<int64_t>() == 1;
-  if (!roofline.enabled) return roofline;
-  for (const auto& [key, value] :
-       {std::pair<const char*, double*>{"peak-perf", &roofline.peak_tflops},
-        {"local-mem-bw", &roofline.memory_GBps}}) {
-    if (!root.contains(key) || !root[key].is_number() || !(root[key].get<double>() > 0.0) ||
-        !(root[key].get<double>() < 1e9)) {
-      return UserError{fmt::format("{}: {}", system_path, key),
-                       fmt::format("got {}; accepted with roofline-enabled 1: a number above 0 "
-                                   "(peak-perf in TFLOP/s, local-mem-bw in GB/s)",
-                                   root.contains(key) ? root[key].dump() : "nothing")};
-    }
-    *value = root[key].get<double>();
-  }
-  return roofline;
 }
 
 }  // namespace hfsim

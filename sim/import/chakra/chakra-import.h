@@ -65,14 +65,4 @@ struct ChakraImport {
 Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
                                     const std::vector<uint32_t>& dimension_sizes);
 
-/// The custom collective implementations an ASTRA-sim system JSON names
-/// ("all-reduce-implementation-custom": ["PREFIX"], ...; paths relative to the working
-/// directory, as ASTRA-sim opens them). Errors name the file and key.
-Expected<std::map<std::string, std::string>> ReadAstraCustomCollectives(
-    const std::string& system_path);
-
-/// The roofline keys of an ASTRA-sim system JSON ("roofline-enabled", "peak-perf",
-/// "local-mem-bw"); errors name the file and key.
-Expected<ChakraRoofline> ReadAstraRoofline(const std::string& system_path);
-
 }  // namespace hfsim
