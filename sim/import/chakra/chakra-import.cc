@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "sim/import/chakra/et-convert.h"
@@ -181,6 +182,121 @@ std::string ChakraCounts::Summary() const {
   return text;
 }
 
+namespace {
+
+struct Kind {
+  EtFile first;         // the first rank's file
+  ChakraCounts counts;  // its nodes by type
+};
+
+// Every rank's file classed by its program's key (programs equal up to node ids, peers and
+// which group of a family): the first file of each kind, each rank's kind and peers.
+struct RankKinds {
+  std::vector<Kind> kinds;
+  std::vector<uint32_t> kind_of;
+  std::vector<std::vector<uint32_t>> peers;
+};
+
+// One file's reading, done on a worker thread.
+struct FileWork {
+  std::string path;
+  std::string data;
+  int64_t same_as = -1;  // a kind whose first file has these very bytes (and no peers)
+  std::optional<EtFile> file;
+  std::string key;
+  std::vector<uint32_t> peers;
+  std::optional<UserError> problem;
+};
+
+// Reads the rank files in batches: each batch is read from disk in rank order, parsed and
+// checked on up to 8 threads (files whose bytes equal an earlier kind's first file, a
+// symmetric job's, are not parsed again), then classed in rank order, so that the kinds, their
+// numbering and the first error reported do not depend on the threads.
+std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t files,
+                                       const EtConverter& converter, RankKinds& out,
+                                       ChakraCounts& counts) {
+  out.kind_of.assign(files, 0);
+  out.peers.assign(files, {});
+  std::unordered_map<std::string, uint32_t> kind_of_key;
+  std::unordered_map<std::string, uint32_t> kind_of_bytes;  // kinds whose files have no peers
+  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  const uint64_t batch = 4 * threads;
+  for (uint64_t begin = 0; begin < files; begin += batch) {
+    const uint64_t end = std::min(files, begin + batch);
+    std::vector<FileWork> work(end - begin);
+    for (uint64_t r = begin; r < end; ++r) {
+      FileWork& w = work[r - begin];
+      w.path = RankPath(inputs.prefix, r);
+      if (auto problem = ReadFileBytes(w.path, w.data)) return problem;
+      if (const auto same = kind_of_bytes.find(w.data); same != kind_of_bytes.end()) {
+        w.same_as = same->second;
+      }
+    }
+    auto check = [&](size_t i) {
+      FileWork& w = work[i];
+      const auto rank = static_cast<uint32_t>(begin + i);
+      if (w.same_as >= 0) {
+        // The same groups as the kind's first file (the key holds pg_name): its membership is
+        // checked for this rank, and an error names this rank's file.
+        const EtFile& first = out.kinds[w.same_as].first;
+        w.problem = converter.CheckRank(first, rank, w.peers);
+        if (w.problem) w.problem->where.replace(0, first.path.size(), w.path);
+        return;
+      }
+      auto file = ParseEtFile(w.path, w.data);
+      if (!file) {
+        w.problem = file.Error();
+        return;
+      }
+      if (auto checked = CheckEtDependencies(file.Value(), inputs.legacy); !checked) {
+        w.problem = checked.Error();
+        return;
+      }
+      w.problem = converter.CheckRank(file.Value(), rank, w.peers);
+      if (w.problem) return;
+      w.key = ProgramKey(file.Value(), converter.Groups());
+      w.file = std::move(file).Value();
+    };
+    if (threads > 1 && work.size() > 1) {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < threads && t < work.size(); ++t) {
+        pool.emplace_back([&, t] {
+          for (size_t i = t; i < work.size(); i += threads) check(i);
+        });
+      }
+      for (std::thread& thread : pool) thread.join();
+    } else {
+      for (size_t i = 0; i < work.size(); ++i) check(i);
+    }
+    for (uint64_t r = begin; r < end; ++r) {
+      FileWork& w = work[r - begin];
+      if (w.problem) return w.problem;
+      ++counts.files;
+      counts.bytes += w.data.size();
+      out.peers[r] = std::move(w.peers);
+      if (w.same_as >= 0) {
+        out.kind_of[r] = static_cast<uint32_t>(w.same_as);
+      } else {
+        const auto [it, added] =
+            kind_of_key.emplace(std::move(w.key), static_cast<uint32_t>(out.kinds.size()));
+        if (added) {
+          ChakraCounts mine;
+          CountNodes(*w.file, mine);
+          out.kinds.push_back({std::move(*w.file), mine});
+        }
+        out.kind_of[r] = it->second;
+        // A file that sends or receives is parsed again when repeated: its own ends must be
+        // each rank (CheckRank), which the same bytes cannot be for two ranks.
+        if (out.peers[r].empty()) kind_of_bytes.emplace(std::move(w.data), it->second);
+      }
+      counts.Repeat(out.kinds[out.kind_of[r]].counts);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
                                     const std::vector<uint32_t>& dimension_sizes) {
   const auto started = std::chrono::steady_clock::now();
@@ -214,65 +330,13 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   ChakraImport result;
   ChakraCounts& counts = result.counts;
 
-  // 1. Every file is read and checked, and its rank classed by its program's key (programs
-  //    equal up to node ids and peers). Files byte for byte like an earlier one (a symmetric
-  //    job's) are not parsed again; only the first file of each key is kept.
-  struct Kind {
-    EtFile first;         // the first rank's file
-    ChakraCounts counts;  // its nodes by type
-  };
-  std::vector<Kind> kinds;
-  std::unordered_map<std::string, uint32_t> kind_of_key;
-  std::unordered_map<std::string, uint32_t> kind_of_bytes;
-  std::set<uint32_t> classes_without_peers;  // kinds whose files neither send nor receive
-  std::vector<uint32_t> kind_of(files);
-  std::vector<std::vector<uint32_t>> peers(files);
+  // 1. Every file is read and checked, and its rank classed by its program's key.
+  RankKinds read;
+  if (auto problem = ReadRankFiles(inputs, files, converter, read, counts)) return *problem;
+  std::vector<Kind>& kinds = read.kinds;
+  const std::vector<uint32_t>& kind_of = read.kind_of;
+  const std::vector<std::vector<uint32_t>>& peers = read.peers;
   std::string data;
-  for (uint64_t r = 0; r < files; ++r) {
-    const std::string path = RankPath(inputs.prefix, r);
-    if (auto read = ReadFileBytes(path, data)) return *read;
-    ++counts.files;
-    counts.bytes += data.size();
-    // A file like an earlier one that sends or receives is parsed again: its own ends must be
-    // this rank (CheckRank), which its bytes cannot be for two ranks.
-    auto same_bytes = kind_of_bytes.find(data);
-    if (same_bytes != kind_of_bytes.end() && !classes_without_peers.count(same_bytes->second)) {
-      same_bytes = kind_of_bytes.end();
-    }
-    std::optional<EtFile> parsed;
-    if (same_bytes == kind_of_bytes.end()) {
-      auto file = ParseEtFile(path, data);
-      if (!file) return file.Error();
-      if (auto checked = CheckEtDependencies(file.Value(), inputs.legacy); !checked) {
-        return checked.Error();
-      }
-      parsed = std::move(file).Value();
-    }
-    // Files of one kind have the same groups (the key holds pg_name), so the first of the
-    // kind checks a byte-identical file's group membership for this rank.
-    const EtFile& file = parsed ? *parsed : kinds[same_bytes->second].first;
-    if (auto problem = converter.CheckRank(file, static_cast<uint32_t>(r), peers[r])) {
-      if (parsed) return *problem;
-      problem->where.replace(0, file.path.size(), path);  // this rank's file, not the first
-      return *problem;
-    }
-    if (!parsed) {
-      kind_of[r] = same_bytes->second;
-    } else {
-      std::string key = ProgramKey(*parsed, converter.Groups());
-      const auto [it, added] =
-          kind_of_key.emplace(std::move(key), static_cast<uint32_t>(kinds.size()));
-      if (added) {
-        ChakraCounts mine;
-        CountNodes(*parsed, mine);
-        kinds.push_back({std::move(*parsed), mine});
-      }
-      kind_of[r] = it->second;
-      kind_of_bytes.emplace(data, it->second);
-      if (peers[r].empty()) classes_without_peers.insert(it->second);
-    }
-    counts.Repeat(kinds[kind_of[r]].counts);
-  }
 
   // 2. Ranks of one kind share one program when its sends and receives pair them up the way
   //    a shared program's do: the i-th rank of the kind talks, at each send and receive, to
