@@ -344,7 +344,9 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   //    single ranks, and the splitting repeats until every shared program pairs up.
   std::vector<std::vector<uint32_t>> classes(kinds.size());
   for (uint64_t r = 0; r < files; ++r) classes[kind_of[r]].push_back(static_cast<uint32_t>(r));
-  std::vector<uint32_t> class_of(kind_of.begin(), kind_of.end());
+  // Per rank of the fabric (with --chakra-replicate, every rank runs rank 0's kind).
+  std::vector<uint32_t> class_of(ranks, 0);
+  std::copy(kind_of.begin(), kind_of.end(), class_of.begin());
   if (inputs.replicate) {
     if (!peers[0].empty()) {
       return UserError{RankPath(inputs.prefix, 0),
