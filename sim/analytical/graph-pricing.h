@@ -224,9 +224,21 @@ BasicIterationTimeline<Time> GraphPricing::PlayReported(const std::vector<double
   BasicIterationTimeline<Time> timeline = sums;
   timeline.total_ns = m_schedule.Total(end);
   // Gradient communication on the main stream is all exposed; on a background stream, only the
-  // tail that runs on after the main stream ends.
+  // tail that runs on after the main stream ends. (Other work beside the main stream, a
+  // trace's host operations, is no gradient communication: its tail does not count here.)
   const uint32_t main_end = m_schedule.MainStreamEnd(m_reported_class);
-  const Time tail = main_end == UINT32_MAX ? Time(0.0) : timeline.total_ns - end[main_end];
+  Time tail(0.0);
+  if (main_end != UINT32_MAX) {
+    bool any = false;
+    Time latest(0.0);
+    for (uint32_t i = 0; i < reported.program.size(); ++i) {
+      if (!IsBackgroundGradientComm(reported.program[i])) continue;
+      const Time& ends = end[m_schedule.UnitOf(m_reported_class, i)];
+      latest = any ? TimeMax(latest, ends) : ends;
+      any = true;
+    }
+    if (any) tail = TimeMax(Time(0.0), latest - end[main_end]);
+  }
   timeline.weight_grad_comm_exposed_ns = main_stream_gradient_comm + tail;
   return timeline;
 }

@@ -94,6 +94,7 @@ int WriteChakra(const Scenario& scenario, const std::string& source, const std::
     std::cerr << "hfsim: error: " << *problem << "\n";
     return 1;
   }
+  for (const std::string& note : counts.notes) std::cerr << "hfsim: note: " << note << "\n";
   std::cerr << fmt::format(
       "hfsim: wrote {} rank traces ({} nodes, {} bytes) as {}.RANK.et and "
       "the communicator groups as {}.groups.json\n",

@@ -66,6 +66,16 @@ GraphDriver::GraphDriver(const Topology& topology, const ExecutionGraph& graph,
       info.stream_of.push_back(index);
     }
     for (uint32_t rank : rank_class.ranks) m_ranks[rank].rank_class = c;
+    // Each send and receive's ordinal among its program's sends (or receives) with the same
+    // peer and tag, in program order: the j-th send pairs with the j-th receive, as the
+    // analytical engine pairs them, whatever order their streams issue them in.
+    std::map<std::tuple<bool, uint32_t, uint64_t>, uint32_t> seen;
+    info.ordinal.assign(rank_class.program.size(), 0);
+    for (uint32_t i = 0; i < rank_class.program.size(); ++i) {
+      const GraphNode& node = rank_class.program[i];
+      if (!IsPointToPoint(node)) continue;
+      info.ordinal[i] = seen[{node.kind == GraphNodeKind::kSend, node.peer, node.tag}]++;
+    }
     // What the sends will put on the fabric, for conservation (a send to itself stays local).
     for (const GraphNode& node : rank_class.program) {
       if (node.kind != GraphNodeKind::kSend) continue;
@@ -264,7 +274,8 @@ void GraphDriver::Issue(uint32_t rank, uint32_t node) {
   const GraphNode& n = NodeOf(rank, node);
   const bool send = n.kind == GraphNodeKind::kSend;
   const uint32_t peer = m_peers.PeerOf(rank, n);
-  const auto key = send ? std::tuple(rank, peer, n.tag) : std::tuple(peer, rank, n.tag);
+  const uint32_t ordinal = m_classes[m_ranks[rank].rank_class].ordinal[node];
+  const auto key = send ? std::tuple(rank, peer, n.tag, ordinal) : std::tuple(peer, rank, n.tag, ordinal);
   auto& waiting = send ? m_receives : m_sends;
   auto found = waiting.find(key);
   if (found == waiting.end() || found->second.empty()) {
@@ -284,8 +295,9 @@ void GraphDriver::Issue(uint32_t rank, uint32_t node) {
 void GraphDriver::IssueEager(uint32_t rank, uint32_t node) {
   const GraphNode& n = NodeOf(rank, node);
   const uint32_t peer = m_peers.PeerOf(rank, n);
+  const uint32_t ordinal = m_classes[m_ranks[rank].rank_class].ordinal[node];
   if (n.kind == GraphNodeKind::kSend) {
-    const auto key = std::tuple(rank, peer, n.tag);
+    const auto key = std::tuple(rank, peer, n.tag, ordinal);
     Pending receive{peer, kNoNode};
     if (auto waiting = m_receives.find(key); waiting != m_receives.end()) {
       receive = waiting->second.front();
@@ -297,7 +309,7 @@ void GraphDriver::IssueEager(uint32_t rank, uint32_t node) {
     Transfer({rank, node}, receive);
     return;
   }
-  const auto key = std::tuple(peer, rank, n.tag);
+  const auto key = std::tuple(peer, rank, n.tag, ordinal);
   auto sent = m_unbound.find(key);
   if (sent == m_unbound.end()) {
     m_receives[key].push_back({rank, node});
@@ -400,15 +412,16 @@ IterationTimeline GraphDriver::Breakdown(uint32_t rank_class) const {
   timeline.total_ns = TotalNs();
   double main_stream_gradient_comm = 0.0;
   double main_end = -1.0;
+  double gradient_end = -1.0;  // of gradient communication beside the main stream
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     if (node.stream == 0) main_end = std::max(main_end, measured.end_ns[i]);
+    if (IsBackgroundGradientComm(node)) gradient_end = std::max(gradient_end, measured.end_ns[i]);
     for (const double took : measured.took_ns[i]) {
       AddToBreakdown(node, took, timeline, main_stream_gradient_comm);
     }
   }
-  const double finish = m_rank_end_ns[reported.ranks.front()];
-  const double tail = main_end < 0.0 ? 0.0 : finish - main_end;
+  const double tail = main_end < 0.0 || gradient_end < 0.0 ? 0.0 : std::max(0.0, gradient_end - main_end);
   timeline.weight_grad_comm_exposed_ns = main_stream_gradient_comm + tail;
   return timeline;
 }

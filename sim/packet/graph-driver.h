@@ -97,6 +97,7 @@ class GraphDriver {
   struct ClassInfo {
     std::vector<std::vector<uint32_t>> streams;  ///< per stream: node positions, program order
     std::vector<uint32_t> stream_of;             ///< per node: index into `streams`
+    std::vector<uint32_t> ordinal;  ///< per send or receive: its place among its (peer, tag)
     uint32_t representative = 0;
   };
   /// A send or a receive waiting for its match.
@@ -161,10 +162,12 @@ class GraphDriver {
 
   // Sends and receives, FIFO per (source, destination, tag).
   PeerResolver m_peers;
-  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::deque<Pending>> m_sends, m_receives;
+  /// Sends and receives waiting for their match, by (source, destination, tag, ordinal).
+  using PointToPointKey = std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>;
+  std::map<PointToPointKey, std::deque<Pending>> m_sends, m_receives;
   std::vector<Message> m_messages;  ///< by message id
   /// Eager sends whose receive is not issued yet, FIFO per (source, destination, tag).
-  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::deque<uint64_t>> m_unbound;
+  std::map<PointToPointKey, std::deque<uint64_t>> m_unbound;
   uint64_t m_p2p_bytes_planned = 0;
   uint64_t m_p2p_bytes_sent = 0;
   uint64_t m_p2p_bytes_delivered = 0;

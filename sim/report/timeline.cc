@@ -20,7 +20,7 @@ std::string RanksLabel(const std::vector<uint32_t>& ranks) {
 int TrackOrder(const std::string& track) {
   if (track == "compute") return 0;
   if (track == "communication") return 1;
-  if (track == "host") return 2;
+  if (track.rfind("host ", 0) == 0) return 200 + std::stoi(track.substr(5));
   if (track.rfind("stream ", 0) == 0) return 100 + std::stoi(track.substr(7));
   if (track.rfind("dimension ", 0) == 0) return 1000 + std::stoi(track.substr(10));
   return 10000;
@@ -34,8 +34,8 @@ bool DescribeNode(const ExecutionGraph& graph, uint32_t rank_class, const GraphN
   switch (node.kind) {
     case GraphNodeKind::kCompute:
       if (node.duration_ns == 0.0) return false;
-      // Compute beside stream 0 is host work (docs/graph.md §4).
-      span.track = node.stream == 0 ? "compute" : "host";
+      // Compute beside stream 0 is host work (docs/graph.md §4), a track per stream.
+      span.track = node.stream == 0 ? "compute" : fmt::format("host {}", node.stream);
       span.category = "compute";
       span.name = layer + std::string(ToString(node.phase));
       return true;

@@ -15,7 +15,6 @@ namespace hfsim {
 
 namespace {
 
-constexpr uint64_t kMaxGraphNodes = uint64_t{1} << 22;  // per program, and in all
 constexpr double kMaxNodeDurationNs = 1e15;
 const std::vector<std::string_view> kKindNames = {"all_reduce", "reduce_scatter", "all_gather",
                                                    "all_to_all"};

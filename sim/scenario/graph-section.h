@@ -3,12 +3,17 @@
 // throws JsonPathError naming the node at fault.
 #pragma once
 
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/json-cursor.h"
 #include "sim/scenario/scenario.h"
 
 namespace hfsim {
+
+/// Most nodes a graph may hold, per program and in all (the Chakra importer checks it too).
+inline constexpr uint64_t kMaxGraphNodes = uint64_t{1} << 22;
 
 /// Reads the graph (scenario.dimensions and the npu section must already be read) and checks
 /// what needs no other section: ids, dependencies (no cycle), ranks, groups, matching

@@ -139,10 +139,11 @@ TEST(AstraCustomCollective, ReplacesTheTracesAllReduce) {
   ASSERT_TRUE(alone) << alone.Error().ToString();
   const Report with_custom = AnalyticalEngine().Run(custom.Value());
   EXPECT_TRUE(with_custom.collectives.empty());
-  EXPECT_EQ(with_custom.iteration.total_ns, AnalyticalEngine().Run(alone.Value()).iteration.total_ns);
+  EXPECT_EQ(with_custom.iteration.total_ns,
+            AnalyticalEngine().Run(alone.Value()).iteration.total_ns);
   EXPECT_GT(with_custom.iteration.total_ns, 0.0);
-  auto refused = ImportAstraSim({network.string(), dir.Path("system.json").string(), "",
-                                 "all_reduce", "1MiB"});
+  auto refused = ImportAstraSim(
+      {network.string(), dir.Path("system.json").string(), "", "all_reduce", "1MiB"});
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.Error().where.find("all-reduce-implementation-custom"), std::string::npos)
       << refused.Error().ToString();

@@ -1,10 +1,10 @@
 // `hfsim run --chakra` and `hfsim convert --to chakra` as a user types them: a job written as
 // traces and run again gives the same report, and bad input or options exit 2 naming the file
 // (and node) or the option.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/chakra/chakra-test-util.h"
@@ -30,7 +30,8 @@ TEST(ChakraCli, AJobWrittenAsTracesRunsToTheSameReport) {
   auto written = Hfsim("convert " + scenario + " --to chakra -o " + dir.Path("et").string());
   ASSERT_EQ(written.exit_code, 0) << written.output;
   EXPECT_NE(written.output.find("wrote 8 rank traces"), std::string::npos) << written.output;
-  for (int r = 0; r < 8; ++r) EXPECT_TRUE(fs::exists(dir.Path("et/trace." + std::to_string(r) + ".et")));
+  for (int r = 0; r < 8; ++r)
+    EXPECT_TRUE(fs::exists(dir.Path("et/trace." + std::to_string(r) + ".et")));
   auto original = Hfsim("run " + scenario + " -o " + dir.Path("a").string() + " --no-plot -q");
   ASSERT_EQ(original.exit_code, 0) << original.output;
   auto traced = Hfsim("run --chakra " + dir.Path("et/trace").string() + " --chakra-groups " +
@@ -41,9 +42,9 @@ TEST(ChakraCli, AJobWrittenAsTracesRunsToTheSameReport) {
   EXPECT_NE(traced.output.find("2.881 ms"), std::string::npos) << traced.output;
   EXPECT_EQ(Iteration(dir.Path("b/report.json")), Iteration(dir.Path("a/report.json")));
   // convert --chakra writes the trace as a scenario, which runs the same.
-  auto scenario_out = Hfsim("convert --chakra " + dir.Path("et/trace").string() + " --chakra-groups " +
-                            dir.Path("et/trace.groups.json").string() + " " + scenario + " -o " +
-                            dir.Path("traced.json").string());
+  auto scenario_out = Hfsim("convert --chakra " + dir.Path("et/trace").string() +
+                            " --chakra-groups " + dir.Path("et/trace.groups.json").string() + " " +
+                            scenario + " -o " + dir.Path("traced.json").string());
   ASSERT_EQ(scenario_out.exit_code, 0) << scenario_out.output;
   auto rerun = Hfsim("run " + dir.Path("traced.json").string() + " -o " + dir.Path("c").string() +
                      " --no-plot -q");
@@ -54,7 +55,8 @@ TEST(ChakraCli, AJobWrittenAsTracesRunsToTheSameReport) {
 TEST(ChakraCli, ABrokenTraceExitsTwoNamingTheFile) {
   test::TraceDir dir("cli-broken");
   const std::string scenario = kConfigs + "graph-pipeline-tensor-data.json";
-  ASSERT_EQ(Hfsim("convert " + scenario + " --to chakra -o " + dir.Path("et").string()).exit_code, 0);
+  ASSERT_EQ(Hfsim("convert " + scenario + " --to chakra -o " + dir.Path("et").string()).exit_code,
+            0);
   const fs::path rank3 = dir.Path("et/trace.3.et");
   fs::resize_file(rank3, fs::file_size(rank3) - 5);
   auto run = Hfsim("run --chakra " + dir.Path("et/trace").string() + " --chakra-groups " +
@@ -81,14 +83,17 @@ TEST(ChakraCli, BadOptionsExitTwo) {
       {"convert " + scenario + " --to chakra", "--to chakra writes a directory of traces"},
       {"convert " + kConfigs + "ps-lite-dense.json --to chakra -o /tmp/hfsim-never-written",
        "a parameter-server or gossip workload runs its own protocol"},
-      {"run --chakra x/trace --astra-network " + kConfigs + "astra-sim/ring-fc-switch.yml "
-       "--astra-system " + kConfigs + "astra-sim/system.json --collective all_reduce --size 1MiB",
+      {"run --chakra x/trace --astra-network " + kConfigs +
+           "astra-sim/ring-fc-switch.yml "
+           "--astra-system " +
+           kConfigs + "astra-sim/system.json --collective all_reduce --size 1MiB",
        "with --chakra the trace is the workload"},
   };
   for (const auto& [arguments, expected] : cases) {
     auto result = Hfsim(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.output;
-    EXPECT_NE(result.output.find(expected), std::string::npos) << arguments << "\n" << result.output;
+    EXPECT_NE(result.output.find(expected), std::string::npos) << arguments << "\n"
+                                                               << result.output;
   }
   EXPECT_FALSE(fs::exists("/tmp/hfsim-never-written"));
 }
@@ -96,13 +101,13 @@ TEST(ChakraCli, BadOptionsExitTwo) {
 // A custom collective implementation in the system JSON means nothing without a trace.
 TEST(ChakraCli, CustomImplementationsNeedATrace) {
   test::TraceDir dir("cli-custom");
-  nlohmann::json system =
-      nlohmann::json::parse(test::Slurp(kConfigs + "astra-sim/system.json"));
+  nlohmann::json system = nlohmann::json::parse(test::Slurp(kConfigs + "astra-sim/system.json"));
   system["all-reduce-implementation-custom"] = {"traces/custom_allreduce"};
   std::ofstream(dir.Path("system.json")) << system.dump();
-  auto result = Hfsim("run --astra-network " + kConfigs + "astra-sim/ring-fc-switch.yml "
-                      "--astra-system " + dir.Path("system.json").string() +
-                      " --collective all_reduce --size 1MiB");
+  auto result = Hfsim("run --astra-network " + kConfigs +
+                      "astra-sim/ring-fc-switch.yml "
+                      "--astra-system " +
+                      dir.Path("system.json").string() + " --collective all_reduce --size 1MiB");
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("all-reduce-implementation-custom: a custom collective "
                                "implementation (a Chakra trace) runs only in place of a Chakra "

@@ -85,6 +85,9 @@ TEST(ChakraReader, DurationsAsAstraSimReplaysThem) {
   const Report report = AnalyticalEngine().Run(scenario);
   EXPECT_DOUBLE_EQ(report.iteration.total_ns, 5000.0);
   EXPECT_DOUBLE_EQ(report.iteration.ComputeNs(), 3000.0);
+  // Host work after the main stream is no gradient communication (it was counted as such).
+  EXPECT_DOUBLE_EQ(report.iteration.weight_grad_comm_exposed_ns, 0.0);
+  EXPECT_DOUBLE_EQ(FlowEngine().Run(scenario).iteration.weight_grad_comm_exposed_ns, 0.0);
 }
 
 // An all-gather's comm_size is each NPU's input in Chakra (ASTRA-sim's convention) and the
@@ -162,6 +165,8 @@ std::vector<BadCase> BadCases() {
        "dependency cycle"},
       {"duplicate_id", EtBytes({Compute(1, 1), Compute(1, 2)}), ": node 1",
        "a second node has this id"},
+      {"id_beyond_int64", EtBytes({Compute(uint64_t{1} << 63, 1)}), ": node 9223372036854775808",
+       "accepted: ids up to 2^63 - 1"},
       {"unknown_node_type", EtBytes({Typed(12)}), ": node 4",
        "node type 12 is not a Chakra NodeType"},
       {"remote_memory", EtBytes({Typed(2)}), ": node 4", "MEM_LOAD_NODE (remote memory)"},
@@ -299,6 +304,84 @@ TEST(ChakraReader, ReplicatedTraceWithACustomImplementation) {
   const Scenario scenario = test::LoadChakraOrDie(inputs, kSwitch2);
   EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 21000.0);
   EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 21000.0, 1e-6);
+}
+
+// A send and its receive pair by their order in the two programs, not by when their streams
+// issue them: rank 1's second receive (10,000 B, no dependency) is issued at once, before its
+// first (1 MB, after 10 us of compute), yet it pairs with rank 0's second send. The 1 MB send
+// arrives at 21,000 ns (2 x 500 + 20,000), the second then leaves (stream 1 is busy until the
+// first has arrived) and arrives at 21,000 + 1,000 + 200 = 22,200 ns. Both engines agree.
+TEST(ChakraReader, SendsPairWithReceivesInProgramOrder) {
+  TraceDir dir("pairing");
+  WriteBytes(dir.Rank(0), EtBytes({PointToPoint(1, true, 1, 0, 1000000),
+                                   PointToPoint(2, true, 1, 0, 10000, {1})}));
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 10), PointToPoint(2, false, 0, 0, 1000000, {1}),
+                                   PointToPoint(3, false, 0, 0, 10000)}));
+  const Scenario scenario = test::LoadChakraOrDie(test::Inputs(dir.Prefix()), kSwitch2);
+  EXPECT_DOUBLE_EQ(AnalyticalEngine().Run(scenario).iteration.total_ns, 22200.0);
+  EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 22200.0, 1e-6);
+}
+
+// Ranks naming groups of one family share a program only if their groups are as large: an
+// all-gather's hfsim size is comm_size times the group's (3 x 1000 B in group 1, 2 x 1000 B in
+// group 2); one program for all would give ranks 3 and 4 the wrong size.
+TEST(ChakraReader, AllGathersInGroupsOfOtherSizesKeepTheirSizes) {
+  TraceDir dir("uneven-groups");
+  WriteBytes(dir.Path("groups.json"), R"({"1": [0, 1, 2], "2": [3, 4]})");
+  for (int r = 0; r < 5; ++r) {
+    test::EtNodeProto node = test::Collective(1, 2, 1000);
+    auto* pg = node.add_attr();
+    pg->set_name("pg_name");
+    pg->set_string_val(r < 3 ? "1" : "2");
+    WriteBytes(dir.Rank(r), EtBytes({node}));
+  }
+  auto imported = ImportChakra(test::Inputs(dir.Prefix(), dir.Path("groups.json").string()), {5});
+  ASSERT_TRUE(imported) << imported.Error().ToString();
+  const nlohmann::json& programs = imported.Value().graph["programs"];
+  ASSERT_EQ(programs.size(), 2u);
+  EXPECT_EQ(programs[0]["ranks"], nlohmann::json({0, 1, 2}));
+  EXPECT_EQ(programs[0]["nodes"][0]["size_bytes"], 3000);
+  EXPECT_EQ(programs[1]["ranks"], nlohmann::json({3, 4}));
+  EXPECT_EQ(programs[1]["nodes"][0]["size_bytes"], 2000);
+  // Replicated, rank 0's trace would run in both groups: refused, naming the groups.
+  ChakraInputs replicated = test::Inputs(dir.Prefix(), dir.Path("groups.json").string());
+  replicated.replicate = true;
+  auto refused = ImportChakra(replicated, {5});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.Error().message.find("group 1 has 3 ranks and group 2 has 2"),
+            std::string::npos)
+      << refused.Error().ToString();
+}
+
+// An all-gather's gathered size is checked before it is multiplied: 2^44 + 1 bytes from each of
+// 2^20 NPUs wrapped around to 2^20 bytes (a 1 MiB all-gather, accepted) before.
+TEST(ChakraReader, AGatheredSizeBeyondTheLimitIsRefusedNotWrapped) {
+  TraceDir dir("gather-wrap");
+  WriteBytes(dir.Rank(0), EtBytes({test::Collective(1, 2, (int64_t{1} << 44) + 1)}));
+  ChakraInputs inputs = test::Inputs(dir.Prefix());
+  inputs.replicate = true;
+  auto imported = ImportChakra(inputs, {1024, 1024});
+  ASSERT_FALSE(imported);
+  EXPECT_NE(imported.Error().message.find("the gathered buffer is 17592186044417 bytes x 1048576 "
+                                          "NPUs; accepted: at most 2^50 bytes"),
+            std::string::npos)
+      << imported.Error().ToString();
+}
+
+// Groups that overlap so much that they need more families than a graph has communicators are
+// refused at once (each family used to cost a flag per rank of the fabric).
+TEST(ChakraReader, TooManyFamiliesOfGroupsAreRefused) {
+  TraceDir dir("families");
+  nlohmann::json groups = nlohmann::json::object();
+  for (int id = 1; id <= 1025; ++id) groups[std::to_string(id)] = {0, id};
+  WriteBytes(dir.Path("groups.json"), groups.dump());
+  for (int r = 0; r < 2; ++r) WriteBytes(dir.Rank(r), EtBytes({Compute(1, 1)}));
+  auto imported =
+      ImportChakra(test::Inputs(dir.Prefix(), dir.Path("groups.json").string()), {2048});
+  ASSERT_FALSE(imported);
+  EXPECT_NE(imported.Error().message.find("more than 1024 families of disjoint groups"),
+            std::string::npos)
+      << imported.Error().ToString();
 }
 
 // ctrl_deps count as ASTRA-sim's feeder counts them; --chakra-legacy follows data_deps only.

@@ -133,5 +133,40 @@ TEST(ChakraExport, UnevenAllGatherIsRefusedBeforeWriting) {
   EXPECT_EQ(written, 0);
 }
 
+// A trace a reader would refuse (more than 2^22 nodes in a rank's file: five collectives of count
+// 2^20) is refused before anything is written.
+TEST(ChakraExport, ARankFileBeyondTheReadersLimitIsRefusedBeforeWriting) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int id = 1; id <= 5; ++id) {
+    nodes.push_back({{"id", id},
+                     {"type", "collective"},
+                     {"kind", "all_reduce"},
+                     {"size_bytes", 1024},
+                     {"communicator", "all"},
+                     {"count", 1 << 20}});
+  }
+  const nlohmann::json document = {
+      {"topology", {{"dimensions", nlohmann::json::array({test::Dimension("Ring", 2, 100, 100)})}}},
+      {"workload",
+       {{"graph",
+         {{"communicators", {{{"name", "all"}, {"groups", {{0, 1}}}}}},
+          {"programs", {{{"ranks", {0, 1}}, {"nodes", nodes}}}}}}}}};
+  auto scenario = ParseScenario(document);
+  ASSERT_TRUE(scenario) << scenario.Error().ToString();
+  int written = 0;
+  ChakraExportCounts counts;
+  auto groups = ExportChakra(
+      BuildExecutionGraph(scenario.Value()),
+      [&](uint32_t, const std::string&) -> std::optional<std::string> {
+        ++written;
+        return std::nullopt;
+      },
+      counts);
+  ASSERT_FALSE(groups);
+  EXPECT_NE(groups.Error().message.find("its trace would hold 5242880 nodes"), std::string::npos)
+      << groups.Error().ToString();
+  EXPECT_EQ(written, 0);
+}
+
 }  // namespace
 }  // namespace hfsim

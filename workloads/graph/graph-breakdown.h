@@ -8,6 +8,13 @@
 
 namespace hfsim {
 
+/// Gradient communication beside the main stream: only its tail after the main stream ends is
+/// exposed.
+inline bool IsBackgroundGradientComm(const GraphNode& node) {
+  return node.stream != 0 && node.kind != GraphNodeKind::kCompute &&
+         node.phase == GraphPhase::kWeightGrad;
+}
+
 /// Adds `took` (one node's own time, or one repetition's) to the breakdown; gradient
 /// communication on stream 0 also to `main_stream_gradient_comm` (exposed in full).
 template <typename Time>

@@ -1,6 +1,7 @@
 #include "sim/import/chakra/chakra-export.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -89,6 +90,16 @@ Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink&
       groups[std::to_string(next_id++)] = members;
     }
   }
+  for (const Communicator& comm : graph.communicators) {
+    if (comm.DimensionAligned() &&
+        !std::is_sorted(comm.dimensions.begin(), comm.dimensions.end())) {
+      counts.notes.push_back(fmt::format(
+          "communicator \"{}\" visits dimensions {} in that order; a Chakra trace marks them with "
+          "involved_dim, which ASTRA-sim and hfsim's reader visit in ascending order, so the "
+          "trace's collectives on it may take another time",
+          comm.name, fmt::join(comm.dimensions, ", ")));
+    }
+  }
   const std::vector<uint32_t> class_of = ClassOfRanks(graph);
   const PeerResolver peers(graph);
   // The NPUs of the group a collective of `rank` runs over.
@@ -99,6 +110,20 @@ Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink&
     for (const uint32_t d : comm.dimensions) members *= graph.dimension_sizes[d];
     return members;
   };
+  // Every rank's file must be one a reader takes (collectives of count k are k nodes there).
+  const uint64_t max_nodes = EtLimits{}.max_nodes;
+  for (const RankClass& rank_class : graph.classes) {
+    uint64_t nodes = 0;
+    for (const GraphNode& node : rank_class.program) {
+      nodes += node.kind == GraphNodeKind::kCollective ? node.count : 1;
+    }
+    if (nodes > max_nodes) {
+      return UserError{fmt::format("rank {}", rank_class.ranks.front()),
+                       fmt::format("its trace would hold {} nodes (a collective of count k is k "
+                                   "nodes); accepted: at most {} per rank file",
+                                   nodes, max_nodes)};
+    }
+  }
   // Every all-gather must split evenly (Chakra gives each NPU's share): checked before any
   // file is written, so a refused job leaves no traces behind.
   for (uint32_t rank = 0; rank < graph.rank_count; ++rank) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "sim/expected.h"
 #include "workloads/graph/execution-graph.h"
@@ -22,6 +23,9 @@ struct ChakraExportCounts {
   uint64_t files = 0;
   uint64_t nodes = 0;
   uint64_t bytes = 0;
+  /// What the traces say differently from the graph, for the user (a communicator whose
+  /// dimensions are not in ascending order, which Chakra's involved_dim cannot express).
+  std::vector<std::string> notes;
 };
 
 /// Writes every rank's trace through `sink` (a sink's error stops the export and is returned)

@@ -1,45 +1,33 @@
 #include "sim/import/chakra/chakra-import.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
 #include "sim/import/chakra/et-convert.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"
+#include "sim/scenario/graph-section.h"
 
 namespace hfsim {
 
 namespace {
 
-// The graph loader's own limit on nodes (sim/scenario/graph-section.cc), checked here while
-// reading so that a huge trace is refused before it is converted.
-constexpr uint64_t kMaxGraphNodes = uint64_t{1} << 22;
 std::string RankPath(const std::string& prefix, uint64_t rank) {
   return fmt::format("{}.{}.et", prefix, rank);
-}
-
-// The whole file into `data` (one rank's file at a time, the buffer reused).
-std::optional<UserError> ReadFileBytes(const std::string& path, std::string& data) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return UserError{path, "cannot open the file"};
-  const std::streamoff size = in.tellg();
-  if (size < 0 || size > (std::streamoff{4} << 30)) {
-    return UserError{path, fmt::format("the file has {} bytes; accepted: at most 4 GiB", size)};
-  }
-  data.resize(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(data.data(), size)) return UserError{path, "cannot read the file"};
-  return std::nullopt;
 }
 
 // A file's nodes by type, as the summary line shows them.
@@ -80,9 +68,8 @@ void Put(std::string& key, const std::optional<T>& value) {
 std::string ProgramKey(const EtFile& file, const EtGroups& groups) {
   std::vector<const EtNode*> nodes;
   nodes.reserve(file.nodes.size());
-  for (const EtNode& node : file.nodes) nodes.push_back(&node);
-  std::sort(nodes.begin(), nodes.end(),
-            [](const EtNode* a, const EtNode* b) { return a->id < b->id; });
+  for (const EtNode& node : file.nodes)
+    nodes.push_back(&node);  // in ascending id order (ParseEtFile)
   std::unordered_map<uint64_t, uint64_t> position;
   position.reserve(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i]->id, i);
@@ -117,6 +104,8 @@ std::string ProgramKey(const EtFile& file, const EtGroups& groups) {
         family != groups.family_of.end()) {
       Put(key, std::string("family"));
       Put(key, family->second);
+      // ... of this group's size: an all-gather's hfsim size is comm_size times it.
+      Put(key, groups.members.at(group).size());
     } else {
       Put(key, node->pg_name);
     }
@@ -219,6 +208,7 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
   out.peers.assign(files, {});
   std::unordered_map<std::string, uint32_t> kind_of_key;
   std::unordered_map<std::string, uint32_t> kind_of_bytes;  // kinds whose files have no peers
+  uint64_t kind_nodes = 0;
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   const uint64_t batch = 4 * threads;
   for (uint64_t begin = 0; begin < files; begin += batch) {
@@ -227,7 +217,9 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
     for (uint64_t r = begin; r < end; ++r) {
       FileWork& w = work[r - begin];
       w.path = RankPath(inputs.prefix, r);
-      if (auto problem = ReadFileBytes(w.path, w.data)) return problem;
+      // A file that cannot be read is that rank's problem, reported in rank order below.
+      w.problem = ReadEtBytes(w.path, w.data);
+      if (w.problem) break;
       if (const auto same = kind_of_bytes.find(w.data); same != kind_of_bytes.end()) {
         w.same_as = same->second;
       }
@@ -235,6 +227,7 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
     auto check = [&](size_t i) {
       FileWork& w = work[i];
       const auto rank = static_cast<uint32_t>(begin + i);
+      if (w.problem || w.path.empty()) return;  // unreadable, or after an unreadable file
       if (w.same_as >= 0) {
         // The same groups as the kind's first file (the key holds pg_name): its membership is
         // checked for this rank, and an error names this rank's file.
@@ -257,16 +250,33 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
       w.key = ProgramKey(file.Value(), converter.Groups());
       w.file = std::move(file).Value();
     };
-    if (threads > 1 && work.size() > 1) {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads && t < work.size(); ++t) {
-        pool.emplace_back([&, t] {
-          for (size_t i = t; i < work.size(); i += threads) check(i);
-        });
+    // An exception on a worker (out of memory) is carried to this thread and thrown here.
+    std::vector<std::exception_ptr> failed(work.size());
+    auto guarded = [&](size_t i) {
+      try {
+        check(i);
+      } catch (...) {
+        failed[i] = std::current_exception();
       }
-      for (std::thread& thread : pool) thread.join();
-    } else {
-      for (size_t i = 0; i < work.size(); ++i) check(i);
+    };
+    // Files are taken one at a time by whichever thread is free; this thread works too, so the
+    // batch is done even if no other thread can be started.
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i = next++; i < work.size(); i = next++) guarded(i);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t < work.size(); ++t) {
+      try {
+        pool.emplace_back(worker);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    worker();
+    for (std::thread& thread : pool) thread.join();
+    for (const std::exception_ptr& failure : failed) {
+      if (failure) std::rethrow_exception(failure);
     }
     for (uint64_t r = begin; r < end; ++r) {
       FileWork& w = work[r - begin];
@@ -280,14 +290,23 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
         const auto [it, added] =
             kind_of_key.emplace(std::move(w.key), static_cast<uint32_t>(out.kinds.size()));
         if (added) {
+          // Each kind becomes at least one program: refused as soon as they cannot fit.
+          kind_nodes += w.file->nodes.size();
+          if (kind_nodes > kMaxGraphNodes) {
+            return UserError{w.path, fmt::format("the trace's distinct programs hold more than {} "
+                                                 "nodes; accepted: at most {} (ranks with equal "
+                                                 "programs count once)",
+                                                 kMaxGraphNodes, kMaxGraphNodes)};
+          }
           ChakraCounts mine;
           CountNodes(*w.file, mine);
           out.kinds.push_back({std::move(*w.file), mine});
+          // The first file of a kind is remembered by its bytes, so that copies of it (a
+          // symmetric job's) are not parsed. Not a file that sends or receives: its own ends
+          // must be each rank (CheckRank), which the same bytes cannot be for two ranks.
+          if (out.peers[r].empty()) kind_of_bytes.emplace(std::move(w.data), it->second);
         }
         out.kind_of[r] = it->second;
-        // A file that sends or receives is parsed again when repeated: its own ends must be
-        // each rank (CheckRank), which the same bytes cannot be for two ranks.
-        if (out.peers[r].empty()) kind_of_bytes.emplace(std::move(w.data), it->second);
       }
       counts.Repeat(out.kinds[out.kind_of[r]].counts);
     }
@@ -312,7 +331,8 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   // replicate, rank 0's only).
   const uint64_t files = inputs.replicate ? 1 : ranks;
   for (uint64_t r = 0; r < files; ++r) {
-    if (!std::filesystem::is_regular_file(RankPath(inputs.prefix, r))) {
+    std::error_code error;  // an unreadable directory is "no such file" too, not an exception
+    if (!std::filesystem::is_regular_file(RankPath(inputs.prefix, r), error)) {
       return UserError{RankPath(inputs.prefix, r),
                        fmt::format("no such file: the fabric has {} NPUs, so --chakra {} needs "
                                    "{} to {}",
@@ -320,7 +340,8 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
                                    RankPath(inputs.prefix, ranks - 1))};
     }
   }
-  if (!inputs.replicate && std::filesystem::exists(RankPath(inputs.prefix, ranks))) {
+  std::error_code error;
+  if (!inputs.replicate && std::filesystem::exists(RankPath(inputs.prefix, ranks), error)) {
     return UserError{RankPath(inputs.prefix, ranks),
                      fmt::format("the trace has a rank {} but the fabric has only {} NPUs (ranks 0 "
                                  "to {}); accepted: one file per NPU of the fabric",
@@ -352,6 +373,30 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
       return UserError{RankPath(inputs.prefix, 0),
                        "--chakra-replicate runs this rank's trace on every NPU, but it sends or "
                        "receives, which only its own rank can"};
+    }
+    // Every rank runs rank 0's program: an all-gather's size (comm_size times the group's) is
+    // the same for all only if every group of its family has as many ranks.
+    const EtGroups& groups = converter.Groups();
+    for (const EtNode& node : kinds[0].first.nodes) {
+      if (node.type != static_cast<int32_t>(EtNodeType::kCollective) || !node.comm_type ||
+          *node.comm_type != static_cast<int64_t>(EtCollective::kAllGather) || !node.pg_name) {
+        continue;
+      }
+      int64_t id = 0;
+      const std::string& pg = *node.pg_name;
+      const auto [end, ec] = std::from_chars(pg.data(), pg.data() + pg.size(), id);
+      if (ec != std::errc() || !groups.family_of.count(id)) continue;  // the default group
+      const size_t size = groups.members.at(id).size();
+      for (const int64_t other : groups.families[groups.family_of.at(id)]) {
+        if (groups.members.at(other).size() != size) {
+          return NodeError(kinds[0].first, node,
+                           fmt::format("--chakra-replicate runs this all-gather in every group of "
+                                       "group {}'s family, but group {} has {} ranks and group {} "
+                                       "has {}: its size (comm_size times the group's) would "
+                                       "differ from rank to rank",
+                                       id, id, size, other, groups.members.at(other).size()));
+        }
+      }
     }
     classes[0].clear();
     for (uint64_t r = 0; r < ranks; ++r) classes[0].push_back(static_cast<uint32_t>(r));
@@ -409,7 +454,7 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
     EtFile own;  // a rank split from its kind: its own file, read again
     if (!inputs.replicate && file->path != RankPath(inputs.prefix, first)) {
       const std::string path = RankPath(inputs.prefix, first);
-      if (auto read = ReadFileBytes(path, data)) return *read;
+      if (auto read = ReadEtBytes(path, data)) return *read;
       auto parsed = ParseEtFile(path, data);
       if (!parsed) return parsed.Error();
       own = std::move(parsed).Value();
@@ -422,8 +467,7 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
                                    "accepted: at most {} (ranks with equal programs count once)",
                                    kMaxGraphNodes, kMaxGraphNodes)};
     }
-    bool point_to_point = false;
-    auto nodes = converter.Program(*file, first, point_to_point);
+    auto nodes = converter.Program(*file, first);
     if (!nodes) return nodes.Error();
     programs.push_back({{"ranks", classes[c]}, {"nodes", std::move(nodes).Value()}});
   }

@@ -1,11 +1,15 @@
 #include "sim/import/chakra/et-convert.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <map>
+
+#include "sim/scenario/graph-section.h"
 
 namespace hfsim {
 
@@ -21,6 +25,15 @@ constexpr uint32_t kCommStream = 1;
 constexpr uint32_t kHostStream = 2;
 constexpr uint32_t kFirstRecvStream = 3;
 constexpr uint32_t kStreams = 64;
+
+// hfsim's name of the collectives it models ("all_reduce", ...), or nullptr.
+const char* HfsimKind(int64_t comm_type) {
+  if (comm_type == static_cast<int64_t>(EtCollective::kAllReduce)) return "all_reduce";
+  if (comm_type == static_cast<int64_t>(EtCollective::kAllGather)) return "all_gather";
+  if (comm_type == static_cast<int64_t>(EtCollective::kAllToAll)) return "all_to_all";
+  if (comm_type == static_cast<int64_t>(EtCollective::kReduceScatter)) return "reduce_scatter";
+  return nullptr;
+}
 
 // The duration ASTRA-sim replays: duration_micros in ns, and 1 ns for 0 (Workload::issue_replay).
 Expected<double> ReplayNs(const EtFile& file, const EtNode& node) {
@@ -101,13 +114,11 @@ EtConverter::EtConverter(const ChakraInputs& inputs, const std::vector<uint32_t>
 
 /// One rank's program as graph nodes, in ascending id order (the order in which ASTRA-sim
 /// issues ready nodes).
-Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank,
-                                              bool& point_to_point) {
+Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank) {
   std::vector<const EtNode*> nodes;
   nodes.reserve(file.nodes.size());
-  for (const EtNode& node : file.nodes) nodes.push_back(&node);
-  std::sort(nodes.begin(), nodes.end(),
-            [](const EtNode* a, const EtNode* b) { return a->id < b->id; });
+  for (const EtNode& node : file.nodes)
+    nodes.push_back(&node);  // in ascending id order (ParseEtFile)
   nlohmann::json program = nlohmann::json::array();
   uint32_t next_recv_stream = kFirstRecvStream;
   // hfsim's exporter writes a collective of count k as k nodes in a row; they fold back into
@@ -121,7 +132,6 @@ Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank,
       auto expanded = ExpandCustom(file, *node, rank, next_id, next_recv_stream);
       if (!expanded) return expanded.Error();
       for (nlohmann::json& entry : expanded.Value()) program.push_back(std::move(entry));
-      point_to_point = true;
       continue;
     }
     // Copies of a repeated collective fold back (not with custom implementations, whose
@@ -144,7 +154,7 @@ Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank,
                                    "follow it",
                                    repeats_left));
     }
-    auto entry = Node(file, *node, rank, next_recv_stream, point_to_point);
+    auto entry = Node(file, *node, rank, next_recv_stream);
     if (!entry) return entry.Error();
     if (node->hfsim_count && m_inputs.custom.empty()) {
       if (*node->hfsim_count < 1 || *node->hfsim_count > (1 << 20) ||
@@ -173,9 +183,8 @@ std::optional<UserError> EtConverter::CheckRank(const EtFile& file, uint32_t ran
                                                 std::vector<uint32_t>& peers) const {
   std::vector<const EtNode*> nodes;
   nodes.reserve(file.nodes.size());
-  for (const EtNode& node : file.nodes) nodes.push_back(&node);
-  std::sort(nodes.begin(), nodes.end(),
-            [](const EtNode* a, const EtNode* b) { return a->id < b->id; });
+  for (const EtNode& node : file.nodes)
+    nodes.push_back(&node);  // in ascending id order (ParseEtFile)
   peers.clear();
   for (const EtNode* node : nodes) {
     if (node->type == static_cast<int32_t>(EtNodeType::kSend) ||
@@ -287,8 +296,8 @@ Expected<std::pair<std::string, uint64_t>> EtConverter::CommunicatorOf(const EtF
 
 // A node as Chakra types it, then hfsim's own attributes where present (docs/chakra.md §5).
 Expected<nlohmann::json> EtConverter::Node(const EtFile& file, const EtNode& node, uint32_t rank,
-                                           uint32_t& next_recv_stream, bool& point_to_point) {
-  auto entry = Convert(file, node, rank, next_recv_stream, point_to_point);
+                                           uint32_t& next_recv_stream) {
+  auto entry = Convert(file, node, rank, next_recv_stream);
   if (!entry) return entry;
   nlohmann::json& json = entry.Value();
   if (node.hfsim_stream) {
@@ -314,7 +323,7 @@ Expected<nlohmann::json> EtConverter::Node(const EtFile& file, const EtNode& nod
 }
 
 Expected<nlohmann::json> EtConverter::Convert(const EtFile& file, const EtNode& node, uint32_t rank,
-                                              uint32_t& next_recv_stream, bool& point_to_point) {
+                                              uint32_t& next_recv_stream) {
   nlohmann::json entry = {{"id", node.id}};
   if (!node.name.empty()) entry["name"] = node.name;
   const std::vector<uint64_t> deps = DependenciesOf(node);
@@ -380,13 +389,11 @@ Expected<nlohmann::json> EtConverter::Convert(const EtFile& file, const EtNode& 
       }
       if (!node.comm_type) return NodeError(file, node, "a COMM_COLL_NODE without comm_type");
       const int64_t type = *node.comm_type;
-      static const std::map<int64_t, const char*> kKinds = {
-          {0, "all_reduce"}, {2, "all_gather"}, {6, "all_to_all"}, {7, "reduce_scatter"}};
       if (type == static_cast<int64_t>(EtCollective::kBroadcast)) {
         return replay(kCommStream);  // ASTRA-sim replays a broadcast's recorded duration
       }
-      const auto kind = kKinds.find(type);
-      if (kind == kKinds.end()) {
+      const char* kind = HfsimKind(type);
+      if (kind == nullptr) {
         return NodeError(
             file, node,
             fmt::format(
@@ -403,15 +410,18 @@ Expected<nlohmann::json> EtConverter::Convert(const EtFile& file, const EtNode& 
       // ASTRA-sim's all-gather comm_size is each NPU's input; hfsim's size is the gathered
       // buffer (docs/chakra.md §4).
       uint64_t bytes = size.Value();
-      if (type == static_cast<int64_t>(EtCollective::kAllGather)) bytes *= members;
-      if (bytes > (uint64_t{1} << 50)) {
-        return NodeError(file, node,
-                         fmt::format("the gathered buffer is {} bytes; accepted: at "
-                                     "most 2^50",
-                                     bytes));
+      if (type == static_cast<int64_t>(EtCollective::kAllGather)) {
+        // Checked before multiplying: the product could wrap.
+        if (bytes > (uint64_t{1} << 50) / members) {
+          return NodeError(file, node,
+                           fmt::format("the gathered buffer is {} bytes x {} NPUs; accepted: at "
+                                       "most 2^50 bytes",
+                                       bytes, members));
+        }
+        bytes *= members;
       }
       entry["type"] = "collective";
-      entry["kind"] = kind->second;
+      entry["kind"] = kind;
       entry["size_bytes"] = bytes;
       entry["communicator"] = name;
       entry["stream"] = kCommStream;
@@ -435,7 +445,6 @@ Expected<nlohmann::json> EtConverter::Convert(const EtFile& file, const EtNode& 
       }
       auto size = size_of();
       if (!size) return size.Error();
-      point_to_point = true;
       entry["type"] = send ? "send" : "recv";
       entry["peer"] = peer.Value();
       entry["tag"] = *node.comm_tag;
@@ -493,11 +502,9 @@ const std::string* EtConverter::CustomOf(const EtNode& node) const {
       node.is_cpu_op || !node.comm_type) {
     return nullptr;
   }
-  static const std::map<int64_t, std::string> kKinds = {
-      {0, "all_reduce"}, {2, "all_gather"}, {6, "all_to_all"}, {7, "reduce_scatter"}};
-  const auto kind = kKinds.find(*node.comm_type);
-  if (kind == kKinds.end()) return nullptr;
-  const auto custom = m_inputs.custom.find(kind->second);
+  const char* kind = HfsimKind(*node.comm_type);
+  if (kind == nullptr) return nullptr;
+  const auto custom = m_inputs.custom.find(kind);
   return custom == m_inputs.custom.end() ? nullptr : &custom->second;
 }
 
@@ -532,17 +539,33 @@ Expected<std::vector<nlohmann::json>> EtConverter::ExpandCustom(const EtFile& fi
   // in rank order (involved_dim does not apply to custom implementations).
   auto group = GroupOf(file, node, rank, m_groups, m_inputs.groups_path);
   if (!group) return group.Error();
-  std::vector<uint32_t> members;
-  if (group.Value()) {
-    members = m_groups.members.at(*group.Value());
-  } else {
-    for (uint64_t r = 0; r < m_ranks; ++r) members.push_back(static_cast<uint32_t>(r));
-  }
+  // Positions in the group: a named group's ranks in ascending order; in the default group
+  // position p is rank p (no list is built: a fabric may have a million ranks).
+  const std::vector<uint32_t>* members =
+      group.Value() ? &m_groups.members.at(*group.Value()) : nullptr;
+  const uint64_t group_size = members ? members->size() : m_ranks;
+  auto rank_at = [&](uint64_t position) {
+    return members ? (*members)[position] : static_cast<uint32_t>(position);
+  };
   const auto position = static_cast<uint32_t>(
-      std::lower_bound(members.begin(), members.end(), rank) - members.begin());
+      members ? std::lower_bound(members->begin(), members->end(), rank) - members->begin() : rank);
   auto custom = CustomFile(*CustomOf(node), position);
   if (!custom) return custom.Error();
   const EtFile& implementation = *custom.Value();
+  // The expansion's fresh ids stay within hfsim's graph ids.
+  if (next_id > static_cast<uint64_t>(INT64_MAX) - implementation.nodes.size() - 2) {
+    return NodeError(file, node,
+                     "the trace's ids leave no room for a custom implementation's "
+                     "nodes; accepted: ids well below 2^63");
+  }
+  // Expansions count against the graph's node limit before they are built.
+  m_expanded_nodes += implementation.nodes.size() + 2;
+  if (m_expanded_nodes > kMaxGraphNodes) {
+    return NodeError(file, node,
+                     fmt::format("custom implementations expand the trace past {} nodes; "
+                                 "accepted: at most {} in all",
+                                 kMaxGraphNodes, kMaxGraphNodes));
+  }
   std::vector<nlohmann::json> out;
   // A start holding the communication stream, as the collective would.
   const uint64_t start = next_id++;
@@ -552,9 +575,8 @@ Expected<std::vector<nlohmann::json>> EtConverter::ExpandCustom(const EtFile& fi
   if (const auto deps = DependenciesOf(node); !deps.empty()) first["deps"] = deps;
   out.push_back(std::move(first));
   std::vector<const EtNode*> nodes;
-  for (const EtNode& n : implementation.nodes) nodes.push_back(&n);
-  std::sort(nodes.begin(), nodes.end(),
-            [](const EtNode* a, const EtNode* b) { return a->id < b->id; });
+  for (const EtNode& n : implementation.nodes)
+    nodes.push_back(&n);  // in ascending id order (ParseEtFile)
   std::unordered_map<uint64_t, uint64_t> id_of;
   for (const EtNode* n : nodes) id_of.emplace(n->id, next_id++);
   std::vector<uint64_t> all;
@@ -579,11 +601,11 @@ Expected<std::vector<nlohmann::json>> EtConverter::ExpandCustom(const EtFile& fi
     } else {
       const bool send = n->type == static_cast<int32_t>(EtNodeType::kSend);
       const std::optional<int64_t>& other = send ? n->comm_dst : n->comm_src;
-      if (!other || *other < 0 || static_cast<uint64_t>(*other) >= members.size() ||
-          members[*other] == rank) {
+      if (!other || *other < 0 || static_cast<uint64_t>(*other) >= group_size ||
+          rank_at(*other) == rank) {
         return NodeError(implementation, *n,
                          fmt::format("{} must be another position of the group (0 to {}), got {}",
-                                     send ? "comm_dst" : "comm_src", members.size() - 1,
+                                     send ? "comm_dst" : "comm_src", group_size - 1,
                                      other ? std::to_string(*other) : "nothing"));
       }
       if (!n->comm_tag || *n->comm_tag < 0 || !n->comm_size || *n->comm_size < 1 ||
@@ -592,7 +614,7 @@ Expected<std::vector<nlohmann::json>> EtConverter::ExpandCustom(const EtFile& fi
                          "needs comm_tag (0 or more) and comm_size (1 to 2^50 bytes)");
       }
       entry["type"] = send ? "send" : "recv";
-      entry["peer"] = members[*other];
+      entry["peer"] = rank_at(*other);
       entry["tag"] = *n->comm_tag;
       entry["size_bytes"] = *n->comm_size;
     }

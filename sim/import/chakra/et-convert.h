@@ -26,8 +26,8 @@ class EtConverter {
   EtConverter(const ChakraInputs& inputs, const std::vector<uint32_t>& sizes, EtGroups groups);
 
   /// One rank's program as graph nodes, in ascending id order (the order in which ASTRA-sim
-  /// issues ready nodes). `point_to_point`: set when the program sends or receives.
-  Expected<nlohmann::json> Program(const EtFile& file, uint32_t rank, bool& point_to_point);
+  /// issues ready nodes).
+  Expected<nlohmann::json> Program(const EtFile& file, uint32_t rank);
 
   /// What can differ between ranks whose programs are otherwise equal, checked for `rank`:
   /// each send's and receive's own end is the rank, its other end a rank of the fabric, and
@@ -48,9 +48,9 @@ class EtConverter {
   Expected<std::pair<std::string, uint64_t>> CommunicatorOf(const EtFile& file, const EtNode& node,
                                                             uint32_t rank);
   Expected<nlohmann::json> Node(const EtFile& file, const EtNode& node, uint32_t rank,
-                                uint32_t& next_recv_stream, bool& point_to_point);
+                                uint32_t& next_recv_stream);
   Expected<nlohmann::json> Convert(const EtFile& file, const EtNode& node, uint32_t rank,
-                                   uint32_t& next_recv_stream, bool& point_to_point);
+                                   uint32_t& next_recv_stream);
   /// `node`, a collective run as a custom implementation: a start on the communication stream,
   /// the implementation's nodes for this rank's place in the group, and an end that keeps the
   /// node's id. Fresh ids come from `next_id`.
@@ -73,6 +73,7 @@ class EtConverter {
   std::set<std::string> m_names;                   // every communicator's name so far
   std::unordered_map<uint64_t, uint64_t> m_alias;  // a repeated collective's copies -> its node
   std::map<std::pair<std::string, uint32_t>, EtFile> m_custom_files;  // by (prefix, position)
+  uint64_t m_expanded_nodes = 0;  ///< nodes custom implementations have added, in all programs
 };
 
 }  // namespace hfsim

@@ -254,6 +254,9 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
     }
     EtNode& node = file.nodes.emplace_back();
     node.id = proto.id();
+    if (node.id > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return NodeError(file, node, "accepted: ids up to 2^63 - 1 (hfsim's graph ids)");
+    }
     node.name = proto.name();
     node.type = static_cast<int32_t>(proto.type());
     node.ctrl_deps.assign(proto.ctrl_deps().begin(), proto.ctrl_deps().end());
@@ -265,16 +268,20 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
     try {
       for (const auto& attr : proto.attr()) ReadAttribute(attr, node);
     } catch (const AttributeError& problem) {
-      return UserError{fmt::format("{}: node {}", path, node.id), problem.message};
+      return NodeError(file, node, problem.message);
     }
   }
   if (record == 0)
     return UserError{path, "the file is empty; accepted: a GlobalMetadata record, then nodes"};
+  // In ascending id order, the order ASTRA-sim issues ready nodes in and every reader here
+  // walks them in (ids are checked unique later, with their dependencies).
+  std::stable_sort(file.nodes.begin(), file.nodes.end(),
+                   [](const EtNode& a, const EtNode& b) { return a.id < b.id; });
   return file;
 }
 
 // Every node's dependencies exist and hold no cycle; ids are unique. Names the node at fault.
-Expected<bool> CheckEtDependencies(const EtFile& file, bool legacy) {
+Expected<bool> CheckEtDependencies(const EtFile& file, bool data_only) {
   std::unordered_map<uint64_t, uint32_t> index;
   index.reserve(file.nodes.size());
   for (uint32_t i = 0; i < file.nodes.size(); ++i) {
@@ -294,7 +301,7 @@ Expected<bool> CheckEtDependencies(const EtFile& file, bool legacy) {
           return NodeError(
               file, node,
               fmt::format("depends on node {} ({}), which is not in the file{}", dep, kind,
-                          legacy || std::string_view(kind) == "data_deps"
+                          data_only || std::string_view(kind) == "data_deps"
                               ? ""
                               : " (traces converted from PyTorch by Chakra's first converter put "
                                 "the caller's "
@@ -308,7 +315,7 @@ Expected<bool> CheckEtDependencies(const EtFile& file, bool legacy) {
       return std::nullopt;
     };
     if (auto error = follow(node.data_deps, "data_deps")) return *error;
-    if (!legacy) {
+    if (!data_only) {
       if (auto error = follow(node.ctrl_deps, "ctrl_deps")) return *error;
     }
   }
@@ -336,7 +343,7 @@ Expected<bool> CheckEtDependencies(const EtFile& file, bool legacy) {
     path.push_back(at);
     const EtNode& node = file.nodes[at];
     std::vector<uint64_t> deps = node.data_deps;
-    if (!legacy) deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
+    if (!data_only) deps.insert(deps.end(), node.ctrl_deps.begin(), node.ctrl_deps.end());
     for (const uint64_t dep : deps) {
       const uint32_t d = index.at(dep);
       if (pending[d] > 0) {
@@ -354,18 +361,22 @@ Expected<bool> CheckEtDependencies(const EtFile& file, bool legacy) {
                    fmt::format("is in a dependency cycle (each depends on the next): {}", cycle));
 }
 
-Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits) {
+std::optional<UserError> ReadEtBytes(const std::string& path, std::string& data) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return UserError{path, "cannot open the file"};
   const std::streamoff size = in.tellg();
-  // Each node is at least 2 bytes on disk, so the node limit bounds the file too.
-  const uint64_t max_bytes = limits.max_nodes * limits.max_record_bytes;
-  if (size < 0 || static_cast<uint64_t>(size) > std::min<uint64_t>(max_bytes, uint64_t{4} << 30)) {
+  if (size < 0 || size > (std::streamoff{4} << 30)) {
     return UserError{path, fmt::format("the file has {} bytes; accepted: at most 4 GiB", size)};
   }
-  std::string data(static_cast<size_t>(size), '\0');
+  data.resize(static_cast<size_t>(size));
   in.seekg(0);
   if (!in.read(data.data(), size)) return UserError{path, "cannot read the file"};
+  return std::nullopt;
+}
+
+Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits) {
+  std::string data;
+  if (auto problem = ReadEtBytes(path, data)) return *problem;
   return ParseEtFile(path, data, limits);
 }
 

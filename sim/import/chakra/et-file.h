@@ -99,6 +99,9 @@ UserError NodeError(const EtFile& file, const EtNode& node, std::string message)
 /// (with `data_only`, data_deps alone count). Errors name the node.
 Expected<bool> CheckEtDependencies(const EtFile& file, bool data_only);
 
+/// The whole file `path` into `data` (at most 4 GiB), or why it cannot be read.
+std::optional<UserError> ReadEtBytes(const std::string& path, std::string& data);
+
 /// Reads the file `path` (into one buffer, then parses it as ParseEtFile).
 Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits = {});
 

@@ -14,7 +14,11 @@ namespace hfsim {
 
 namespace {
 constexpr std::streamoff kMaxFileBytes = std::streamoff{64} << 20;
-}
+// An hfsim graph has at most 1,024 communicators; each family becomes one.
+constexpr size_t kMaxFamilies = 1024;
+// Ranks listed in all groups together: bounds the memory and time of classing them.
+constexpr uint64_t kMaxListedRanks = uint64_t{1} << 22;
+}  // namespace
 
 Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -35,6 +39,7 @@ Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
                      "lists of ranks, e.g. {\"1\": [0, 1], \"2\": [2, 3]}"};
   }
   EtGroups groups;
+  uint64_t listed = 0;
   for (const auto& [key, value] : root.items()) {
     int64_t id = 0;
     const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
@@ -45,6 +50,13 @@ Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
     }
     if (!value.is_array() || value.empty()) {
       return UserError{fmt::format("{}: \"{}\"", path, key), "accepted: a non-empty list of ranks"};
+    }
+    listed += value.size();
+    if (listed > kMaxListedRanks) {
+      return UserError{
+          fmt::format("{}: \"{}\"", path, key),
+          fmt::format("the groups list more than {} ranks in all; accepted: at most {}",
+                      kMaxListedRanks, kMaxListedRanks)};
     }
     std::vector<uint32_t> members;
     for (size_t i = 0; i < value.size(); ++i) {
@@ -70,22 +82,32 @@ Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
     }
     groups.members.emplace(id, std::move(members));
   }
-  // Families of disjoint groups, in order of ids (deterministic whatever the file's order).
-  std::vector<std::vector<bool>> taken;
+  // Families of disjoint groups, in order of ids (deterministic whatever the file's order):
+  // each group joins the first family none of its ranks is in yet. Each rank keeps the
+  // families it is in, so the work is per listed rank, not per rank of the fabric.
+  std::vector<std::vector<uint32_t>> families_of_rank(ranks);
+  std::vector<uint32_t> used;
   for (const auto& [id, members] : groups.members) {
-    size_t family = 0;
-    for (; family < groups.families.size(); ++family) {
-      if (std::none_of(members.begin(), members.end(),
-                       [&](uint32_t r) { return static_cast<bool>(taken[family][r]); })) {
-        break;
-      }
+    used.clear();
+    for (const uint32_t r : members) {
+      used.insert(used.end(), families_of_rank[r].begin(), families_of_rank[r].end());
     }
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    uint32_t family = 0;
+    while (family < used.size() && used[family] == family) ++family;  // the first gap
     if (family == groups.families.size()) {
+      if (groups.families.size() == kMaxFamilies) {
+        return UserError{fmt::format("{}: \"{}\"", path, id),
+                         fmt::format("the groups fall into more than {} families of disjoint "
+                                     "groups (a rank in more than {} groups); accepted: at most "
+                                     "{}, one per communicator",
+                                     kMaxFamilies, kMaxFamilies, kMaxFamilies)};
+      }
       groups.families.emplace_back();
-      taken.emplace_back(ranks, false);
     }
     groups.families[family].push_back(id);
-    for (const uint32_t r : members) taken[family][r] = true;
+    for (const uint32_t r : members) families_of_rank[r].push_back(family);
     groups.family_of.emplace(id, family);
   }
   return groups;
