@@ -1,10 +1,12 @@
 #include "sim/import/chakra/et-file.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <unordered_map>
 
 #include "sim/import/chakra/et-def.pb.h"
@@ -200,6 +202,10 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
   file.bytes = data.size();
   size_t at = 0;
   uint64_t record = 0;
+  // protobuf logs what it refuses (a string that is not UTF-8) to standard error; hfsim says
+  // what is wrong itself, naming the file and record, so that log is silenced.
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { google::protobuf::SetLogHandler(nullptr); });
   hfsim_chakra::Node proto;  // reused: parsing into it again keeps its allocations
   std::string error;
   while (at < data.size()) {
@@ -235,7 +241,9 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
     if (index == 0) {
       hfsim_chakra::GlobalMetadata metadata;
       if (!metadata.ParseFromArray(bytes, static_cast<int>(*length))) {
-        return fail("not a valid GlobalMetadata message");
+        return fail(
+            "not a valid GlobalMetadata message (a field of the wrong wire type, a "
+            "truncated field, or a string that is not UTF-8)");
       }
       file.version = metadata.version();
       for (const auto& attr : metadata.attr()) {
@@ -246,7 +254,9 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
       continue;
     }
     if (!proto.ParseFromArray(bytes, static_cast<int>(*length))) {
-      return fail("not a valid Node message");
+      return fail(
+          "not a valid Node message (a field of the wrong wire type, a truncated "
+          "field, or a string that is not UTF-8)");
     }
     if (file.nodes.size() >= limits.max_nodes) {
       return fail(fmt::format("more than {} nodes in one file; accepted: at most {}",
