@@ -306,6 +306,22 @@ TEST(ChakraReader, ReplicatedTraceWithACustomImplementation) {
   EXPECT_NEAR(FlowEngine().Run(scenario).iteration.total_ns, 21000.0, 1e-6);
 }
 
+// Found by fuzz_chakra: a string that is not UTF-8 (here a node's name, the byte 0xFF) makes
+// the record invalid, as protobuf reads proto3 strings; protobuf's own log of it used to go to
+// standard error beside hfsim's message. Now only hfsim's message says it.
+TEST(ChakraReader, AStringThatIsNotUtf8IsRefusedQuietly) {
+  TraceDir dir("utf8");
+  WriteBytes(dir.Rank(0), test::EtBytes({}) + std::string("\x03\x12\x01\xff", 4));
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 1)}));
+  testing::internal::CaptureStderr();
+  auto imported = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  const std::string logged = testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.Error().where, dir.Rank(0).string() + ": record 1 (byte 8, the first node)");
+  EXPECT_NE(imported.Error().message.find("a string that is not UTF-8"), std::string::npos);
+  EXPECT_EQ(logged, "");
+}
+
 // A send and its receive pair by their order in the two programs, not by when their streams
 // issue them: rank 1's second receive (10,000 B, no dependency) is issued at once, before its
 // first (1 MB, after 10 us of compute), yet it pairs with rank 0's second send. The 1 MB send
