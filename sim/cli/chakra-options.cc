@@ -76,7 +76,11 @@ std::optional<UserError> ChakraOptions::Apply(nlohmann::json& document,
     document["workload"] = {{"graph", {{"programs", nlohmann::json::array()}}}};
     return std::nullopt;
   }
-  ChakraInputs inputs{prefix, groups_path, legacy, replicate, {}};
+  ChakraInputs inputs;
+  inputs.prefix = prefix;
+  inputs.groups_path = groups_path;
+  inputs.legacy = legacy;
+  inputs.replicate = replicate;
   if (!astra_system.empty()) {
     auto settings = ReadAstraTraceSettings(astra_system);
     if (!settings) return settings.Error();
