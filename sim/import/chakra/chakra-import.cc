@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -66,15 +65,11 @@ void Put(std::string& key, const std::optional<T>& value) {
 // with node ids replaced by their positions in id order: equal keys, programs equal up to node
 // ids and peers (built from the parsed nodes: far cheaper than comparing converted programs).
 std::string ProgramKey(const EtFile& file, const EtGroups& groups) {
-  std::vector<const EtNode*> nodes;
-  nodes.reserve(file.nodes.size());
-  for (const EtNode& node : file.nodes)
-    nodes.push_back(&node);  // in ascending id order (ParseEtFile)
   std::unordered_map<uint64_t, uint64_t> position;
-  position.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i]->id, i);
+  position.reserve(file.nodes.size());
+  for (size_t i = 0; i < file.nodes.size(); ++i) position.emplace(file.nodes[i].id, i);
   std::string key;
-  key.reserve(nodes.size() * 48);
+  key.reserve(file.nodes.size() * 48);
   auto deps = [&](const std::vector<uint64_t>& ids) {
     Put(key, ids.size());
     for (const uint64_t id : ids) {
@@ -82,45 +77,40 @@ std::string ProgramKey(const EtFile& file, const EtGroups& groups) {
       Put(key, found == position.end() ? UINT64_MAX : found->second);
     }
   };
-  for (const EtNode* node : nodes) {
-    Put(key, node->name);
-    Put(key, node->type);
-    deps(node->ctrl_deps);
-    deps(node->data_deps);
-    Put(key, node->duration_micros);
-    Put(key, node->is_cpu_op);
+  for (const EtNode& node : file.nodes) {
+    Put(key, node.name);
+    Put(key, node.type);
+    deps(node.ctrl_deps);
+    deps(node.data_deps);
+    Put(key, node.duration_micros);
+    Put(key, node.is_cpu_op);
     // Not comm_src or comm_dst: a send's ends differ from rank to rank (CheckRank checks them).
-    for (const auto* value : {&node->comm_type, &node->comm_size, &node->comm_tag, &node->num_ops,
-                              &node->tensor_size, &node->hfsim_stream}) {
+    for (const auto* value : {&node.comm_type, &node.comm_size, &node.comm_tag, &node.num_ops,
+                              &node.tensor_size, &node.hfsim_stream}) {
       Put(key, *value);
     }
     // A named group stands for its family of disjoint groups (one communicator): ranks in like
     // groups, every tensor group say, have equal programs. CheckRank checks the membership.
-    int64_t group = 0;
-    const std::string& pg = node->pg_name ? *node->pg_name : std::string();
-    const auto [end, ec] = std::from_chars(pg.data(), pg.data() + pg.size(), group);
-    const auto family = groups.family_of.find(group);
-    if (!pg.empty() && ec == std::errc() && end == pg.data() + pg.size() &&
-        family != groups.family_of.end()) {
+    if (const auto group = groups.Named(node.pg_name)) {
       Put(key, std::string("family"));
-      Put(key, family->second);
+      Put(key, groups.family_of.at(*group));
       // ... of this group's size: an all-gather's hfsim size is comm_size times it.
-      Put(key, groups.members.at(group).size());
+      Put(key, groups.members.at(*group).size());
     } else {
-      Put(key, node->pg_name);
+      Put(key, node.pg_name);
     }
-    Put(key, node->involved_dim.has_value());
-    if (node->involved_dim) {
-      Put(key, node->involved_dim->size());
-      for (const bool on : *node->involved_dim) Put(key, on);
+    Put(key, node.involved_dim.has_value());
+    if (node.involved_dim) {
+      Put(key, node.involved_dim->size());
+      for (const bool on : *node.involved_dim) Put(key, on);
     }
-    Put(key, node->hfsim_phase);
-    Put(key, node->hfsim_duration_ns);
-    Put(key, node->hfsim_communicator);
-    Put(key, node->hfsim_continues_step);
-    Put(key, node->hfsim_count);
-    Put(key, node->hfsim_repeat);
-    Put(key, node->metadata_groups);
+    Put(key, node.hfsim_phase);
+    Put(key, node.hfsim_duration_ns);
+    Put(key, node.hfsim_communicator);
+    Put(key, node.hfsim_continues_step);
+    Put(key, node.hfsim_count);
+    Put(key, node.hfsim_repeat);
+    Put(key, node.metadata_groups);
   }
   return key;
 }
@@ -382,10 +372,9 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
           *node.comm_type != static_cast<int64_t>(EtCollective::kAllGather) || !node.pg_name) {
         continue;
       }
-      int64_t id = 0;
-      const std::string& pg = *node.pg_name;
-      const auto [end, ec] = std::from_chars(pg.data(), pg.data() + pg.size(), id);
-      if (ec != std::errc() || !groups.family_of.count(id)) continue;  // the default group
+      const auto named = groups.Named(node.pg_name);
+      if (!named) continue;  // the default group (or no group: refused when converted)
+      const int64_t id = *named;
       const size_t size = groups.members.at(id).size();
       for (const int64_t other : groups.families[groups.family_of.at(id)]) {
         if (groups.members.at(other).size() != size) {

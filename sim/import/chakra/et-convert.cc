@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -83,9 +82,8 @@ Expected<std::optional<int64_t>> GroupOf(const EtFile& file, const EtNode& node,
                                          const EtGroups& groups, const std::string& groups_path) {
   const std::string pg = node.pg_name.value_or("");
   if (pg.empty() || pg == "0") return std::optional<int64_t>();
-  int64_t id = 0;
-  const auto [end, ec] = std::from_chars(pg.data(), pg.data() + pg.size(), id);
-  if (ec != std::errc() || end != pg.data() + pg.size() || !groups.members.count(id)) {
+  const std::optional<int64_t> named = groups.Named(node.pg_name);
+  if (!named) {
     return NodeError(file, node,
                      fmt::format("pg_name \"{}\" names no communicator group{}; accepted: \"\" or "
                                  "\"0\" (all NPUs, over involved_dim) or a key of the groups file",
@@ -93,14 +91,14 @@ Expected<std::optional<int64_t>> GroupOf(const EtFile& file, const EtNode& node,
                                  groups_path.empty() ? " (no --chakra-groups file was given)"
                                                      : " of " + groups_path));
   }
-  const std::vector<uint32_t>& members = groups.members.at(id);
+  const std::vector<uint32_t>& members = groups.members.at(*named);
   if (!std::binary_search(members.begin(), members.end(), rank)) {
     return NodeError(file, node,
                      fmt::format("pg_name \"{}\" names a group that does not hold rank {} (its "
                                  "ranks: {})",
                                  pg, rank, fmt::join(members, ", ")));
   }
-  return std::optional<int64_t>(id);
+  return named;
 }
 
 }  // namespace
@@ -115,10 +113,6 @@ EtConverter::EtConverter(const ChakraInputs& inputs, const std::vector<uint32_t>
 /// One rank's program as graph nodes, in ascending id order (the order in which ASTRA-sim
 /// issues ready nodes).
 Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank) {
-  std::vector<const EtNode*> nodes;
-  nodes.reserve(file.nodes.size());
-  for (const EtNode& node : file.nodes)
-    nodes.push_back(&node);  // in ascending id order (ParseEtFile)
   nlohmann::json program = nlohmann::json::array();
   uint32_t next_recv_stream = kFirstRecvStream;
   // hfsim's exporter writes a collective of count k as k nodes in a row; they fold back into
@@ -126,74 +120,65 @@ Expected<nlohmann::json> EtConverter::Program(const EtFile& file, uint32_t rank)
   m_alias.clear();
   const EtNode* repeated = nullptr;
   int64_t repeats_left = 0;
-  uint64_t next_id = nodes.empty() ? 0 : nodes.back()->id + 1;  // for custom expansions
-  for (const EtNode* node : nodes) {
-    if (CustomOf(*node) != nullptr) {
-      auto expanded = ExpandCustom(file, *node, rank, next_id, next_recv_stream);
+  auto too_few_copies = [&] {
+    return NodeError(
+        file, *repeated,
+        fmt::format("hfsim_count promises {} more copies than follow it", repeats_left));
+  };
+  uint64_t next_id = file.nodes.empty() ? 0 : file.nodes.back().id + 1;  // for custom expansions
+  for (const EtNode& node : file.nodes) {
+    if (CustomOf(node) != nullptr) {
+      auto expanded = ExpandCustom(file, node, rank, next_id, next_recv_stream);
       if (!expanded) return expanded.Error();
       for (nlohmann::json& entry : expanded.Value()) program.push_back(std::move(entry));
       continue;
     }
     // Copies of a repeated collective fold back (not with custom implementations, whose
     // expansions keep every copy).
-    if (node->hfsim_repeat && m_inputs.custom.empty()) {
-      if (repeats_left == 0 || node->type != repeated->type ||
-          node->comm_type != repeated->comm_type || node->comm_size != repeated->comm_size ||
-          node->pg_name != repeated->pg_name) {
-        return NodeError(file, *node,
+    if (node.hfsim_repeat && m_inputs.custom.empty()) {
+      if (repeats_left == 0 || node.type != repeated->type ||
+          node.comm_type != repeated->comm_type || node.comm_size != repeated->comm_size ||
+          node.pg_name != repeated->pg_name) {
+        return NodeError(file, node,
                          "hfsim_repeat on a node that does not repeat the "
                          "collective before it (hfsim_count)");
       }
       --repeats_left;
-      m_alias[node->id] = repeated->id;
+      m_alias[node.id] = repeated->id;
       continue;
     }
-    if (repeats_left > 0) {
-      return NodeError(file, *repeated,
-                       fmt::format("hfsim_count promises {} more copies than "
-                                   "follow it",
-                                   repeats_left));
-    }
-    auto entry = Node(file, *node, rank, next_recv_stream);
+    if (repeats_left > 0) return too_few_copies();
+    auto entry = Node(file, node, rank, next_recv_stream);
     if (!entry) return entry.Error();
-    if (node->hfsim_count && m_inputs.custom.empty()) {
-      if (*node->hfsim_count < 1 || *node->hfsim_count > (1 << 20) ||
+    if (node.hfsim_count && m_inputs.custom.empty()) {
+      if (*node.hfsim_count < 1 || *node.hfsim_count > (1 << 20) ||
           entry.Value()["type"] != "collective") {
-        return NodeError(file, *node,
+        return NodeError(file, node,
                          fmt::format("hfsim_count is {}; accepted: 1 to 2^20, on "
                                      "a collective",
-                                     *node->hfsim_count));
+                                     *node.hfsim_count));
       }
-      if (*node->hfsim_count > 1) entry.Value()["count"] = *node->hfsim_count;
-      repeated = node;
-      repeats_left = *node->hfsim_count - 1;
+      if (*node.hfsim_count > 1) entry.Value()["count"] = *node.hfsim_count;
+      repeated = &node;
+      repeats_left = *node.hfsim_count - 1;
     }
     program.push_back(std::move(entry).Value());
   }
-  if (repeats_left > 0) {
-    return NodeError(file, *repeated,
-                     fmt::format("hfsim_count promises {} more copies than "
-                                 "follow it",
-                                 repeats_left));
-  }
+  if (repeats_left > 0) return too_few_copies();
   return program;
 }
 
 std::optional<UserError> EtConverter::CheckRank(const EtFile& file, uint32_t rank,
                                                 std::vector<uint32_t>& peers) const {
-  std::vector<const EtNode*> nodes;
-  nodes.reserve(file.nodes.size());
-  for (const EtNode& node : file.nodes)
-    nodes.push_back(&node);  // in ascending id order (ParseEtFile)
   peers.clear();
-  for (const EtNode* node : nodes) {
-    if (node->type == static_cast<int32_t>(EtNodeType::kSend) ||
-        node->type == static_cast<int32_t>(EtNodeType::kRecv)) {
-      auto peer = PeerOf(file, *node, rank, m_ranks);
+  for (const EtNode& node : file.nodes) {
+    if (node.type == static_cast<int32_t>(EtNodeType::kSend) ||
+        node.type == static_cast<int32_t>(EtNodeType::kRecv)) {
+      auto peer = PeerOf(file, node, rank, m_ranks);
       if (!peer) return peer.Error();
       peers.push_back(peer.Value());
-    } else if (node->type == static_cast<int32_t>(EtNodeType::kCollective) && !node->is_cpu_op) {
-      auto group = GroupOf(file, *node, rank, m_groups, m_inputs.groups_path);
+    } else if (node.type == static_cast<int32_t>(EtNodeType::kCollective) && !node.is_cpu_op) {
+      auto group = GroupOf(file, node, rank, m_groups, m_inputs.groups_path);
       if (!group) return group.Error();
     }
   }
@@ -574,17 +559,14 @@ Expected<std::vector<nlohmann::json>> EtConverter::ExpandCustom(const EtFile& fi
   if (!node.name.empty()) first["name"] = node.name;
   if (const auto deps = DependenciesOf(node); !deps.empty()) first["deps"] = deps;
   out.push_back(std::move(first));
-  std::vector<const EtNode*> nodes;
-  for (const EtNode& n : implementation.nodes)
-    nodes.push_back(&n);  // in ascending id order (ParseEtFile)
   std::unordered_map<uint64_t, uint64_t> id_of;
-  for (const EtNode* n : nodes) id_of.emplace(n->id, next_id++);
+  for (const EtNode& n : implementation.nodes) id_of.emplace(n.id, next_id++);
   std::vector<uint64_t> all;
-  for (const EtNode* n : nodes) {
-    nlohmann::json entry = {{"id", id_of.at(n->id)}};
-    if (!n->name.empty()) entry["name"] = n->name;
+  for (const EtNode& n : implementation.nodes) {
+    nlohmann::json entry = {{"id", id_of.at(n.id)}};
+    if (!n.name.empty()) entry["name"] = n.name;
     std::vector<uint64_t> deps = {start};
-    for (const auto* list : {&n->data_deps, &n->ctrl_deps}) {
+    for (const auto* list : {&n.data_deps, &n.ctrl_deps}) {
       for (const uint64_t dep : *list) deps.push_back(id_of.at(dep));
     }
     std::sort(deps.begin(), deps.end());
@@ -593,32 +575,32 @@ Expected<std::vector<nlohmann::json>> EtConverter::ExpandCustom(const EtFile& fi
     // No resource limits there: every node takes the next stream of the rotation.
     entry["stream"] = next_stream;
     next_stream = next_stream + 1 == kStreams ? kFirstRecvStream : next_stream + 1;
-    if (n->type == static_cast<int32_t>(EtNodeType::kCompute)) {
-      auto ns = ReplayNs(implementation, *n);
+    if (n.type == static_cast<int32_t>(EtNodeType::kCompute)) {
+      auto ns = ReplayNs(implementation, n);
       if (!ns) return ns.Error();
       entry["type"] = "compute";
       entry["duration_ns"] = ns.Value();
     } else {
-      const bool send = n->type == static_cast<int32_t>(EtNodeType::kSend);
-      const std::optional<int64_t>& other = send ? n->comm_dst : n->comm_src;
+      const bool send = n.type == static_cast<int32_t>(EtNodeType::kSend);
+      const std::optional<int64_t>& other = send ? n.comm_dst : n.comm_src;
       if (!other || *other < 0 || static_cast<uint64_t>(*other) >= group_size ||
           rank_at(*other) == rank) {
-        return NodeError(implementation, *n,
+        return NodeError(implementation, n,
                          fmt::format("{} must be another position of the group (0 to {}), got {}",
                                      send ? "comm_dst" : "comm_src", group_size - 1,
                                      other ? std::to_string(*other) : "nothing"));
       }
-      if (!n->comm_tag || *n->comm_tag < 0 || !n->comm_size || *n->comm_size < 1 ||
-          *n->comm_size > (int64_t{1} << 50)) {
-        return NodeError(implementation, *n,
+      if (!n.comm_tag || *n.comm_tag < 0 || !n.comm_size || *n.comm_size < 1 ||
+          *n.comm_size > (int64_t{1} << 50)) {
+        return NodeError(implementation, n,
                          "needs comm_tag (0 or more) and comm_size (1 to 2^50 bytes)");
       }
       entry["type"] = send ? "send" : "recv";
       entry["peer"] = rank_at(*other);
-      entry["tag"] = *n->comm_tag;
-      entry["size_bytes"] = *n->comm_size;
+      entry["tag"] = *n.comm_tag;
+      entry["size_bytes"] = *n.comm_size;
     }
-    all.push_back(id_of.at(n->id));
+    all.push_back(id_of.at(n.id));
     out.push_back(std::move(entry));
   }
   // The end keeps the collective's id, so what waits for the collective waits for all of it.

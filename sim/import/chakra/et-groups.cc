@@ -20,6 +20,15 @@ constexpr size_t kMaxFamilies = 1024;
 constexpr uint64_t kMaxListedRanks = uint64_t{1} << 22;
 }  // namespace
 
+std::optional<int64_t> EtGroups::Named(const std::optional<std::string>& pg_name) const {
+  if (!pg_name) return std::nullopt;
+  int64_t id = 0;
+  const char* end = pg_name->data() + pg_name->size();
+  const auto [stop, ec] = std::from_chars(pg_name->data(), end, id);
+  if (ec != std::errc() || stop != end || !members.count(id)) return std::nullopt;
+  return id;
+}
+
 Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return UserError{path, "cannot open the communicator-group file"};

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct EtGroups {
   /// family (in order of ids) none of whose groups it overlaps.
   std::vector<std::vector<int64_t>> families;
   std::map<int64_t, size_t> family_of;
+
+  /// The id of the group a collective's pg_name names, when it is a key of the file (never for
+  /// "" or "0", the default group of all NPUs).
+  std::optional<int64_t> Named(const std::optional<std::string>& pg_name) const;
 };
 
 /// Reads the file for a fabric of `ranks` NPUs. Errors name the file, the key and the value:
