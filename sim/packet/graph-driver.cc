@@ -277,14 +277,13 @@ void GraphDriver::Issue(uint32_t rank, uint32_t node) {
   const uint32_t ordinal = m_classes[m_ranks[rank].rank_class].ordinal[node];
   const auto key = send ? std::tuple(rank, peer, n.tag, ordinal) : std::tuple(peer, rank, n.tag, ordinal);
   auto& waiting = send ? m_receives : m_sends;
-  auto found = waiting.find(key);
-  if (found == waiting.end() || found->second.empty()) {
-    (send ? m_sends : m_receives)[key].push_back({rank, node});
+  const auto found = waiting.find(key);
+  if (found == waiting.end()) {
+    (send ? m_sends : m_receives).emplace(key, Pending{rank, node});
     return;
   }
-  const Pending other = found->second.front();
-  found->second.pop_front();
-  if (found->second.empty()) waiting.erase(found);
+  const Pending other = found->second;
+  waiting.erase(found);
   if (send) {
     Transfer({rank, node}, other);
   } else {
@@ -299,25 +298,23 @@ void GraphDriver::IssueEager(uint32_t rank, uint32_t node) {
   if (n.kind == GraphNodeKind::kSend) {
     const auto key = std::tuple(rank, peer, n.tag, ordinal);
     Pending receive{peer, kNoNode};
-    if (auto waiting = m_receives.find(key); waiting != m_receives.end()) {
-      receive = waiting->second.front();
-      waiting->second.pop_front();
-      if (waiting->second.empty()) m_receives.erase(waiting);
+    if (const auto waiting = m_receives.find(key); waiting != m_receives.end()) {
+      receive = waiting->second;
+      m_receives.erase(waiting);
     } else {
-      m_unbound[key].push_back(m_messages.size());  // the id Transfer gives it
+      m_unbound.emplace(key, m_messages.size());  // the id Transfer gives it
     }
     Transfer({rank, node}, receive);
     return;
   }
   const auto key = std::tuple(peer, rank, n.tag, ordinal);
-  auto sent = m_unbound.find(key);
+  const auto sent = m_unbound.find(key);
   if (sent == m_unbound.end()) {
-    m_receives[key].push_back({rank, node});
+    m_receives.emplace(key, Pending{rank, node});
     return;
   }
-  const uint64_t id = sent->second.front();
-  sent->second.pop_front();
-  if (sent->second.empty()) m_unbound.erase(sent);
+  const uint64_t id = sent->second;
+  m_unbound.erase(sent);
   Message& m = m_messages[id];
   m.dst_node = node;
   if (m.delivered) {  // arrived before the receive was issued: it takes no time of its own
@@ -440,15 +437,13 @@ std::vector<std::string> GraphDriver::CheckComplete() const {
                        S(rank) + waiting);
     break;
   }
-  for (const auto& [key, list] : m_unbound) {
-    if (list.empty()) continue;
+  for (const auto& [key, id] : m_unbound) {
     problems.push_back("an eager send from rank " + S(std::get<0>(key)) + " to rank " +
                        S(std::get<1>(key)) + " (tag " + S(std::get<2>(key)) +
                        ") was never received");
     break;
   }
-  for (const auto& [key, list] : m_sends) {
-    if (list.empty()) continue;
+  for (const auto& [key, pending] : m_sends) {
     problems.push_back("a send from rank " + S(std::get<0>(key)) + " to rank " + S(std::get<1>(key)) +
                        " (tag " + S(std::get<2>(key)) + ") was never received");
     break;

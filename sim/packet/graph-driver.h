@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <functional>
 #include <map>
@@ -160,14 +159,15 @@ class GraphDriver {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, CollectiveId> m_group_ids;
   std::map<std::pair<uint32_t, uint32_t>, CollectiveMembers> m_members;  ///< (comm, group)
 
-  // Sends and receives, FIFO per (source, destination, tag).
+  // Sends and receives, matched by (source, destination, tag, ordinal).
   PeerResolver m_peers;
   /// Sends and receives waiting for their match, by (source, destination, tag, ordinal).
   using PointToPointKey = std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>;
-  std::map<PointToPointKey, std::deque<Pending>> m_sends, m_receives;
+  /// Each key is one send and one receive (the ordinal tells repeats apart): one waits here.
+  std::map<PointToPointKey, Pending> m_sends, m_receives;
   std::vector<Message> m_messages;  ///< by message id
-  /// Eager sends whose receive is not issued yet, FIFO per (source, destination, tag).
-  std::map<PointToPointKey, std::deque<uint64_t>> m_unbound;
+  /// Eager sends (message ids) whose receive is not issued yet.
+  std::map<PointToPointKey, uint64_t> m_unbound;
   uint64_t m_p2p_bytes_planned = 0;
   uint64_t m_p2p_bytes_sent = 0;
   uint64_t m_p2p_bytes_delivered = 0;
