@@ -95,6 +95,8 @@ std::optional<UserError> ChakraOptions::Apply(nlohmann::json& document,
               << ".POSITION.et (from " << astra_system << ")\n";
   }
   document["workload"] = {{"graph", std::move(imported.Value().graph)}};
+  // ASTRA-sim's inputs name no job (the import's name is a placeholder's): the trace does.
+  if (!astra_system.empty()) document["name"] = "chakra " + prefix;
   return std::nullopt;
 }
 

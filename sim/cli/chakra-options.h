@@ -23,7 +23,8 @@ struct ChakraOptions {
   /// Options given without --chakra, as an error naming them; nullopt when they are fine.
   std::optional<UserError> CheckAlone(const std::string& command) const;
   /// Replaces `document`'s workload with the trace read for the fabric its topology describes;
-  /// `astra_system` (may be empty) gives ASTRA-sim's roofline settings. Prints the trace's node
+  /// `astra_system` (empty without ASTRA-sim inputs) gives ASTRA-sim's roofline settings and
+  /// custom implementations, and then the trace names the scenario. Prints the trace's node
   /// counts to standard error. Errors name the file, the node and the problem.
   std::optional<UserError> Apply(nlohmann::json& document, const std::string& astra_system) const;
 };

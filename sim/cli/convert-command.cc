@@ -52,7 +52,6 @@ Expected<nlohmann::json> ImportForConvert(const ConvertCommand& command, std::st
   if (!document) return document;
   if (command.chakra.Given()) {
     if (auto error = command.chakra.Apply(document.Value(), command.astra.system)) return *error;
-    if (command.astra.Given()) document.Value()["name"] = "chakra " + command.chakra.prefix;
     *source += " with " + command.chakra.prefix;
   }
   return document;

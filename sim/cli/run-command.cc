@@ -56,8 +56,6 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   nlohmann::json& json = document.Value();
   if (command.chakra.Given()) {
     if (auto error = command.chakra.Apply(json, command.astra.system)) return *error;
-    // ASTRA-sim's inputs name no job: the trace does.
-    if (command.astra.Given()) json["name"] = "chakra " + command.chakra.prefix;
     source += " with " + command.chakra.prefix;
   }
   if (!command.graph_path.empty()) {
