@@ -74,6 +74,8 @@ TEST(ChakraCli, ABrokenTraceExitsTwoNamingTheFile) {
 }
 
 TEST(ChakraCli, BadOptionsExitTwo) {
+  test::TraceDir dir("cli-bad-options");
+  const std::string never = dir.Path("never-written").string();
   const std::string scenario = kConfigs + "graph-pipeline-tensor-data.json";
   const std::pair<std::string, std::string> cases[] = {
       {"run " + scenario + " --chakra-legacy", "--chakra-legacy needs --chakra"},
@@ -81,7 +83,7 @@ TEST(ChakraCli, BadOptionsExitTwo) {
       {"run " + scenario + " --chakra x/trace --graph " + scenario,
        "--chakra and --graph each give the workload"},
       {"convert " + scenario + " --to chakra", "--to chakra writes a directory of traces"},
-      {"convert " + kConfigs + "ps-lite-dense.json --to chakra -o /tmp/hfsim-never-written",
+      {"convert " + kConfigs + "ps-lite-dense.json --to chakra -o " + never,
        "a parameter-server or gossip workload runs its own protocol"},
       {"run --chakra x/trace --astra-network " + kConfigs +
            "astra-sim/ring-fc-switch.yml "
@@ -95,7 +97,7 @@ TEST(ChakraCli, BadOptionsExitTwo) {
     EXPECT_NE(result.output.find(expected), std::string::npos) << arguments << "\n"
                                                                << result.output;
   }
-  EXPECT_FALSE(fs::exists("/tmp/hfsim-never-written"));
+  EXPECT_FALSE(fs::exists(never));
 }
 
 // A custom collective implementation in the system JSON means nothing without a trace.

@@ -111,6 +111,18 @@ TEST(ChakraExport, FilesAreDeterministicAndSymmetricRanksIdentical) {
   EXPECT_EQ(a.bytes, b.bytes);
 }
 
+// Exports the scenario's graph, counting the files the sink receives instead of writing them.
+Expected<nlohmann::json> ExportCounting(const Scenario& scenario, int& written) {
+  ChakraExportCounts counts;
+  return ExportChakra(
+      BuildExecutionGraph(scenario),
+      [&](uint32_t, const std::string&) -> std::optional<std::string> {
+        ++written;
+        return std::nullopt;
+      },
+      counts);
+}
+
 // An all-gather whose buffer does not split evenly over its NPUs has no Chakra size: refused
 // before any file is written.
 TEST(ChakraExport, UnevenAllGatherIsRefusedBeforeWriting) {
@@ -119,14 +131,7 @@ TEST(ChakraExport, UnevenAllGatherIsRefusedBeforeWriting) {
   auto scenario = ParseScenario(document);
   ASSERT_TRUE(scenario) << scenario.Error().ToString();
   int written = 0;
-  ChakraExportCounts counts;
-  auto groups = ExportChakra(
-      BuildExecutionGraph(scenario.Value()),
-      [&](uint32_t, const std::string&) -> std::optional<std::string> {
-        ++written;
-        return std::nullopt;
-      },
-      counts);
+  auto groups = ExportCounting(scenario.Value(), written);
   ASSERT_FALSE(groups);
   EXPECT_NE(groups.Error().message.find("an all-gather of 1000 bytes over 3 NPUs"),
             std::string::npos);
@@ -154,14 +159,7 @@ TEST(ChakraExport, ARankFileBeyondTheReadersLimitIsRefusedBeforeWriting) {
   auto scenario = ParseScenario(document);
   ASSERT_TRUE(scenario) << scenario.Error().ToString();
   int written = 0;
-  ChakraExportCounts counts;
-  auto groups = ExportChakra(
-      BuildExecutionGraph(scenario.Value()),
-      [&](uint32_t, const std::string&) -> std::optional<std::string> {
-        ++written;
-        return std::nullopt;
-      },
-      counts);
+  auto groups = ExportCounting(scenario.Value(), written);
   ASSERT_FALSE(groups);
   EXPECT_NE(groups.Error().message.find("its trace would hold 5242880 nodes"), std::string::npos)
       << groups.Error().ToString();
