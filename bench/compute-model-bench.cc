@@ -64,9 +64,8 @@ void BM_BlockElementwiseBytes(benchmark::State& state) {
   dims.ffn = 28672;
   dims.kv_dim = 1024;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(hfsim::BlockElementwiseBytes(dims, hfsim::BlockParallel{8, true},
-                                                          hfsim::Precision::kFp8,
-                                                          hfsim::Pass::kBackward));
+    benchmark::DoNotOptimize(hfsim::BlockElementwiseBytes(
+        dims, hfsim::BlockParallel{8, true}, hfsim::Precision::kFp8, hfsim::Pass::kBackward));
   }
 }
 BENCHMARK(BM_BlockElementwiseBytes);

@@ -113,8 +113,8 @@ extern const AttentionTable kFlashAttention2H100{"FlashAttention-2 (H100)", kFa2
 extern const AttentionTable kCudnnH100{"cuDNN fused attention (H100)", kCudnnH100Curves};
 extern const AttentionTable kFlashAttention3H100{"FlashAttention-3 (H100)", kFa3H100};
 
-double AttentionRateTflops(const AttentionKernel& kernel, uint32_t head_dim, bool causal,
-                           Pass pass, double seq_len) {
+double AttentionRateTflops(const AttentionKernel& kernel, uint32_t head_dim, bool causal, Pass pass,
+                           double seq_len) {
   if (kernel.table == nullptr) return 0.0;
   const AttentionTable& table = *kernel.table;
   // The published head dimensions that bracket head_dim (the causal flag does not change them).

@@ -70,7 +70,7 @@ extern const AttentionTable kFlashAttention3H100;
 
 /// The kernel's rate in TFLOP/s (the benchmark's FLOP convention) for one case, read as the
 /// header comment says. `seq_len` > 0. A kernel without a table has no rate: 0.
-double AttentionRateTflops(const AttentionKernel& kernel, uint32_t head_dim, bool causal,
-                           Pass pass, double seq_len);
+double AttentionRateTflops(const AttentionKernel& kernel, uint32_t head_dim, bool causal, Pass pass,
+                           double seq_len);
 
 }  // namespace hfsim

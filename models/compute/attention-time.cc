@@ -30,8 +30,8 @@ AttentionEstimate Unfused(const DeviceSpec& device, Precision precision,
   const uint64_t d = shape.head_dim;
   const uint64_t dv = shape.ValueDim();
   if (pass == Pass::kForward) {
-    e.gemm_ns = EstimateGemm(device, precision, GemmShape{sq, sk, d, bh}).time_ns +   // Q K^T
-                EstimateGemm(device, precision, GemmShape{sq, dv, sk, bh}).time_ns;   // P V
+    e.gemm_ns = EstimateGemm(device, precision, GemmShape{sq, sk, d, bh}).time_ns +  // Q K^T
+                EstimateGemm(device, precision, GemmShape{sq, dv, sk, bh}).time_ns;  // P V
   } else {
     e.gemm_ns = EstimateGemm(device, precision, GemmShape{sq, d, sk, bh}).time_ns +   // dS K
                 EstimateGemm(device, precision, GemmShape{sk, d, sq, bh}).time_ns +   // dS^T Q
@@ -39,8 +39,7 @@ AttentionEstimate Unfused(const DeviceSpec& device, Precision precision,
                 EstimateGemm(device, precision, GemmShape{sk, dv, sq, bh}).time_ns;   // P^T dO
   }
   // Score elements, whole block: the mask saves nothing here.
-  const double scores = static_cast<double>(bh) * static_cast<double>(sq) *
-                        static_cast<double>(sk);
+  const double scores = static_cast<double>(bh) * static_cast<double>(sq) * static_cast<double>(sk);
   const double a = BytesPerElement(HighPrecisionFor(precision));
   double bytes_per_score = pass == Pass::kForward ? 2.0 * a : 3.0 * a;  // softmax
   // Dropout: forward reads the probabilities, writes them and the mask; backward reads the
@@ -66,8 +65,8 @@ double AttendedPairs(const AttentionShape& shape) {
 }
 
 double AttentionFlops(const AttentionShape& shape, Pass pass) {
-  const double forward = 2.0 * static_cast<double>(shape.batch) *
-                         static_cast<double>(shape.heads) * AttendedPairs(shape) *
+  const double forward = 2.0 * static_cast<double>(shape.batch) * static_cast<double>(shape.heads) *
+                         AttendedPairs(shape) *
                          static_cast<double>(shape.head_dim + shape.ValueDim());
   return pass == Pass::kForward ? forward : 2.5 * forward;
 }
@@ -84,8 +83,8 @@ AttentionEstimate EstimateAttention(const DeviceSpec& device, Precision precisio
   const bool fused_precision = precision == Precision::kBf16 || precision == Precision::kFp16 ||
                                precision == Precision::kFp8;
   if (impl == AttentionImpl::kUnfused || device.attention.table == nullptr || !fused_precision) {
-    return Unfused(device, precision == Precision::kFp8 ? Precision::kBf16 : precision, shape,
-                   pass, flops);
+    return Unfused(device, precision == Precision::kFp8 ? Precision::kBf16 : precision, shape, pass,
+                   flops);
   }
   AttentionEstimate e;
   e.impl = AttentionImpl::kFused;

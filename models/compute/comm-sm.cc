@@ -64,4 +64,9 @@ double OverlappedComputeSlowdown(const DeviceSpec& device, uint32_t sms_taken) {
   return static_cast<double>(device.sm_count) / static_cast<double>(device.sm_count - taken);
 }
 
+double OverlappedComputeSlowdown(const DeviceSpec& device, CommKernel kind, uint32_t channels,
+                                 bool multi_domain) {
+  return OverlappedComputeSlowdown(device, CommKernelSms(device, kind, channels, multi_domain));
+}
+
 }  // namespace hfsim

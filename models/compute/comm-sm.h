@@ -42,5 +42,8 @@ uint32_t CommKernelSms(const DeviceSpec& device, CommKernel kind, uint32_t chann
 /// How much longer work that is not re-quantized (attention, elementwise) takes beside a
 /// communication kernel holding `sms_taken` SMs: SMs / (SMs - taken), >= 1.
 double OverlappedComputeSlowdown(const DeviceSpec& device, uint32_t sms_taken);
+/// The same for a communication kernel of `kind` (CommKernelSms).
+double OverlappedComputeSlowdown(const DeviceSpec& device, CommKernel kind, uint32_t channels = 0,
+                                 bool multi_domain = false);
 
 }  // namespace hfsim

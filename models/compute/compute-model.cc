@@ -46,8 +46,8 @@ GemmEstimate ComputeModel::Gemm(GemmClass gemm_class, const GemmShape& shape,
   return EstimateGemm(m_device, PrecisionOf(gemm_class), shape, options);
 }
 
-LinearGemms ComputeModel::Linear(GemmClass gemm_class, uint64_t tokens, uint64_t in,
-                                 uint64_t out, const LinearOptions& options) const {
+LinearGemms ComputeModel::Linear(GemmClass gemm_class, uint64_t tokens, uint64_t in, uint64_t out,
+                                 const LinearOptions& options) const {
   return EstimateLinearGemms(m_device, PrecisionOf(gemm_class), tokens, in, out, options);
 }
 

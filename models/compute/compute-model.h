@@ -81,8 +81,7 @@ class ComputeModel {
                             Pass pass) const;
   /// What a communication kernel holding `sms_taken` SMs adds to a GEMM beside it: the GEMM
   /// re-quantized on the remaining SMs minus the GEMM alone, ns (>= 0).
-  double GemmCommOverheadNs(GemmClass gemm_class, const GemmShape& shape,
-                            uint32_t sms_taken) const;
+  double GemmCommOverheadNs(GemmClass gemm_class, const GemmShape& shape, uint32_t sms_taken) const;
   /// What it adds to `compute_ns` of other (not re-quantized) work: compute_ns x (slowdown - 1).
   double CommOverheadNs(double compute_ns, uint32_t sms_taken) const;
 

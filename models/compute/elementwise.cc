@@ -20,8 +20,8 @@ ElementwiseBreakdown BlockElementwiseBytes(const BlockDims& dims, const BlockPar
   const double fc1_out = dims.gated ? 2.0 * f : f;
   const auto q = static_cast<double>(dims.QueryDim());
   const auto kv = static_cast<double>(dims.KvDim());
-  const double cast = a + 2.0;                 // read 16-bit, write FP8 row- and column-wise
-  const double norm_out = fp8 ? 2.0 : a;       // the norm writes the GEMM's (FP8) input
+  const double cast = a + 2.0;            // read 16-bit, write FP8 row- and column-wise
+  const double norm_out = fp8 ? 2.0 : a;  // the norm writes the GEMM's (FP8) input
   const double mask = dims.hidden_dropout ? 1.0 : 0.0;
 
   if (pass == Pass::kForward) {
@@ -55,7 +55,7 @@ ElementwiseBreakdown BlockElementwiseBytes(const BlockDims& dims, const BlockPar
 ElementwiseBreakdown LossElementwiseBytes(uint64_t vocab, uint32_t tensor, bool fused, Pass pass) {
   ElementwiseBreakdown out;
   const double v = static_cast<double>(vocab) / tensor;  // logits per token on this rank
-  constexpr double a = 2.0;                               // 16-bit logits
+  constexpr double a = 2.0;                              // 16-bit logits
   constexpr double f32 = 4.0;
   if (pass == Pass::kForward) {
     if (fused) {

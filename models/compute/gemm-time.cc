@@ -81,8 +81,8 @@ GemmEstimate EstimateGemm(const DeviceSpec& device, Precision precision, const G
   return e;
 }
 
-double GemmTimeNs(const DeviceSpec& device, Precision precision, uint64_t m, uint64_t n,
-                  uint64_t k, uint64_t batch) {
+double GemmTimeNs(const DeviceSpec& device, Precision precision, uint64_t m, uint64_t n, uint64_t k,
+                  uint64_t batch) {
   return EstimateGemm(device, precision, GemmShape{m, n, k, batch}).time_ns;
 }
 

@@ -66,8 +66,8 @@ GemmEstimate EstimateGemm(const DeviceSpec& device, Precision precision, const G
                           const GemmOptions& options = {});
 
 /// EstimateGemm(...).time_ns with default options, ns.
-double GemmTimeNs(const DeviceSpec& device, Precision precision, uint64_t m, uint64_t n,
-                  uint64_t k, uint64_t batch = 1);
+double GemmTimeNs(const DeviceSpec& device, Precision precision, uint64_t m, uint64_t n, uint64_t k,
+                  uint64_t batch = 1);
 
 /// The three GEMMs of a linear layer's training step, Y = X W^T with X tokens x in and W
 /// out x in (Megatron's and TE's layout):

@@ -19,12 +19,14 @@ constexpr std::array<PrecisionRow, kPrecisionCount> kRows = {{
     {Precision::kFp32, "fp32", 4.0},
 }};
 
-static_assert([] {
-  for (size_t i = 0; i < kRows.size(); ++i) {
-    if (Index(kRows[i].precision) != i) return false;
-  }
-  return true;
-}(), "kRows must follow the enum order");
+static_assert(
+    [] {
+      for (size_t i = 0; i < kRows.size(); ++i) {
+        if (Index(kRows[i].precision) != i) return false;
+      }
+      return true;
+    }(),
+    "kRows must follow the enum order");
 
 }  // namespace
 

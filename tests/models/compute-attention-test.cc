@@ -31,8 +31,10 @@ TEST(AttentionFlops, CausalIsHalfAndBackwardTwoAndAHalfTimesForward) {
   causal.causal = true;
   // FlashAttention's count: 4 b s^2 h d forward.
   EXPECT_DOUBLE_EQ(AttentionFlops(full, Pass::kForward), 4.0 * 2 * 4096.0 * 4096 * 16 * 128);
-  EXPECT_DOUBLE_EQ(AttentionFlops(causal, Pass::kForward), 0.5 * AttentionFlops(full, Pass::kForward));
-  EXPECT_DOUBLE_EQ(AttentionFlops(full, Pass::kBackward), 2.5 * AttentionFlops(full, Pass::kForward));
+  EXPECT_DOUBLE_EQ(AttentionFlops(causal, Pass::kForward),
+                   0.5 * AttentionFlops(full, Pass::kForward));
+  EXPECT_DOUBLE_EQ(AttentionFlops(full, Pass::kBackward),
+                   2.5 * AttentionFlops(full, Pass::kForward));
   // MLA-like q/k 192, v 128: 2 b h s^2 (192 + 128).
   AttentionShape mla = full;
   mla.head_dim = 192;
@@ -179,8 +181,8 @@ TEST(AttentionTime, UnfusedIsTwoBatchedGemmsPlusSoftmaxOverTheWholeSquare) {
   const AttentionEstimate e =
       EstimateAttention(h100, Precision::kBf16, s, Pass::kForward, AttentionImpl::kUnfused);
   EXPECT_EQ(e.impl, AttentionImpl::kUnfused);
-  const double gemms = GemmTimeNs(h100, Precision::kBf16, 1024, 1024, 128, 8) +   // Q K^T
-                       GemmTimeNs(h100, Precision::kBf16, 1024, 128, 1024, 8);    // P V
+  const double gemms = GemmTimeNs(h100, Precision::kBf16, 1024, 1024, 128, 8) +  // Q K^T
+                       GemmTimeNs(h100, Precision::kBf16, 1024, 128, 1024, 8);   // P V
   EXPECT_DOUBLE_EQ(e.gemm_ns, gemms);
   // Fused scale-mask-softmax: read and write 2 B per score, 8 x 1024^2 scores.
   EXPECT_NEAR(e.elementwise_ns, 8.0 * 1024 * 1024 * 4 / (3350 * 0.9), 1e-6);

@@ -33,11 +33,16 @@ TEST(CommSms, SlowdownIsTheSmShare) {
   EXPECT_DOUBLE_EQ(OverlappedComputeSlowdown(h100, 0), 1.0);
   EXPECT_DOUBLE_EQ(OverlappedComputeSlowdown(h100, 16), 132.0 / 116.0);
   EXPECT_DOUBLE_EQ(OverlappedComputeSlowdown(h100, 1), 132.0 / 131.0);
+  EXPECT_DOUBLE_EQ(OverlappedComputeSlowdown(h100, CommKernel::kUserbuffersPipelineOrBulk),
+                   132.0 / 116.0);
+  EXPECT_DOUBLE_EQ(OverlappedComputeSlowdown(*FindDevice("B200"), CommKernel::kNcclNvls),
+                   148.0 / 124.0);
+  EXPECT_DOUBLE_EQ(OverlappedComputeSlowdown(h100, CommKernel::kCopyEngine), 1.0);
 }
 
 TEST(CommSms, AGemmBesideUserbuffersIsRequantizedOnTheRemainingSms) {
-  const auto made = ComputeModel::Create(*FindDevice("H100-SXM"), Precision::kBf16,
-                                         AttentionImpl::kFused);
+  const auto made =
+      ComputeModel::Create(*FindDevice("H100-SXM"), Precision::kBf16, AttentionImpl::kFused);
   const ComputeModel& model = std::get<ComputeModel>(made);
   // 16896 x 2048: 1056 tiles, 8 waves of 132; on 116 SMs ceil(1056 / 116) = 10 waves, so the
   // GEMM takes 10/8 as long: the overhead is a quarter of the GEMM.

@@ -50,15 +50,17 @@ TEST(Devices, NamesListEveryPresetOnceForErrorMessages) {
 // Peak = boost clock x FMA per clock per tensor core x 2 x tensor cores (ml-engineering's
 // derivation); the presets carry the vendors' rounded figures.
 TEST(Devices, PeaksMatchTheClockTimesTensorCoreArithmetic) {
-  const auto peak = [](double mhz, double fma, double cores) { return mhz * 1e6 * fma * 2 * cores / 1e12; };
+  const auto peak = [](double mhz, double fma, double cores) {
+    return mhz * 1e6 * fma * 2 * cores / 1e12;
+  };
   EXPECT_NEAR(FindDevice("H100-SXM")->peak_TFLOPS[Index(Precision::kBf16)],
-              peak(1830, 512, 4 * 132), 0.5);                       // 989.4
+              peak(1830, 512, 4 * 132), 0.5);  // 989.4
   EXPECT_NEAR(FindDevice("A100-SXM-80GB")->peak_TFLOPS[Index(Precision::kBf16)],
-              peak(1410, 256, 4 * 108), 0.5);                       // 311.9
-  EXPECT_NEAR(FindDevice("MI300X")->peak_TFLOPS[Index(Precision::kBf16)],
-              peak(2100, 256, 4 * 304), 0.1);                       // 1307.4
+              peak(1410, 256, 4 * 108), 0.5);  // 311.9
+  EXPECT_NEAR(FindDevice("MI300X")->peak_TFLOPS[Index(Precision::kBf16)], peak(2100, 256, 4 * 304),
+              0.1);  // 1307.4
   EXPECT_NEAR(FindDevice("V100-SXM2-32GB")->peak_TFLOPS[Index(Precision::kFp16)],
-              peak(1530, 64, 8 * 80), 0.5);                         // 125.3
+              peak(1530, 64, 8 * 80), 0.5);  // 125.3
 }
 
 TEST(Devices, Fp8IsTwiceBf16WhereItExistsAndAbsentBeforeHopper) {
@@ -66,7 +68,8 @@ TEST(Devices, Fp8IsTwiceBf16WhereItExistsAndAbsentBeforeHopper) {
     if (d.Supports(Precision::kFp8)) {
       // Exactly 2x before the vendors' rounding (989.4 x 2 = 1978.8, printed 1979).
       EXPECT_NEAR(d.peak_TFLOPS[Index(Precision::kFp8)] / d.peak_TFLOPS[Index(Precision::kBf16)],
-                  2.0, 2e-3) << d.name;
+                  2.0, 2e-3)
+          << d.name;
     }
     for (Precision p : kAllPrecisions) {
       const double c = d.matmul_ceiling[Index(p)];
@@ -95,15 +98,15 @@ TEST(Devices, CeilingsGiveTheMeasuredMatmulRatesBack) {
   EXPECT_NEAR(mamf("A100-SXM-40GB", Precision::kBf16), 271.2, 1e-9);  // derived: same chip
   EXPECT_NEAR(mamf("H100-SXM", Precision::kBf16), 794.5, 1e-9);
   EXPECT_NEAR(mamf("H100-SXM", Precision::kFp8), 1402.6, 1e-9);
-  EXPECT_NEAR(mamf("H800-SXM", Precision::kFp8), 1402.6, 1e-9);       // derived: H100's
-  EXPECT_NEAR(mamf("H200-SXM", Precision::kBf16), 794.5, 1e-9);       // "H200 is the same"
+  EXPECT_NEAR(mamf("H800-SXM", Precision::kFp8), 1402.6, 1e-9);  // derived: H100's
+  EXPECT_NEAR(mamf("H200-SXM", Precision::kBf16), 794.5, 1e-9);  // "H200 is the same"
   EXPECT_NEAR(mamf("H200-SXM", Precision::kFp8), 1453.4, 1e-9);
   EXPECT_NEAR(mamf("B200", Precision::kBf16), 1745.0, 1e-9);
   EXPECT_NEAR(mamf("B200", Precision::kFp8), 3432.5, 1e-9);
   EXPECT_NEAR(mamf("GB200", Precision::kBf16), 1822.0, 1e-9);
   EXPECT_NEAR(mamf("GB200", Precision::kFp8), 3615.6, 1e-9);
   EXPECT_NEAR(mamf("MI300X", Precision::kBf16), 668.4, 1e-9);
-  EXPECT_NEAR(mamf("MI300X", Precision::kFp8), 2 * 668.4, 1e-9);      // derived: BF16 fraction
+  EXPECT_NEAR(mamf("MI300X", Precision::kFp8), 2 * 668.4, 1e-9);  // derived: BF16 fraction
   EXPECT_NEAR(mamf("V100-SXM2-32GB", Precision::kFp16), 83.0, 1e-9);
 }
 

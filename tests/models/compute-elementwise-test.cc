@@ -108,10 +108,8 @@ TEST(Elementwise, LossAndOptimizer) {
   const double v = 128256.0 / 8;
   EXPECT_DOUBLE_EQ(LossElementwiseBytes(128256, 8, false, Pass::kForward).bytes_per_token,
                    (6 + 4 + 8 + 8 + 4 + 8) * v);
-  EXPECT_DOUBLE_EQ(LossElementwiseBytes(128256, 8, false, Pass::kBackward).bytes_per_token,
-                   14 * v);
-  EXPECT_DOUBLE_EQ(LossElementwiseBytes(128256, 8, true, Pass::kForward).bytes_per_token,
-                   22 * v);
+  EXPECT_DOUBLE_EQ(LossElementwiseBytes(128256, 8, false, Pass::kBackward).bytes_per_token, 14 * v);
+  EXPECT_DOUBLE_EQ(LossElementwiseBytes(128256, 8, true, Pass::kForward).bytes_per_token, 22 * v);
   EXPECT_DOUBLE_EQ(AdamStepBytesPerParameter(), 30);
   EXPECT_DOUBLE_EQ(Fp8WeightCastBytesPerParameter(), 4);
 }

@@ -85,7 +85,8 @@ TEST(GemmTime, SmallKIsMemoryBound) {
   EXPECT_TRUE(e.MemoryBound());
   EXPECT_NEAR(e.time_ns, 3358.72, 1e-9);
   // The same on an H100 (k = 16): memory-bound too.
-  EXPECT_TRUE(EstimateGemm(*FindDevice("H100-SXM"), Precision::kBf16, {8192, 8192, 16}).MemoryBound());
+  EXPECT_TRUE(
+      EstimateGemm(*FindDevice("H100-SXM"), Precision::kBf16, {8192, 8192, 16}).MemoryBound());
 }
 
 TEST(GemmTime, Fp8HalvesOnlyTheComputeBoundTime) {

@@ -37,7 +37,8 @@ TEST(KernelPoints, MamfBestShapesWhereTheTileModelFitsThem) {
   for (const MamfPoint& p : points) {
     const GemmEstimate e = EstimateGemm(*FindDevice(p.device), p.precision, {p.m, p.n, p.k});
     const double model = e.flops / e.time_ns / 1000.0;
-    EXPECT_NEAR(model / p.measured_TFLOPS, 1.0, p.tolerance) << p.device << " " << ToString(p.precision);
+    EXPECT_NEAR(model / p.measured_TFLOPS, 1.0, p.tolerance)
+        << p.device << " " << ToString(p.precision);
     EXPECT_LE(model, p.measured_TFLOPS * (1 + 1e-12)) << p.device;  // never above the ceiling
   }
 }
@@ -48,11 +49,11 @@ TEST(KernelPoints, MamfBestShapesWhereTheTileModelFitsThem) {
 // (persistent / stream-K scheduling), which the model does not represent. The model is low
 // by exactly its wave efficiency.
 TEST(KernelPoints, HopperFp8BestShapesAreUnderestimatedByTheirWaveEfficiency) {
-  const GemmEstimate h100 = EstimateGemm(*FindDevice("H100-SXM"), Precision::kFp8,
-                                         {1024, 9216, 14336});
+  const GemmEstimate h100 =
+      EstimateGemm(*FindDevice("H100-SXM"), Precision::kFp8, {1024, 9216, 14336});
   EXPECT_NEAR(h100.flops / h100.time_ns / 1000.0 / 1402.6, 288.0 / 396.0, 1e-9);
-  const GemmEstimate h200 = EstimateGemm(*FindDevice("H200-SXM"), Precision::kFp8,
-                                         {1280, 4096, 12032});
+  const GemmEstimate h200 =
+      EstimateGemm(*FindDevice("H200-SXM"), Precision::kFp8, {1280, 4096, 12032});
   EXPECT_NEAR(h200.flops / h200.time_ns / 1000.0 / 1453.4, 160.0 / 264.0, 1e-9);
 }
 
@@ -98,8 +99,7 @@ TEST(KernelPoints, Fa3ForwardTableAgainstAnIndependentRun) {
   const double measured[] = {430.32, 517.099, 565.544, 590.233, 614.234, 620.73};
   const AttentionKernel fa3{&kFlashAttention3H100, 1.0};
   for (size_t i = 0; i < kAttentionSeqLens.size(); ++i) {
-    const double table =
-        AttentionRateTflops(fa3, 128, false, Pass::kForward, kAttentionSeqLens[i]);
+    const double table = AttentionRateTflops(fa3, 128, false, Pass::kForward, kAttentionSeqLens[i]);
     EXPECT_NEAR(measured[i] / table, 1.0, 0.10) << kAttentionSeqLens[i];
   }
 }

@@ -1,12 +1,12 @@
 // The compute model's entry point (models/compute/compute-model.h): which precision each GEMM
 // runs in, devices that cannot train in a precision, the attention implementation actually
 // used, and the per-class tally.
+#include "models/compute/compute-model.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <variant>
-
-#include "models/compute/compute-model.h"
 
 namespace hfsim {
 namespace {
@@ -49,13 +49,13 @@ TEST(ComputeModel, UnderBf16EveryGemmIsBf16) {
 }
 
 TEST(ComputeModel, RefusesAPrecisionTheDeviceLacks) {
-  const auto fp8 = ComputeModel::Create(*FindDevice("A100-SXM-80GB"), Precision::kFp8,
-                                        AttentionImpl::kFused);
+  const auto fp8 =
+      ComputeModel::Create(*FindDevice("A100-SXM-80GB"), Precision::kFp8, AttentionImpl::kFused);
   ASSERT_TRUE(std::holds_alternative<std::string>(fp8));
   EXPECT_EQ(std::get<std::string>(fp8),
             "A100-SXM-80GB has no fp8 arithmetic; it runs: bf16, fp16, tf32, fp32");
-  const auto bf16 = ComputeModel::Create(*FindDevice("V100-SXM2-32GB"), Precision::kBf16,
-                                         AttentionImpl::kFused);
+  const auto bf16 =
+      ComputeModel::Create(*FindDevice("V100-SXM2-32GB"), Precision::kBf16, AttentionImpl::kFused);
   ASSERT_TRUE(std::holds_alternative<std::string>(bf16));
 }
 
