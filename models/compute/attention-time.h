@@ -26,8 +26,9 @@ struct AttentionShape {
   uint64_t batch = 1;
   /// Query heads on this rank (after the tensor split).
   uint32_t heads = 1;
-  /// Key/value heads on this rank (grouped-query attention); FLOPs do not depend on them, the
-  /// unfused path's K and V traffic does.
+  /// Key/value heads on this rank (grouped-query attention). Neither path's time depends on
+  /// them: FLOPs count query heads, and the unfused path works on K and V expanded to every
+  /// query head, as Megatron's local attention expands them (that copy is not priced).
   uint32_t kv_heads = 1;
   uint64_t q_len = 0;
   uint64_t kv_len = 0;
