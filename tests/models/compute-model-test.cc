@@ -77,6 +77,45 @@ TEST(ComputeModel, BlockElementwiseIsBytesTimesTokensOverBandwidth) {
               46592.0 * 8192 / 3015.0, 1e-6);
 }
 
+// docs/compute-model.md §8: one Llama 3 70B block on an H100 at TP 8 with sequence
+// parallelism, micro-batch 1, sequence 8192. The figures printed there, to 0.1 us.
+TEST(ComputeModel, TheDocumentedLlama70BBlock) {
+  const uint64_t tokens = 8192;
+  struct Linear {
+    uint64_t in, out;
+  };
+  const Linear linears[] = {{8192, 1280}, {1024, 8192}, {8192, 7168}, {3584, 8192}};
+  BlockDims dims;
+  dims.hidden = 8192;
+  dims.ffn = 28672;
+  dims.kv_dim = 1024;
+  AttentionShape a;
+  a.heads = 8;
+  a.kv_heads = 1;
+  a.q_len = a.kv_len = 8192;
+  a.causal = true;
+  struct Expected {
+    Precision precision;
+    double gemm_us, block_us;
+  };
+  for (const Expected& x :
+       {Expected{Precision::kBf16, 6912.8, 8228.2}, Expected{Precision::kFp8, 3915.7, 5395.3}}) {
+    const ComputeModel model = Make("H100-SXM", x.precision);
+    ComputeTally tally;
+    for (const Linear& l : linears) {
+      tally.Add(OpClass::kGemm, model.Linear(GemmClass::kLinear, tokens, l.in, l.out).TotalNs());
+    }
+    for (Pass pass : {Pass::kForward, Pass::kBackward}) {
+      tally.Add(OpClass::kAttention, model.Attention(a, pass).time_ns);
+      tally.Add(OpClass::kElementwise,
+                model.BlockElementwiseNs(dims, BlockParallel{8, true}, tokens, pass));
+    }
+    EXPECT_NEAR(tally[OpClass::kGemm] / 1e3, x.gemm_us, 0.05) << ToString(x.precision);
+    EXPECT_NEAR(tally[OpClass::kAttention] / 1e3, 259.8 + 752.3, 0.1);
+    EXPECT_NEAR(tally.TotalNs() / 1e3, x.block_us, 0.1) << ToString(x.precision);
+  }
+}
+
 TEST(ComputeTally, SumsPerClass) {
   ComputeTally tally;
   tally.Add(OpClass::kGemm, 10);
