@@ -131,14 +131,14 @@ std::optional<SpecProblem> CheckTransformerSpec(const TransformerSpec& spec) {
   if (auto p = Range("ffn", spec.ffn, spec.moe ? 0 : 1, L::kMaxFfn)) return p;
   if (auto p = Range("kv_heads", spec.kv_heads, 0, spec.heads)) return p;
   if (spec.KvHeads() != 0 && spec.heads % spec.KvHeads() != 0) {
-    return SpecProblem{"kv_heads", fmt::format("got {}, which does not divide heads ({}); "
-                                               "accepted: a divisor of {}",
+    return SpecProblem{"kv_heads", fmt::format("got {}, which does not divide the {} attention "
+                                               "heads; accepted: a divisor of {}",
                                                spec.kv_heads, spec.heads, spec.heads)};
   }
   if (auto p = Range("head_dim", spec.head_dim, 0, L::kMaxHeadDim)) return p;
   if (!spec.mla && spec.head_dim == 0 && spec.hidden % spec.heads != 0) {
-    return SpecProblem{"head_dim", fmt::format("missing, and hidden ({}) is not a multiple of "
-                                               "heads ({}); accepted: each head's width",
+    return SpecProblem{"head_dim", fmt::format("missing, and the hidden size {} is not a multiple "
+                                               "of the {} heads; accepted: each head's width",
                                                spec.hidden, spec.heads)};
   }
   if (!spec.mla && spec.HeadDim() > L::kMaxHeadDim) {
