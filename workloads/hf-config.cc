@@ -16,9 +16,12 @@ using nlohmann::json;
 // The types read, with the class their "architectures" names (transformers' *ForCausalLM).
 const std::vector<std::pair<std::string, std::string>>& Types() {
   static const std::vector<std::pair<std::string, std::string>> types = {
-      {"llama", "LlamaForCausalLM"},      {"mistral", "MistralForCausalLM"},
-      {"mixtral", "MixtralForCausalLM"},  {"qwen2", "Qwen2ForCausalLM"},
-      {"qwen3", "Qwen3ForCausalLM"},      {"qwen3_moe", "Qwen3MoeForCausalLM"},
+      {"llama", "LlamaForCausalLM"},
+      {"mistral", "MistralForCausalLM"},
+      {"mixtral", "MixtralForCausalLM"},
+      {"qwen2", "Qwen2ForCausalLM"},
+      {"qwen3", "Qwen3ForCausalLM"},
+      {"qwen3_moe", "Qwen3MoeForCausalLM"},
       {"deepseek_v3", "DeepseekV3ForCausalLM"},
   };
   return types;
@@ -97,8 +100,8 @@ class Reader {
   uint64_t Integer(const char* key, const char* field) {
     const std::optional<uint64_t> value = Count(m_config[key]);
     if (!value || *value > UINT32_MAX) {
-      throw Refusal{key, fmt::format("got {}; accepted: an integer from 0 to {}", Shown(key),
-                                     UINT32_MAX)};
+      throw Refusal{
+          key, fmt::format("got {}; accepted: an integer from 0 to {}", Shown(key), UINT32_MAX)};
     }
     if (field != nullptr) m_origin[field] = key;
     return *value;
@@ -199,8 +202,9 @@ TransformerSpec ReadDeepSeekV3(Reader& r) {
   spec.activation = ReadActivation(r);
   spec.tied_embeddings = r.Bool("tie_word_embeddings", false);
   if (r.Bool("attention_bias", false)) {
-    throw Refusal{"attention_bias", "true: biases in latent attention are not modelled; "
-                                    "accepted: false"};
+    throw Refusal{"attention_bias",
+                  "true: biases in latent attention are not modelled; "
+                  "accepted: false"};
   }
   MlaSpec& mla = spec.mla.emplace();
   mla.q_lora_rank = r.Optional("q_lora_rank", "mla.q_lora_rank", 0);
@@ -212,7 +216,8 @@ TransformerSpec ReadDeepSeekV3(Reader& r) {
   moe.experts = static_cast<uint32_t>(r.Required("n_routed_experts", "moe.experts"));
   moe.top_k = static_cast<uint32_t>(r.Required("num_experts_per_tok", "moe.top_k"));
   moe.expert_ffn = r.Required("moe_intermediate_size", "moe.expert_ffn");
-  moe.shared_experts = static_cast<uint32_t>(r.Optional("n_shared_experts", "moe.shared_experts", 0));
+  moe.shared_experts =
+      static_cast<uint32_t>(r.Optional("n_shared_experts", "moe.shared_experts", 0));
   moe.shared_expert_ffn = moe.expert_ffn;
   r.Origin("moe.shared_expert_ffn", "moe_intermediate_size");
   moe.first_dense_layers =
@@ -229,8 +234,7 @@ TransformerSpec ReadDeepSeekV3(Reader& r) {
                                              *method)};
   }
   moe.router_bias = !method || *method == "noaux_tc";
-  spec.mtp_layers =
-      static_cast<uint32_t>(r.Optional("num_nextn_predict_layers", "mtp_layers", 0));
+  spec.mtp_layers = static_cast<uint32_t>(r.Optional("num_nextn_predict_layers", "mtp_layers", 0));
   return spec;
 }
 

@@ -53,8 +53,8 @@ BlockSizes Sizes(const TransformerSpec& spec, uint32_t layer) {
     b.kv_heads = spec.heads;
     b.q_width = heads * b.qk_head;
     b.kv_width = heads * b.qk_head;
-    const uint64_t query = m.q_lora_rank > 0 ? d * m.q_lora_rank + m.q_lora_rank * b.q_width
-                                             : d * b.q_width;
+    const uint64_t query =
+        m.q_lora_rank > 0 ? d * m.q_lora_rank + m.q_lora_rank * b.q_width : d * b.q_width;
     b.attention_matrices = query + d * (m.kv_lora_rank + m.qk_rope_head_dim) +
                            m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim) +
                            heads * m.v_head_dim * d;
@@ -108,8 +108,8 @@ Operation Gemm(std::string name, OperationKind kind, double tokens, uint64_t k, 
 }
 
 AttentionShape AttentionOf(const TransformerSpec& spec, const BlockSizes& b, uint64_t seq) {
-  return {spec.heads, b.kv_heads, static_cast<uint32_t>(b.qk_head),
-          static_cast<uint32_t>(b.v_head), seq, spec.causal};
+  return {spec.heads, b.kv_heads, static_cast<uint32_t>(b.qk_head), static_cast<uint32_t>(b.v_head),
+          seq,        spec.causal};
 }
 
 // A dense block with standard attention: the operations the roofline has priced since it was
@@ -194,8 +194,8 @@ void SetOtherBlockOperations(const TransformerSpec& spec, const BlockSizes& b, u
                          TensorSplit::kColumn, m.q_lora_rank * b.q_width));
       per_token += 2.0 * static_cast<double>(m.q_lora_rank);  // its norm
     } else {
-      ops.push_back(Gemm("q", OperationKind::kLinear, s, d, b.q_width, TensorSplit::kColumn,
-                         d * b.q_width));
+      ops.push_back(
+          Gemm("q", OperationKind::kLinear, s, d, b.q_width, TensorSplit::kColumn, d * b.q_width));
     }
     const uint64_t kv_down = m.kv_lora_rank + m.qk_rope_head_dim;
     const uint64_t kv_up = heads * (m.qk_nope_head_dim + m.v_head_dim);
@@ -224,10 +224,10 @@ void SetOtherBlockOperations(const TransformerSpec& spec, const BlockSizes& b, u
   const uint64_t in = MlpInputs(spec);
   const double activation_reads = spec.gated_mlp ? 3.0 : 2.0;  // per element of the MLP's width
   if (!b.moe) {
-    ops.push_back(Gemm("mlp_in", OperationKind::kLinear, s, d, in * spec.ffn,
-                       TensorSplit::kColumn, in * d * spec.ffn));
-    ops.push_back(Gemm("mlp_out", OperationKind::kLinear, s, spec.ffn, d, TensorSplit::kRow,
-                       spec.ffn * d));
+    ops.push_back(Gemm("mlp_in", OperationKind::kLinear, s, d, in * spec.ffn, TensorSplit::kColumn,
+                       in * d * spec.ffn));
+    ops.push_back(
+        Gemm("mlp_out", OperationKind::kLinear, s, spec.ffn, d, TensorSplit::kRow, spec.ffn * d));
     per_token += activation_reads * static_cast<double>(spec.ffn);
   } else {
     const MoeSpec& moe = *spec.moe;
@@ -240,17 +240,17 @@ void SetOtherBlockOperations(const TransformerSpec& spec, const BlockSizes& b, u
     if (shared > 0) {
       ops.push_back(Gemm("shared_in", OperationKind::kLinear, s, d, in * shared,
                          TensorSplit::kColumn, in * d * shared));
-      ops.push_back(Gemm("shared_out", OperationKind::kLinear, s, shared, d, TensorSplit::kRow,
-                         shared * d));
+      ops.push_back(
+          Gemm("shared_out", OperationKind::kLinear, s, shared, d, TensorSplit::kRow, shared * d));
     }
     const double routed = s * moe.top_k;
-    ops.push_back(Gemm("experts_in", OperationKind::kExpertLinear, routed, d,
-                       in * moe.expert_ffn, TensorSplit::kColumn,
-                       uint64_t{moe.experts} * in * d * moe.expert_ffn, moe.experts));
-    ops.push_back(Gemm("experts_out", OperationKind::kExpertLinear, routed, moe.expert_ffn, d,
-                       TensorSplit::kRow, uint64_t{moe.experts} * moe.expert_ffn * d,
+    ops.push_back(Gemm("experts_in", OperationKind::kExpertLinear, routed, d, in * moe.expert_ffn,
+                       TensorSplit::kColumn, uint64_t{moe.experts} * in * d * moe.expert_ffn,
                        moe.experts));
-    const double width = static_cast<double>(shared) + moe.top_k * static_cast<double>(moe.expert_ffn);
+    ops.push_back(Gemm("experts_out", OperationKind::kExpertLinear, routed, moe.expert_ffn, d,
+                       TensorSplit::kRow, uint64_t{moe.experts} * moe.expert_ffn * d, moe.experts));
+    const double width =
+        static_cast<double>(shared) + moe.top_k * static_cast<double>(moe.expert_ffn);
     // The activation over every expert's width, and each token copied to its top_k experts
     // and their outputs summed back (read and write both ways).
     per_token += activation_reads * width + 2.0 * static_cast<double>(d) * (1.0 + moe.top_k);

@@ -63,8 +63,7 @@ Layer EmbeddingRow(const TransformerSpec& spec, uint64_t seq) {
                                            "embeddings(word+pos+type+LN)"};
   const uint64_t d = spec.hidden;
   const bool learned = spec.positions == PositionKind::kLearned;
-  const uint64_t tables =
-      (spec.vocab + (learned ? spec.max_positions : 0) + spec.token_types) * d;
+  const uint64_t tables = (spec.vocab + (learned ? spec.max_positions : 0) + spec.token_types) * d;
   const uint64_t norm = spec.embedding_norm ? NormParams(spec) : 0;
   Layer row = Row(kNames[static_cast<int>(spec.rows)], tables + norm, 0.0, seq * d);
   row.tensor_parallel_all_reduces = 1;
@@ -97,8 +96,8 @@ void AddTiedNormHead(const TransformerSpec& spec, uint64_t seq, Model& model) {
   const uint64_t d = spec.hidden;
   Layer& ln_f = model.layers.emplace_back(
       Row("ln_f", NormParams(spec), static_cast<double>(2 * seq * d * spec.vocab), seq * d));
-  ln_f.operations.push_back(Elementwise("norm", ln_f.params, static_cast<double>(seq),
-                                        2.0 * static_cast<double>(d)));
+  ln_f.operations.push_back(
+      Elementwise("norm", ln_f.params, static_cast<double>(seq), 2.0 * static_cast<double>(d)));
   ln_f.operations.push_back(LmHead(spec, seq, 0));
 }
 
@@ -150,9 +149,8 @@ void AddMtpModule(const TransformerSpec& spec, uint32_t k, uint64_t seq, Model& 
   rest.activation_elements_per_sample = s * rest.elements_per_token;
   module.operations.insert(module.operations.begin(), {Lookup(0, s, d, 1), eh_proj});
   model.layers.push_back(std::move(module));
-  Layer& output = model.layers.emplace_back(
-      Row(name + ".output", NormParams(spec), static_cast<double>(2 * seq * d * spec.vocab),
-          seq * d));
+  Layer& output = model.layers.emplace_back(Row(
+      name + ".output", NormParams(spec), static_cast<double>(2 * seq * d * spec.vocab), seq * d));
   output.operations.push_back(Elementwise("norm", output.params, s, 2.0 * static_cast<double>(d)));
   output.operations.push_back(LmHead(spec, seq, 0));
 }
@@ -192,8 +190,8 @@ uint64_t ActiveParams(const Model& model) {
   for (const Layer& layer : model.layers) {
     active += layer.params;
     if (layer.routed) {
-      active -= uint64_t{layer.routed->experts - layer.routed->top_k} *
-                layer.routed->params_per_expert;
+      active -=
+          uint64_t{layer.routed->experts - layer.routed->top_k} * layer.routed->params_per_expert;
     }
   }
   return active;

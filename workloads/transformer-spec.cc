@@ -74,9 +74,9 @@ std::optional<SpecProblem> CheckMoe(const TransformerSpec& spec) {
   if (auto p = Range("moe.layer_frequency", moe.layer_frequency, 1, spec.layers)) return p;
   for (uint32_t layer : moe.dense_layers) {
     if (layer >= spec.layers) {
-      return SpecProblem{"moe.dense_layers",
-                         fmt::format("lists layer {}; accepted: layer indices 0 to {}", layer,
-                                     spec.layers - 1)};
+      return SpecProblem{
+          "moe.dense_layers",
+          fmt::format("lists layer {}; accepted: layer indices 0 to {}", layer, spec.layers - 1)};
     }
   }
   bool any_moe = false, any_dense = false;
@@ -84,8 +84,9 @@ std::optional<SpecProblem> CheckMoe(const TransformerSpec& spec) {
     (spec.IsMoeLayer(layer) ? any_moe : any_dense) = true;
   }
   if (!any_moe) {
-    return SpecProblem{"moe", "leaves no layer with experts (first_dense_layers, "
-                              "layer_frequency and dense_layers exclude them all)"};
+    return SpecProblem{"moe",
+                       "leaves no layer with experts (first_dense_layers, "
+                       "layer_frequency and dense_layers exclude them all)"};
   }
   if (any_dense && spec.ffn == 0) {
     return SpecProblem{"ffn",
@@ -99,8 +100,9 @@ std::optional<SpecProblem> CheckMla(const TransformerSpec& spec) {
   const MlaSpec& m = *spec.mla;
   using L = TransformerLimits;
   if (spec.head_dim != 0) {
-    return SpecProblem{"head_dim", "does not apply with mla (its qk_nope_head_dim, "
-                                   "qk_rope_head_dim and v_head_dim give the heads' widths)"};
+    return SpecProblem{"head_dim",
+                       "does not apply with mla (its qk_nope_head_dim, "
+                       "qk_rope_head_dim and v_head_dim give the heads' widths)"};
   }
   if (spec.kv_heads != 0 && spec.kv_heads != spec.heads) {
     return SpecProblem{"kv_heads", fmt::format("got {}; latent attention expands keys and values "
@@ -108,7 +110,9 @@ std::optional<SpecProblem> CheckMla(const TransformerSpec& spec) {
                                                spec.kv_heads, spec.heads)};
   }
   if (spec.qkv_bias || spec.output_bias || spec.qk_norm) {
-    return SpecProblem{spec.qk_norm ? "qk_norm" : spec.qkv_bias ? "qkv_bias" : "output_bias",
+    return SpecProblem{spec.qk_norm    ? "qk_norm"
+                       : spec.qkv_bias ? "qkv_bias"
+                                       : "output_bias",
                        "is not modelled with mla (no released latent-attention model has it)"};
   }
   if (auto p = Range("mla.q_lora_rank", m.q_lora_rank, 0, L::kMaxHidden)) return p;
@@ -157,12 +161,14 @@ std::optional<SpecProblem> CheckTransformerSpec(const TransformerSpec& spec) {
   }
   if (auto p = Range("token_types", spec.token_types, 0, 1024)) return p;
   if (spec.rows == RowLayout::kGpt2 && !spec.tied_embeddings) {
-    return SpecProblem{"tied_embeddings", "rows \"gpt2\" books the LM head on ln_f, which holds "
-                                          "no head of its own: accepted: true (or rows \"llama\")"};
+    return SpecProblem{"tied_embeddings",
+                       "rows \"gpt2\" books the LM head on ln_f, which holds "
+                       "no head of its own: accepted: true (or rows \"llama\")"};
   }
   if (spec.mtp_layers > 0 && spec.rows != RowLayout::kLlama) {
-    return SpecProblem{"mtp_layers", "needs rows \"llama\" (multi-token prediction follows an "
-                                     "LM head of its own)"};
+    return SpecProblem{"mtp_layers",
+                       "needs rows \"llama\" (multi-token prediction follows an "
+                       "LM head of its own)"};
   }
   if (auto p = Range("mtp_layers", spec.mtp_layers, 0, L::kMaxMtpLayers)) return p;
   if (spec.moe) {
@@ -173,9 +179,9 @@ std::optional<SpecProblem> CheckTransformerSpec(const TransformerSpec& spec) {
   }
   // Every count below 2^64 whatever the sequence length (up to 2^20): a block's matrices hold at
   // most 2^40 weights per token, its heads at most 2^21 elements of queries/keys and values.
-  const uint64_t qk_v = spec.mla ? spec.mla->qk_nope_head_dim + spec.mla->qk_rope_head_dim +
-                                       spec.mla->v_head_dim
-                                 : 2 * spec.HeadDim();
+  const uint64_t qk_v =
+      spec.mla ? spec.mla->qk_nope_head_dim + spec.mla->qk_rope_head_dim + spec.mla->v_head_dim
+               : 2 * spec.HeadDim();
   if (spec.heads * qk_v > (uint64_t{1} << 21)) {
     return SpecProblem{"heads", fmt::format("{} heads of {} query/key and value elements make "
                                             "{} per token; accepted: at most 2^21",
@@ -201,14 +207,14 @@ std::optional<SpecProblem> CheckTransformerSpec(const TransformerSpec& spec) {
 
 std::optional<std::string> CheckSequenceLength(const TransformerSpec& spec, uint64_t tokens) {
   if (tokens < 1 || tokens > TransformerLimits::kMaxSequence) {
-    return fmt::format("got {} tokens; accepted: 1 to {}", tokens,
-                       TransformerLimits::kMaxSequence);
+    return fmt::format("got {} tokens; accepted: 1 to {}", tokens, TransformerLimits::kMaxSequence);
   }
   if (spec.sliding_window > 0 && tokens > spec.sliding_window) {
-    return fmt::format("{} tokens is more than model \"{}\"'s sliding window of {}: windowed "
-                       "attention is not modelled (it would change the attention's FLOPs); "
-                       "accepted: at most {} tokens",
-                       tokens, spec.name, spec.sliding_window, spec.sliding_window);
+    return fmt::format(
+        "{} tokens is more than model \"{}\"'s sliding window of {}: windowed "
+        "attention is not modelled (it would change the attention's FLOPs); "
+        "accepted: at most {} tokens",
+        tokens, spec.name, spec.sliding_window, spec.sliding_window);
   }
   return std::nullopt;
 }

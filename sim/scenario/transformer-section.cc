@@ -62,12 +62,12 @@ MoeSpec ReadMoe(const JsonCursor& c, uint32_t layers) {
 }
 
 MlaSpec ReadMla(const JsonCursor& c) {
-  c.ExpectObject({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-                  "v_head_dim"});
+  c.ExpectObject(
+      {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
   MlaSpec mla;
   mla.q_lora_rank = ReadCount(c, "q_lora_rank", 0, L::kMaxHidden, 0);
-  mla.kv_lora_rank = c.At("kv_lora_rank", "the rank of the key/value latent")
-                         .Integer(1, L::kMaxHidden);
+  mla.kv_lora_rank =
+      c.At("kv_lora_rank", "the rank of the key/value latent").Integer(1, L::kMaxHidden);
   mla.qk_nope_head_dim =
       c.At("qk_nope_head_dim", "each head's query/key width without rotary positions")
           .Integer(0, L::kMaxHeadDim);
@@ -78,11 +78,13 @@ MlaSpec ReadMla(const JsonCursor& c) {
 }
 
 TransformerSpec ReadSpec(const JsonCursor& c) {
-  c.ExpectObject({"name", "layers", "hidden", "ffn", "heads", "kv_heads", "head_dim", "vocab",
-                  "gated_mlp", "activation", "norm", "qkv_bias", "output_bias", "mlp_bias",
-                  "qk_norm", "tied_embeddings", "positions", "max_positions", "token_types",
-                  "embedding_norm", "causal", "sliding_window", "rows", "moe", "mla",
-                  "mtp_layers"});
+  c.ExpectObject({"name",        "layers",         "hidden",      "ffn",
+                  "heads",       "kv_heads",       "head_dim",    "vocab",
+                  "gated_mlp",   "activation",     "norm",        "qkv_bias",
+                  "output_bias", "mlp_bias",       "qk_norm",     "tied_embeddings",
+                  "positions",   "max_positions",  "token_types", "embedding_norm",
+                  "causal",      "sliding_window", "rows",        "moe",
+                  "mla",         "mtp_layers"});
   TransformerSpec spec;
   spec.name = c.At("name", "a string").String();
   spec.layers =
@@ -99,20 +101,24 @@ TransformerSpec ReadSpec(const JsonCursor& c) {
     spec.ffn = c.At("ffn", "the MLP's width").Integer(1, L::kMaxFfn);
   }
   spec.gated_mlp = ReadBool(c, "gated_mlp", true);
-  if (const auto a = c.Find("activation")) spec.activation = static_cast<Activation>(a->Choice(kActivations));
+  if (const auto a = c.Find("activation"))
+    spec.activation = static_cast<Activation>(a->Choice(kActivations));
   if (const auto n = c.Find("norm")) spec.norm = static_cast<NormKind>(n->Choice(kNorms));
   spec.qkv_bias = ReadBool(c, "qkv_bias", false);
   spec.output_bias = ReadBool(c, "output_bias", false);
   spec.mlp_bias = ReadBool(c, "mlp_bias", false);
   spec.qk_norm = ReadBool(c, "qk_norm", false);
   spec.tied_embeddings = ReadBool(c, "tied_embeddings", false);
-  if (const auto p = c.Find("positions")) spec.positions = static_cast<PositionKind>(p->Choice(kPositions));
+  if (const auto p = c.Find("positions"))
+    spec.positions = static_cast<PositionKind>(p->Choice(kPositions));
   if (spec.positions == PositionKind::kLearned) {
     spec.max_positions = c.At("max_positions", "the rows of the learned position table")
                              .Integer(1, L::kMaxPositions);
   } else if (c.Has("max_positions")) {
-    c.Child("max_positions").Fail("applies to learned positions only (\"positions\": "
-                                  "\"learned\"); rotary positions have no table");
+    c.Child("max_positions")
+        .Fail(
+            "applies to learned positions only (\"positions\": "
+            "\"learned\"); rotary positions have no table");
   }
   spec.token_types = ReadCount(c, "token_types", 0, 1024, 0);
   spec.embedding_norm = ReadBool(c, "embedding_norm", false);
@@ -144,14 +150,14 @@ TransformerSpec ReadHfModel(const JsonCursor& model) {
   const std::string path = where.String();
   std::error_code error;  // a name too long or unreadable is "not there", never a throw
   if (!std::filesystem::is_regular_file(path, error)) {
-    where.Fail(fmt::format("{} is not a file; accepted: a Hugging Face config.json (a path "
-                           "relative to the scenario file)",
-                           path));
+    where.Fail(
+        fmt::format("{} is not a file; accepted: a Hugging Face config.json (a path "
+                    "relative to the scenario file)",
+                    path));
   }
   auto document = LoadJsonFile(path, "the model's config.json", {kMaxConfigBytes, 64});
   if (!document) where.Fail(document.Error().ToString());
-  const std::string name =
-      model.Has("name") ? model.Child("name").String() : DefaultName(path);
+  const std::string name = model.Has("name") ? model.Child("name").String() : DefaultName(path);
   const HfConfigRead read = ReadHfConfig(document.Value(), name);
   if (!read.spec) {
     if (read.problem.field.empty()) where.Fail(fmt::format("{}: {}", path, read.problem.message));

@@ -129,8 +129,8 @@ TEST(TransformerModelScenario, RefusalsNameTheJsonPath) {
   ExpectLoadError(d, model + ".transformer.kv_heads",
                   "got 3, which does not divide the 32 attention heads");
   d = LlamaByHand();
-  d["workload"]["training"]["model"]["transformer"]["moe"] = {{"experts", 8}, {"top_k", 9},
-                                                              {"expert_ffn", 100}};
+  d["workload"]["training"]["model"]["transformer"]["moe"] = {
+      {"experts", 8}, {"top_k", 9}, {"expert_ffn", 100}};
   ExpectLoadError(d, model + ".transformer.moe.top_k", "got 9; accepted: an integer from 1 to 8");
   d = LlamaByHand();
   d["workload"]["training"]["model"]["transformer"]["attention"] = "flash";

@@ -3,6 +3,8 @@
 // checkpoints' safetensors metadata, or worked out below from the config), the zoo's models
 // read back from their configs, FLOPs against Megatron-LM's own formula, and refusals naming
 // the key.
+#include "workloads/hf-config.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "workloads/hf-config.h"
 #include "workloads/model-zoo.h"
 #include "workloads/transformer-model.h"
 
@@ -26,8 +27,8 @@ nlohmann::json Fixture(const std::string& name) {
 
 TransformerSpec Spec(const std::string& fixture) {
   const HfConfigRead read = ReadHfConfig(Fixture(fixture), fixture);
-  EXPECT_TRUE(read.spec.has_value()) << fixture << ": " << read.problem.field << ": "
-                                     << read.problem.message;
+  EXPECT_TRUE(read.spec.has_value())
+      << fixture << ": " << read.problem.field << ": " << read.problem.message;
   return read.spec.value_or(TransformerSpec{});
 }
 
@@ -102,8 +103,9 @@ TEST(HfConfig, DeepSeekV3MatchesItsCheckpoint) {
   for (const Layer& layer : model.layers) {
     if (layer.name.rfind("mtp.", 0) == 0) continue;
     active_main += layer.params;
-    if (layer.routed) active_main -= (layer.routed->experts - layer.routed->top_k) *
-                                      layer.routed->params_per_expert;
+    if (layer.routed)
+      active_main -=
+          (layer.routed->experts - layer.routed->top_k) * layer.routed->params_per_expert;
   }
   EXPECT_EQ(active_main, 37'552'297'472u);
 }
@@ -148,9 +150,9 @@ struct MegatronModel {
 double MegatronFlops(const MegatronModel& m, double s) {
   double attn, core;
   if (m.mla) {
-    attn = 6 * (m.q_rank * (m.h + m.heads * (m.qk + m.rope) + 1) +
-                m.kv_rank * (m.h + m.heads * (m.qk + m.v) + 1) + m.h * m.rope +
-                m.heads * m.v * m.h);
+    attn =
+        6 * (m.q_rank * (m.h + m.heads * (m.qk + m.rope) + 1) +
+             m.kv_rank * (m.h + m.heads * (m.qk + m.v) + 1) + m.h * m.rope + m.heads * m.v * m.h);
     core = 6 * (m.heads * (m.qk + m.rope) / 2 + m.heads * m.v / 2);
   } else {
     const double q = m.kv_channels * m.heads, kv = m.kv_channels * m.groups;
@@ -189,22 +191,34 @@ TEST(HfConfig, FlopsMatchMegatronForDenseGqaSwiGlu) {
   // 1,099,511,627,776 per block, x 32, plus 3 x 8,607,114,461,184 for the logits.
   const double s = 8192;
   const Model llama = BuildTransformer(Spec("llama3-8b.json"), 8192);
-  const MegatronModel m{.h = 4096, .layers = 32, .heads = 32, .kv_channels = 128, .groups = 8,
-                        .ffn = 14336, .vocab = 128256, .dense_layers = 32};
+  const MegatronModel m{.h = 4096,
+                        .layers = 32,
+                        .heads = 32,
+                        .kv_channels = 128,
+                        .groups = 8,
+                        .ffn = 14336,
+                        .vocab = 128256,
+                        .dense_layers = 32};
   EXPECT_EQ(OursCausal(llama), MegatronFlops(m, s));
-  EXPECT_EQ(OursCausal(llama), 32 * (3 * 4'672'924'418'048.0 - 1.5 * 1'099'511'627'776.0) +
-                                   3 * 8'607'114'461'184.0);
+  EXPECT_EQ(OursCausal(llama),
+            32 * (3 * 4'672'924'418'048.0 - 1.5 * 1'099'511'627'776.0) + 3 * 8'607'114'461'184.0);
   // Our forward FLOPs count the whole square: Megatron's estimate before core_v0.12 (commit
   // 8873b55d6a added the causal halving), 3 x forward exactly.
-  EXPECT_EQ(3 * llama.TotalForwardFlopsPerSample(),
-            MegatronFlops(m, s) + s * s * 6 * 4096 * 32);
+  EXPECT_EQ(3 * llama.TotalForwardFlopsPerSample(), MegatronFlops(m, s) + s * s * 6 * 4096 * 32);
 }
 
 TEST(HfConfig, FlopsMatchMegatronForMixtureOfExperts) {
   // Qwen3-235B-A22B at 4,096 tokens: 94 MoE layers, top-8 of 1,536, no shared expert.
   const Model qwen3 = BuildTransformer(Spec("qwen3-235b-a22b.json"), 4096);
-  const MegatronModel q{.h = 4096, .layers = 94, .heads = 64, .kv_channels = 128, .groups = 4,
-                        .ffn = 12288, .vocab = 151936, .moe_layers = 94, .moe_ffn = 1536,
+  const MegatronModel q{.h = 4096,
+                        .layers = 94,
+                        .heads = 64,
+                        .kv_channels = 128,
+                        .groups = 4,
+                        .ffn = 12288,
+                        .vocab = 151936,
+                        .moe_layers = 94,
+                        .moe_ffn = 1536,
                         .topk = 8};
   EXPECT_DOUBLE_EQ(OursCausal(qwen3), MegatronFlops(q, 4096));
   // DeepSeek-V3 with its MTP module at 4,096 tokens: 3 dense layers, 58 + 1 MoE layers with a
@@ -212,10 +226,25 @@ TEST(HfConfig, FlopsMatchMegatronForMixtureOfExperts) {
   // (q_rank + kv_rank per layer, the "+ 1") and the module's three norms (3h): ours counts no
   // norm, so those are added to ours.
   const Model deepseek = BuildTransformer(Spec("deepseek-v3.json"), 4096);
-  const MegatronModel d{.h = 7168, .layers = 61, .heads = 128, .kv_channels = 0, .groups = 0,
-                        .ffn = 18432, .vocab = 129280, .dense_layers = 3, .moe_layers = 59,
-                        .moe_ffn = 2048, .topk = 8, .shared_ffn = 2048, .mtp = 1, .mla = true,
-                        .q_rank = 1536, .kv_rank = 512, .qk = 128, .rope = 64, .v = 128};
+  const MegatronModel d{.h = 7168,
+                        .layers = 61,
+                        .heads = 128,
+                        .kv_channels = 0,
+                        .groups = 0,
+                        .ffn = 18432,
+                        .vocab = 129280,
+                        .dense_layers = 3,
+                        .moe_layers = 59,
+                        .moe_ffn = 2048,
+                        .topk = 8,
+                        .shared_ffn = 2048,
+                        .mtp = 1,
+                        .mla = true,
+                        .q_rank = 1536,
+                        .kv_rank = 512,
+                        .qk = 128,
+                        .rope = 64,
+                        .v = 128};
   const double norms = 6.0 * 4096 * (62 * (1536 + 512) + 3 * 7168);
   EXPECT_DOUBLE_EQ(OursCausal(deepseek) + norms, MegatronFlops(d, 4096));
 }
@@ -230,14 +259,16 @@ TEST(HfConfig, RefusesWhatItCannotCountNamingTheKey) {
   const nlohmann::json llama = Fixture("llama3-8b.json");
   nlohmann::json c = llama;
   c["model_type"] = "gpt2";
-  EXPECT_EQ(Problem(c), "model_type: got \"gpt2\", which hfsim does not read; accepted: "
-                        "\"llama\", \"mistral\", \"mixtral\", \"qwen2\", \"qwen3\", "
-                        "\"qwen3_moe\", \"deepseek_v3\"");
+  EXPECT_EQ(Problem(c),
+            "model_type: got \"gpt2\", which hfsim does not read; accepted: "
+            "\"llama\", \"mistral\", \"mixtral\", \"qwen2\", \"qwen3\", "
+            "\"qwen3_moe\", \"deepseek_v3\"");
   c = llama;
   c["architectures"] = {"LlamaForSequenceClassification"};
-  EXPECT_EQ(Problem(c), "architectures: got \"LlamaForSequenceClassification\"; accepted for "
-                        "model_type \"llama\": \"LlamaForCausalLM\" (the causal language "
-                        "model, whose LM head hfsim counts)");
+  EXPECT_EQ(Problem(c),
+            "architectures: got \"LlamaForSequenceClassification\"; accepted for "
+            "model_type \"llama\": \"LlamaForCausalLM\" (the causal language "
+            "model, whose LM head hfsim counts)");
   c = llama;
   c.erase("hidden_size");
   EXPECT_EQ(Problem(c), "hidden_size: missing; accepted: a non-negative integer");
@@ -246,8 +277,9 @@ TEST(HfConfig, RefusesWhatItCannotCountNamingTheKey) {
   EXPECT_EQ(Problem(c), "hidden_size: got 4096.0; accepted: an integer from 0 to 4294967295");
   c = llama;
   c["num_key_value_heads"] = 7;
-  EXPECT_EQ(Problem(c), "num_key_value_heads: got 7, which does not divide the 32 attention "
-                        "heads; accepted: a divisor of 32");
+  EXPECT_EQ(Problem(c),
+            "num_key_value_heads: got 7, which does not divide the 32 attention "
+            "heads; accepted: a divisor of 32");
   c = llama;
   c["num_attention_heads"] = 0;
   EXPECT_EQ(Problem(c), "num_attention_heads: got 0; accepted: 1 to 4096");
@@ -266,8 +298,7 @@ TEST(HfConfig, RefusesWhatItCannotCountNamingTheKey) {
   EXPECT_NE(Problem(c).find("mlp_only_layers: leaves no layer with experts"), std::string::npos);
   c = Fixture("deepseek-v3.json");
   c["attention_bias"] = true;
-  EXPECT_NE(Problem(c).find("attention_bias: true: biases in latent attention"),
-            std::string::npos);
+  EXPECT_NE(Problem(c).find("attention_bias: true: biases in latent attention"), std::string::npos);
   c = Fixture("deepseek-v3.json");
   c["num_key_value_heads"] = 1;
   EXPECT_NE(Problem(c).find("num_key_value_heads: got 1; latent attention"), std::string::npos);

@@ -102,10 +102,10 @@ TEST(TransformerSpec, OperationsAccountForEveryRow) {
       }
       EXPECT_EQ(params, layer.params) << name << " " << layer.name;
       EXPECT_DOUBLE_EQ(flops, layer.forward_flops_per_sample) << name << " " << layer.name;
-      const double expected =
-          layer.routed ? layer.routed->top_k * layer.routed->forward_flops_per_token *
-                             static_cast<double>(layer.routed->tokens_per_sample)
-                       : 0.0;
+      const double expected = layer.routed
+                                  ? layer.routed->top_k * layer.routed->forward_flops_per_token *
+                                        static_cast<double>(layer.routed->tokens_per_sample)
+                                  : 0.0;
       EXPECT_DOUBLE_EQ(routed, expected) << name << " " << layer.name;
     }
   }
@@ -153,14 +153,18 @@ TEST(TransformerSpec, FeaturesTheZooDoesNotUse) {
 TEST(TransformerSpec, DenseLayerPatterns) {
   TransformerSpec spec = Small();
   spec.layers = 8;
-  spec.moe = MoeSpec{.experts = 4, .top_k = 2, .expert_ffn = 32, .first_dense_layers = 1,
-                     .layer_frequency = 2, .dense_layers = {4}};
+  spec.moe = MoeSpec{.experts = 4,
+                     .top_k = 2,
+                     .expert_ffn = 32,
+                     .first_dense_layers = 1,
+                     .layer_frequency = 2,
+                     .dense_layers = {4}};
   ASSERT_FALSE(CheckTransformerSpec(spec).has_value());
   std::string pattern;
   for (uint32_t i = 0; i < spec.layers; ++i) pattern += spec.IsMoeLayer(i) ? 'E' : 'd';
   EXPECT_EQ(pattern, "ddEdddEd");
   const Model model = BuildTransformer(spec, 8);
-  EXPECT_TRUE(model.layers[3].routed.has_value());  // layer 2
+  EXPECT_TRUE(model.layers[3].routed.has_value());   // layer 2
   EXPECT_FALSE(model.layers[5].routed.has_value());  // layer 4, listed dense
   EXPECT_EQ(model.layers[5].params, model.layers[1].params);
 }
@@ -176,8 +180,7 @@ TEST(TransformerSpec, MultiTokenPrediction) {
   const Layer& block = model.layers[4];
   EXPECT_EQ(mtp.name, "mtp.0");
   EXPECT_EQ(mtp.params, block.params + 2 * 64 + 2 * 64 * 64);
-  EXPECT_EQ(mtp.forward_flops_per_sample,
-            block.forward_flops_per_sample + 2.0 * 16 * 2 * 64 * 64);
+  EXPECT_EQ(mtp.forward_flops_per_sample, block.forward_flops_per_sample + 2.0 * 16 * 2 * 64 * 64);
   EXPECT_EQ(Op(mtp, "eh_proj").gemm, (GemmShape{128, 64, TensorSplit::kColumn, 1}));
   EXPECT_EQ(model.layers[8].name, "mtp.0.output");
   EXPECT_EQ(model.layers[8].params, 64u);
@@ -193,12 +196,14 @@ TEST(TransformerSpec, RefusesSpecsThatMeanNothing) {
   TransformerSpec spec = Small();
   EXPECT_EQ(Refusal(spec), "accepted");
   spec.kv_heads = 3;
-  EXPECT_EQ(Refusal(spec), "kv_heads: got 3, which does not divide the 4 attention heads; "
-                           "accepted: a divisor of 4");
+  EXPECT_EQ(Refusal(spec),
+            "kv_heads: got 3, which does not divide the 4 attention heads; "
+            "accepted: a divisor of 4");
   spec = Small();
   spec.heads = 3;
-  EXPECT_EQ(Refusal(spec), "head_dim: missing, and the hidden size 64 is not a multiple of the 3 "
-                           "heads; accepted: each head's width");
+  EXPECT_EQ(Refusal(spec),
+            "head_dim: missing, and the hidden size 64 is not a multiple of the 3 "
+            "heads; accepted: each head's width");
   spec = Small();
   spec.rows = RowLayout::kGpt2;
   EXPECT_NE(Refusal(spec).find("tied_embeddings: rows \"gpt2\""), std::string::npos);
@@ -212,8 +217,8 @@ TEST(TransformerSpec, RefusesSpecsThatMeanNothing) {
   spec.moe->dense_layers = {9};
   EXPECT_EQ(Refusal(spec), "moe.dense_layers: lists layer 9; accepted: layer indices 0 to 3");
   spec = Small();
-  spec.mla = MlaSpec{.kv_lora_rank = 16, .qk_nope_head_dim = 16, .qk_rope_head_dim = 8,
-                     .v_head_dim = 16};
+  spec.mla =
+      MlaSpec{.kv_lora_rank = 16, .qk_nope_head_dim = 16, .qk_rope_head_dim = 8, .v_head_dim = 16};
   EXPECT_EQ(Refusal(spec), "accepted");
   spec.head_dim = 16;
   EXPECT_NE(Refusal(spec).find("head_dim: does not apply with mla"), std::string::npos);

@@ -20,7 +20,8 @@ namespace {
 Model LegacyZooModel(const std::string& name, uint32_t seq) {
   constexpr uint64_t kBertVocab = 30522, kGptVocab = 50257, kLlamaVocab = 128256;
   using legacy::TransformerConfig;
-  if (name == "bert_base") return legacy::BuildBert({name, 12, 768, 3072, kBertVocab, 512, 2, 12}, seq);
+  if (name == "bert_base")
+    return legacy::BuildBert({name, 12, 768, 3072, kBertVocab, 512, 2, 12}, seq);
   if (name == "bert_large")
     return legacy::BuildBert({name, 24, 1024, 4096, kBertVocab, 512, 2, 16}, seq);
   if (name == "gpt2_small")
@@ -29,7 +30,8 @@ Model LegacyZooModel(const std::string& name, uint32_t seq) {
     return legacy::BuildGpt({name, 24, 1024, 4096, kGptVocab, 1024, 0, 16}, seq);
   if (name == "gpt2_large")
     return legacy::BuildGpt({name, 36, 1280, 5120, kGptVocab, 1024, 0, 20}, seq);
-  if (name == "gpt2_xl") return legacy::BuildGpt({name, 48, 1600, 6400, kGptVocab, 1024, 0, 25}, seq);
+  if (name == "gpt2_xl")
+    return legacy::BuildGpt({name, 48, 1600, 6400, kGptVocab, 1024, 0, 25}, seq);
   if (name == "gpt3_175b")
     return legacy::BuildGpt({name, 96, 12288, 49152, kGptVocab, 2048, 0, 96}, seq);
   if (name == "llama3_8b")
@@ -45,8 +47,8 @@ Model LegacyZooModel(const std::string& name, uint32_t seq) {
 }
 
 const std::vector<std::string> kTransformers = {
-    "bert_base",  "bert_large", "gpt2_small",  "gpt2_medium",  "gpt2_large",  "gpt2_xl",
-    "gpt3_175b",  "llama3_8b",  "llama3_70b",  "llama3_405b",  "mixtral_8x7b", "deepseek_v3"};
+    "bert_base", "bert_large", "gpt2_small", "gpt2_medium", "gpt2_large",   "gpt2_xl",
+    "gpt3_175b", "llama3_8b",  "llama3_70b", "llama3_405b", "mixtral_8x7b", "deepseek_v3"};
 
 // The fields a row had before shapes were added, compared exactly (EXPECT_EQ on doubles: the
 // same bits, not nearly).
@@ -91,8 +93,8 @@ void ExpectSameRow(const Layer& old_row, const Layer& row, const std::string& wh
 // other contexts and the longest the scenario accepts (2^20, where the largest products pass
 // 2^53).
 TEST(ZooSpecIdentity, EveryRowKeepsEveryNumber) {
-  const std::vector<uint32_t> lengths = {0, 1, 7, 100, 1000, 1023, 2048, 4097, 8192, 32768,
-                                         1'000'003, 1u << 20};
+  const std::vector<uint32_t> lengths = {0,    1,    7,    100,   1000,      1023,
+                                         2048, 4097, 8192, 32768, 1'000'003, 1u << 20};
   for (const std::string& name : kTransformers) {
     for (const uint32_t length : lengths) {
       const uint32_t seq = length == 0 ? ZooDefaultSequenceLength(name) : length;
