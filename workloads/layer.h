@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "workloads/collective-kind.h"
+#include "workloads/operation-shape.h"
 
 namespace hfsim {
 
@@ -42,13 +43,26 @@ struct RoutedExperts {
 };
 
 /// One operation of a layer's forward pass, as the roofline prices it (docs/scenario.md §8):
-/// its arithmetic, the activation elements it reads and writes, and the parameters it reads.
-/// Per sample and whole (before any tensor or context split).
+/// its arithmetic, the activation elements it reads and writes, and the parameters it holds.
+/// Per sample and whole (before any tensor or context split). The fields from `kind` on give
+/// its shape for a kernel-level compute model; their defaults say "unknown".
 struct Operation {
   std::string name;
   double flops_per_sample = 0.0;
   double activation_elements_per_sample = 0.0;
   uint64_t params = 0;
+  OperationKind kind = OperationKind::kUnknown;
+  /// Tokens it processes per sample: a GEMM's rows (m per sample; for routed experts the
+  /// token-rows over all experts, tokens x top_k), the attention's queries, the elementwise
+  /// work's tokens. 0 when unknown.
+  double tokens_per_sample = 0.0;
+  /// kLinear, kLmHead, kRouter, kExpertLinear.
+  GemmShape gemm;
+  /// kAttention.
+  AttentionShape attention;
+  /// kElementwise and kEmbedding: activation elements read and written per token (times the
+  /// activation's bytes per element: the bytes per token).
+  double elements_per_token = 0.0;
 
   bool operator==(const Operation&) const = default;
 };
@@ -77,9 +91,14 @@ struct Layer {
   std::optional<LayerComm> weight_grad_comm;
   /// Routed experts, when this is a mixture-of-experts layer.
   std::optional<RoutedExperts> routed;
-  /// The forward pass's operations (their FLOPs sum to forward_flops_per_sample, their
-  /// parameters to params), for the roofline; empty: the layer is one operation.
+  /// The forward pass's operations: their parameters sum to params and, but for the routed
+  /// experts' (kind kExpertLinear, whose FLOPs are the routed work at even routing), their FLOPs
+  /// to forward_flops_per_sample. Empty: the layer is one operation of unknown shape.
   std::vector<Operation> operations;
+  /// The roofline prices the layer as one operation, as if `operations` were empty: the zoo's
+  /// rows that were priced whole before their operations were listed (embeddings, norms, LM
+  /// heads, mixture-of-experts and latent-attention blocks) keep their figures.
+  bool roofline_as_one = false;
   /// Of forward_flops_per_sample, the attention core's (scores and their weighted sum, O(L^2)):
   /// what selective recomputation computes again.
   double attention_flops_per_sample = 0.0;

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "workloads/layer.h"
+#include "workloads/transformer-spec.h"
 
 namespace hfsim {
 
 /// Names accepted by the scenario's "workload.training.model": "resnet50", "vgg16", "bert_base",
-/// "bert_large", "gpt2_small", "gpt2_medium", "gpt2_large", "gpt2_xl", "gpt3_175b".
+/// "bert_large", "gpt2_small", "gpt2_medium", "gpt2_large", "gpt2_xl", "gpt3_175b", "llama3_8b",
+/// "llama3_70b", "llama3_405b", "mixtral_8x7b", "deepseek_v3".
 const std::vector<std::string>& ModelZooNames();
 
 /// The model, or nullopt for an unknown name. `sequence_length` (tokens) sets the activation
@@ -22,5 +24,9 @@ std::optional<Model> BuildZooModel(std::string_view name, uint32_t sequence_leng
 
 /// The model's default sequence length in tokens (0 for CNNs).
 uint32_t ZooDefaultSequenceLength(std::string_view name);
+
+/// The hyper-parameters a zoo transformer is built from (BuildZooModel is BuildTransformer of
+/// them), or nullopt for a CNN or an unknown name.
+std::optional<TransformerSpec> ZooTransformerSpec(std::string_view name);
 
 }  // namespace hfsim

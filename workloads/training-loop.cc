@@ -17,7 +17,7 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // One forward pass of `layer` on one rank, by roofline: each operation takes the longer of its
 // arithmetic and its memory traffic (activations read and written, parameters read), both at
 // the NPU's efficiency. `share` is the rank's part of the per-sample work (samples / (T x C)).
-// A layer without operations is one: all its FLOPs; it reads its parameters (with routed
+// A layer without operations (or priced as one) is one: all its FLOPs; it reads its parameters (with routed
 // experts, the rank's share of them) and its input and writes its output (both taken as the
 // output's size); without FLOPs (a table lookup, a norm) it moves its activations only.
 double RooflineNs(const Layer& layer, double routed_flops, double share,
@@ -30,7 +30,7 @@ double RooflineNs(const Layer& layer, double routed_flops, double share,
                          params / tensor * config.parameter_bytes_per_param;
     return std::max(flops * share / flop_rate, bytes / byte_rate);
   };
-  if (layer.operations.empty()) {
+  if (layer.operations.empty() || layer.roofline_as_one) {
     const double flops = layer.forward_flops_per_sample + routed_flops;
     const auto routed = static_cast<double>(layer.RoutedParams());
     const double params =

@@ -1,223 +1,65 @@
 #include "workloads/zoo-transformers.h"
 
+#include <utility>
+
 namespace hfsim {
 namespace {
 
-uint64_t LinearParams(uint64_t in, uint64_t out) { return in * out + out; }
-
-// Key/value heads: grouped-query attention has fewer than query heads; 0 means as many.
-uint64_t KvHeads(const TransformerConfig& c) { return c.kv_heads == 0 ? c.heads : c.kv_heads; }
-
-// Width of one token's keys (and as much again of values): d / heads per key/value head.
-uint64_t KvWidth(const TransformerConfig& c) { return c.d_model / c.heads * KvHeads(c); }
-
-// Scale and shift.
-uint64_t LayerNormParams(uint64_t d) { return 2 * d; }
-
-// BERT and GPT-2 blocks hold the same tensors under different names: Q, K, V and output
-// projections (GPT-2 fuses Q, K, V into one d x 3d c_attn, which has the same count), two layer
-// norms and the two MLP matrices. E.g. d = 768, ffn = 3072: 4 * 590,592 + 2 * 1,536 + 2,362,368 +
-// 2,360,064 = 7,087,872 (12 d^2 + 13 d).
-uint64_t BlockParams(const TransformerConfig& c) {
-  const uint64_t d = c.d_model;
-  return 4 * LinearParams(d, d) + 2 * LayerNormParams(d) + LinearParams(d, c.d_ffn) +
-         LinearParams(c.d_ffn, d);
-}
-
-// Forward FLOPs of one block for one sequence of L tokens, a multiply-add counting 2:
-//   matrices:  2 * L * (4 d^2 + 2 d ffn)   every token goes through Q, K, V, O and the MLP
-//   attention: 2 * 2 * L^2 * d             scores Q K^T (L x L x d MACs) and their weighted sum
-//                                          of V (another L x L x d), summed over all heads
-// Biases, norms, softmax and GELU are elementwise and left out (< 1% at these widths). The
-// causal mask of GPT is not exploited: like Megatron's estimate we count the full L x L.
-// Worked example, GPT-2 small (d = 768, ffn = 3072) at L = 1024:
-//   2 * 1024 * (4 * 589,824 + 2 * 2,359,296) = 2 * 1024 * 7,077,888 = 14,495,514,624
-//   4 * 1024^2 * 768                                                 =  3,221,225,472
-//   per block                                                        = 17,716,740,096
-// Computed in integers (exact: the largest, GPT-3 at L = 2048, is ~7.4e12 < 2^53).
-uint64_t BlockForwardFlops(const TransformerConfig& c, uint64_t seq) {
-  const uint64_t d = c.d_model;
-  const uint64_t matrix_macs_per_token = 4 * d * d + 2 * d * c.d_ffn;
-  return 2 * seq * matrix_macs_per_token + 2 * 2 * seq * seq * d;
+// What BERT and GPT-2 share: LayerNorm, every linear layer with a bias, a GELU MLP of 4 d (not
+// gated), a learned position table.
+TransformerSpec BertOrGpt(std::string name, uint32_t layers, uint64_t d, uint32_t heads,
+                          uint64_t context) {
+  TransformerSpec spec;
+  spec.name = std::move(name);
+  spec.layers = layers;
+  spec.hidden = d;
+  spec.ffn = 4 * d;
+  spec.heads = heads;
+  spec.gated_mlp = false;
+  spec.norm = NormKind::kLayerNorm;
+  spec.qkv_bias = spec.output_bias = spec.mlp_bias = true;
+  spec.positions = PositionKind::kLearned;
+  spec.max_positions = context;
+  return spec;
 }
 
 }  // namespace
 
-void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block) {
-  const double s = static_cast<double>(seq), h = static_cast<double>(c.d_model);
-  const double a = c.heads;
-  block.attention_flops_per_sample = 4.0 * s * s * h;
-  block.attention_activation_bytes_per_sample = 5.0 * a * s * s;
-  block.activation_bytes_per_sample = 34.0 * s * h + block.attention_activation_bytes_per_sample;
-  // A key and a value of d / heads per key/value head (grouped-query attention has fewer).
-  block.kv_elements_per_sample = 2 * seq * KvWidth(c);
+TransformerSpec BertSpec(std::string name, uint32_t layers, uint64_t d, uint32_t heads) {
+  constexpr uint64_t kBertVocab = 30522;
+  TransformerSpec spec = BertOrGpt(std::move(name), layers, d, heads, 512);
+  spec.vocab = kBertVocab;
+  spec.activation = Activation::kGelu;
+  spec.token_types = 2;
+  spec.embedding_norm = true;
+  spec.causal = false;
+  spec.rows = RowLayout::kBert;
+  return spec;
 }
 
-void SetBlockOperations(const TransformerConfig& c, uint64_t seq, bool gated, Layer& block) {
-  const double s = static_cast<double>(seq), d = static_cast<double>(c.d_model);
-  const double f = static_cast<double>(c.d_ffn);
-  const uint64_t k = KvWidth(c);
-  const double kw = static_cast<double>(k);
-  const double in = gated ? 2.0 : 1.0;  // MLP input matrices: gate and up, or one
-  const uint64_t dm = c.d_model, fm = c.d_ffn;
-  std::vector<Operation>& ops = block.operations;
-  ops.clear();
-  ops.push_back({"qkv", 2 * s * d * (d + 2 * kw), s * d + s * (d + 2 * kw), dm * (dm + 2 * k)});
-  // FlashAttention never writes the L x L scores: it reads Q, K, V and writes the output.
-  ops.push_back({"attention", block.attention_flops_per_sample, s * (d + 2 * kw) + s * d, 0});
-  ops.push_back({"projection", 2 * s * d * d, 2 * s * d, dm * dm});
-  ops.push_back({"mlp_in", 2 * s * d * f * in, s * d + in * s * f,
-                 static_cast<uint64_t>(in) * dm * fm});
-  ops.push_back({"mlp_out", 2 * s * f * d, s * f + s * d, fm * dm});
-  // Two norms (read and write s d each), two residual adds (read two, write one), the MLP's
-  // activation (GELU reads and writes s ffn; SwiGLU reads two and writes one), with the
-  // biases and norm scales; and whatever arithmetic the matrices leave (none in the zoo).
-  double flops = 0.0;
-  uint64_t params = 0;
-  for (const Operation& op : ops) {
-    flops += op.flops_per_sample;
-    params += op.params;
-  }
-  ops.push_back({"elementwise", block.forward_flops_per_sample - flops,
-                 4 * s * d + 6 * s * d + (gated ? 3.0 : 2.0) * s * f, block.params - params});
+TransformerSpec GptSpec(std::string name, uint32_t layers, uint64_t d, uint32_t heads,
+                        uint64_t context) {
+  constexpr uint64_t kGptVocab = 50257;
+  TransformerSpec spec = BertOrGpt(std::move(name), layers, d, heads, context);
+  spec.vocab = kGptVocab;
+  spec.activation = Activation::kGeluTanh;  // GPT-2's "gelu_new"
+  spec.tied_embeddings = true;
+  spec.rows = RowLayout::kGpt2;
+  return spec;
 }
 
-namespace {
-
-// Rows shared by both families: the block stack, each block all-reducing twice under tensor
-// parallelism (after the attention output projection and after the MLP's second matrix).
-void AddBlocks(const TransformerConfig& c, uint64_t seq, const std::string& prefix, Model& model) {
-  for (uint32_t i = 0; i < c.num_layers; ++i) {
-    Layer block;
-    block.name = prefix + std::to_string(i);
-    block.params = BlockParams(c);
-    block.forward_flops_per_sample = static_cast<double>(BlockForwardFlops(c, seq));
-    block.output_elements_per_sample = seq * c.d_model;
-    block.tensor_parallel_all_reduces = 2;
-    SetBlockActivations(c, seq, block);
-    SetBlockOperations(c, seq, false, block);
-    model.layers.push_back(block);
-  }
-}
-
-
-}  // namespace
-
-// Embeddings are a table lookup, so 0 FLOPs; a vocab-parallel table needs one all-reduce to
-// assemble each token's vector.
-Layer EmbeddingRow(std::string name, uint64_t params, uint64_t seq, uint64_t d) {
-  Layer row;
-  row.name = std::move(name);
-  row.params = params;
-  row.output_elements_per_sample = seq * d;
-  row.tensor_parallel_all_reduces = 1;
-  return row;
-}
-
-void AddNormAndUntiedHead(uint64_t vocab, uint64_t d, uint64_t seq, Model& model) {
-  Layer norm;
-  norm.name = "norm";
-  norm.params = d;
-  norm.output_elements_per_sample = seq * d;
-  model.layers.push_back(norm);
-  // The LM head is a matrix of its own (not tied to the embedding). Vocab-parallel with a
-  // parallel cross-entropy, it exchanges only per-token scalars: no activation all-reduce.
-  Layer output;
-  output.name = "output";
-  output.params = vocab * d;
-  output.forward_flops_per_sample = static_cast<double>(2 * seq * d * vocab);
-  output.output_elements_per_sample = seq * d;
-  model.layers.push_back(output);
-}
-
-Model BuildBert(const TransformerConfig& c, uint32_t sequence_length) {
-  const uint64_t d = c.d_model;
-  const uint64_t seq = sequence_length;
-  Model model;
-  model.name = c.name;
-  model.attention_heads = c.heads;
-  model.kv_heads = KvHeads(c);
-  // Word, position and token-type tables, then the embedding layer norm.
-  const uint64_t embedding_params =
-      (c.vocab_size + c.max_positions + c.token_types) * d + LayerNormParams(d);
-  model.layers.push_back(EmbeddingRow("embeddings(word+pos+type+LN)", embedding_params, seq, d));
-  AddBlocks(c, seq, "encoder.layer.", model);
-  // The pooler is a d x d dense layer applied to the [CLS] token only, so its output and its
-  // FLOPs are those of one token, not L.
-  Layer pooler;
-  pooler.name = "pooler";
-  pooler.params = LinearParams(d, d);
-  pooler.forward_flops_per_sample = static_cast<double>(2 * d * d);
-  pooler.output_elements_per_sample = d;
-  model.layers.push_back(pooler);
-  return model;
-}
-
-Model BuildGpt(const TransformerConfig& c, uint32_t sequence_length) {
-  const uint64_t d = c.d_model;
-  const uint64_t seq = sequence_length;
-  Model model;
-  model.name = c.name;
-  model.attention_heads = c.heads;
-  model.kv_heads = KvHeads(c);
-  model.layers.push_back(EmbeddingRow("wte+wpe", (c.vocab_size + c.max_positions) * d, seq, d));
-  AddBlocks(c, seq, "h.", model);
-  // The LM head reuses wte (tied), so it adds no parameters, but its logits matmul
-  // (L x d times d x vocab) is the single largest matmul of the small models. We book it on ln_f
-  // rather than on a separate zero-parameter row so the rows stay one-to-one with the published
-  // parameter list. GPT-2 small at L = 1024: 2 * 1024 * 768 * 50,257 = 79,047,426,048 FLOPs.
-  // The output stays L x d like every transformer row: the logits are consumed by the loss on
-  // the same device and never cross the fabric.
-  Layer ln_f;
-  ln_f.name = "ln_f";
-  ln_f.params = LayerNormParams(d);
-  ln_f.forward_flops_per_sample = static_cast<double>(2 * seq * d * c.vocab_size);
-  ln_f.output_elements_per_sample = seq * d;
-  model.layers.push_back(ln_f);
-  return model;
-}
-
-// A Llama block: Q and O are d x d, K and V d x (kv_heads x head_dim), the SwiGLU MLP three
-// d x ffn matrices (gate, up, down), two RMSNorm scales of d; no biases. Llama 3 8B (d = 4096,
-// 32 heads, 8 KV heads of 128, ffn 14,336): 2 x 16,777,216 + 2 x 4,194,304 + 176,160,768 +
-// 8,192 = 218,112,000.
-uint64_t LlamaBlockParams(const TransformerConfig& c) {
-  const uint64_t d = c.d_model;
-  const uint64_t kv = KvWidth(c);
-  return 2 * d * d + 2 * d * kv + 3 * d * c.d_ffn + 2 * d;
-}
-
-// Forward FLOPs of one Llama block for L tokens, counted as for GPT (BlockForwardFlops): every
-// token through the projections and the MLP, 2 L (2 d^2 + 2 d kv + 3 d ffn), and attention over
-// all query heads, 4 L^2 d (grouped keys and values save memory, not arithmetic).
-uint64_t LlamaBlockForwardFlops(const TransformerConfig& c, uint64_t seq) {
-  const uint64_t d = c.d_model;
-  const uint64_t kv = KvWidth(c);
-  return 2 * seq * (2 * d * d + 2 * d * kv + 3 * d * c.d_ffn) + 2 * 2 * seq * seq * d;
-}
-
-Model BuildLlama(const TransformerConfig& c, uint32_t sequence_length) {
-  const uint64_t d = c.d_model;
-  const uint64_t seq = sequence_length;
-  Model model;
-  model.name = c.name;
-  model.attention_heads = c.heads;
-  model.kv_heads = KvHeads(c);
-  model.layers.push_back(EmbeddingRow("tok_embeddings", c.vocab_size * d, seq, d));
-  for (uint32_t i = 0; i < c.num_layers; ++i) {
-    Layer block;
-    block.name = "layers.";
-    block.name += std::to_string(i);
-    block.params = LlamaBlockParams(c);
-    block.forward_flops_per_sample = static_cast<double>(LlamaBlockForwardFlops(c, seq));
-    block.output_elements_per_sample = seq * d;
-    block.tensor_parallel_all_reduces = 2;  // after attention's O and the MLP's down matrix
-    SetBlockActivations(c, seq, block);
-    SetBlockOperations(c, seq, true, block);
-    model.layers.push_back(block);
-  }
-  AddNormAndUntiedHead(c.vocab_size, d, seq, model);
-  return model;
+TransformerSpec Llama3Spec(std::string name, uint32_t layers, uint64_t d, uint64_t ffn,
+                           uint32_t heads) {
+  constexpr uint64_t kLlamaVocab = 128256;
+  TransformerSpec spec;
+  spec.name = std::move(name);
+  spec.layers = layers;
+  spec.hidden = d;
+  spec.ffn = ffn;
+  spec.heads = heads;
+  spec.kv_heads = 8;
+  spec.vocab = kLlamaVocab;
+  return spec;  // the defaults: SwiGLU, RMSNorm, no biases, rotary, untied, llama rows
 }
 
 }  // namespace hfsim

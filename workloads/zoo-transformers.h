@@ -1,65 +1,34 @@
-// Transformer models of the zoo (BERT encoders, GPT decoders), built from their hyper-parameters.
+// Transformer models of the zoo (BERT encoders, GPT decoders, Llama 3), as the hyper-parameters
+// they were published with. BuildTransformer (transformer-model.h) builds them.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "workloads/layer.h"
+#include "workloads/transformer-spec.h"
 
 namespace hfsim {
 
-/// Hyper-parameters of a BERT- or GPT-2-style transformer. Pre- versus post-norm placement does
-/// not change any count, so one description serves both families.
-struct TransformerConfig {
-  std::string name;
-  uint32_t num_layers = 0;
-  uint64_t d_model = 0;
-  /// Hidden width of the MLP (4 * d_model in every zoo model).
-  uint64_t d_ffn = 0;
-  uint64_t vocab_size = 0;
-  /// Rows of the learned position embedding, i.e. the context length the model was trained with.
-  uint64_t max_positions = 0;
-  /// Rows of the segment embedding (BERT: 2; GPT: none).
-  uint64_t token_types = 0;
-  /// Query heads, and (Llama) key/value heads: grouped-query attention shares each key and
-  /// value head among heads / kv_heads query heads; 0 means as many as query heads.
-  uint32_t heads = 0;
-  uint32_t kv_heads = 0;
-};
+/// A BERT encoder as Hugging Face's BertModel (no pre-training heads): post-norm LayerNorm
+/// blocks with biases, a GELU MLP of 4 d, learned positions (512) and token types (2), an
+/// embedding LayerNorm and the pooler. Rows "embeddings(word+pos+type+LN)", "encoder.layer.<i>",
+/// "pooler". A block holds 12 d^2 + 13 d parameters.
+TransformerSpec BertSpec(std::string name, uint32_t layers, uint64_t d, uint32_t heads);
 
-/// A transformer block's attention FLOPs and the activations it keeps for backward
-/// (Korthikanti et al. 2022, eq. 1: s h (34 + 5 a s / h) bytes per sequence with 16-bit
-/// activations, 5 a s^2 of them the attention core's), and its keys and values (2 s kv_heads
-/// d / heads elements), from d_model, heads and `seq` tokens.
-void SetBlockActivations(const TransformerConfig& c, uint64_t seq, Layer& block);
+/// A GPT-2-style decoder: pre-norm LayerNorm blocks with biases, a GELU MLP of 4 d, learned
+/// positions (`context` rows), the LM head tied to the token embedding. Rows "wte+wpe", "h.<i>",
+/// "ln_f" (which also carries the LM head's logits FLOPs). Pre- versus post-norm placement changes
+/// no count, so BERT's block and this one hold the same parameters: e.g. d = 768, ffn = 3072:
+/// 4 x 590,592 + 2 x 1,536 + 2,362,368 + 2,360,064 = 7,087,872 (12 d^2 + 13 d).
+TransformerSpec GptSpec(std::string name, uint32_t layers, uint64_t d, uint32_t heads,
+                        uint64_t context);
 
-/// A transformer block's operations for the roofline (Layer::operations): the Q/K/V
-/// projection, the attention core (FlashAttention: reads Q, K, V, writes its output), the
-/// output projection, the MLP's input matrices (two when `gated`, SwiGLU) and output matrix,
-/// and the elementwise rest (norms, residual adds, the activation function, biases). Needs
-/// forward_flops_per_sample, attention_flops_per_sample and params set.
-void SetBlockOperations(const TransformerConfig& c, uint64_t seq, bool gated, Layer& block);
-
-/// An embedding table of `params` (0 FLOPs; vocab-parallel, one all-reduce of its s x d output
-/// under tensor parallelism).
-Layer EmbeddingRow(std::string name, uint64_t params, uint64_t seq, uint64_t d);
-
-/// Llama-style tail rows: "norm" (an RMSNorm scale of d) and "output", an LM head of its own
-/// (vocab x d parameters, 2 s d vocab FLOPs of logits, which stay on the device).
-void AddNormAndUntiedHead(uint64_t vocab, uint64_t d, uint64_t seq, Model& model);
-
-/// BERT encoder as Hugging Face's BertModel (no pre-training heads): rows
-/// "embeddings(word+pos+type+LN)", "encoder.layer.<i>", "pooler". `sequence_length` > 0 tokens.
-Model BuildBert(const TransformerConfig& config, uint32_t sequence_length);
-
-/// GPT-2-style decoder with the LM head tied to the token embedding: rows "wte+wpe", "h.<i>",
-/// "ln_f" (which also carries the LM head's logits FLOPs). `sequence_length` > 0 tokens.
-Model BuildGpt(const TransformerConfig& config, uint32_t sequence_length);
-
-/// Llama-style decoder (Llama 3): grouped-query attention, a SwiGLU MLP of three d x ffn
-/// matrices, RMSNorm (a scale only), no biases, rotary positions (no table) and an LM head of
-/// its own. Rows "tok_embeddings", "layers.<i>", "norm", "output" (the LM head, with its logits
-/// FLOPs). `sequence_length` > 0 tokens.
-Model BuildLlama(const TransformerConfig& config, uint32_t sequence_length);
+/// A Llama 3 decoder: grouped-query attention (8 key/value heads of 128), a SwiGLU MLP of three
+/// d x ffn matrices, RMSNorm (a scale only), no biases, rotary positions (no table), vocab
+/// 128,256 and an LM head of its own. Rows "tok_embeddings", "layers.<i>", "norm", "output".
+/// Llama 3 8B's block (d = 4096, 32 heads, ffn 14,336): 2 x 16,777,216 + 2 x 4,194,304 +
+/// 176,160,768 + 8,192 = 218,112,000 parameters.
+TransformerSpec Llama3Spec(std::string name, uint32_t layers, uint64_t d, uint64_t ffn,
+                           uint32_t heads);
 
 }  // namespace hfsim

@@ -24,6 +24,7 @@
 #include "sim/scenario/pipeline-section.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/sweep-section.h"
+#include "sim/scenario/transformer-section.h"
 #include "sim/scenario/workload-section.h"
 #include "topologies/topology.h"
 #include "workloads/graph/group-shape.h"
@@ -435,7 +436,10 @@ Expected<Scenario> ParseScenarioText(std::string_view text, std::string_view sou
 }
 
 Expected<nlohmann::json> LoadScenarioDocument(const std::string& path) {
-  return LoadJsonFile(path, "the scenario file");
+  auto document = LoadJsonFile(path, "the scenario file");
+  // A model's config.json is named relative to the scenario file that names it.
+  if (document) ResolveModelFilePaths(document.Value(), path);
+  return document;
 }
 
 Expected<Scenario> LoadScenarioFile(const std::string& path) {

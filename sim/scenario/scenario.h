@@ -24,6 +24,7 @@
 #include "workloads/graph/pipeline-graph.h"
 #include "workloads/memory-estimate.h"
 #include "workloads/training-loop.h"
+#include "workloads/transformer-spec.h"
 
 namespace hfsim {
 
@@ -46,6 +47,9 @@ struct TrainingWorkload {
   std::string model_name;
   /// True when the layers came from the scenario rather than the zoo (echoed back in full).
   bool custom_model = false;
+  /// The hyper-parameters the model was built from, when the scenario gave them
+  /// ("transformer" or "hf_config"; echoed back as "transformer").
+  std::optional<TransformerSpec> transformer;
   Model model;
   /// Tokens per sample for transformers (0 for CNNs).
   uint32_t sequence_length_tokens = 0;

@@ -16,7 +16,9 @@
 #include "sim/scenario/pipeline-section.h"
 #include "sim/scenario/scenario-parser.h"
 #include "sim/scenario/sharding-section.h"
+#include "sim/scenario/transformer-section.h"
 #include "workloads/model-zoo.h"
+#include "workloads/transformer-model.h"
 
 namespace hfsim {
 
@@ -160,10 +162,31 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
   return layer;
 }
 
+// A model given by its hyper-parameters (docs/scenario.md §6.3): built for the sequence length
+// the training section gives, which it needs.
+void ReadTransformer(const JsonCursor& training, const JsonCursor& model,
+                     TrainingWorkload& workload) {
+  TransformerSpec spec = ReadTransformerModel(model);
+  const JsonCursor length = training.At(
+      "sequence_length_tokens",
+      "the tokens per sample, which a model given by hyper-parameters needs (1 to 1048576)");
+  const uint64_t tokens = length.Integer(1, TransformerLimits::kMaxSequence);
+  if (auto problem = CheckSequenceLength(spec, tokens)) length.Fail(*problem);
+  workload.sequence_length_tokens = static_cast<uint32_t>(tokens);
+  workload.model_name = spec.name;
+  workload.model = BuildTransformer(spec, workload.sequence_length_tokens);
+  workload.transformer = std::move(spec);
+}
+
 void ReadModel(const JsonCursor& training, TrainingWorkload& workload) {
   const JsonCursor model = training.At(
-      "model", fmt::format("a zoo model name ({}) or an object with \"name\" and \"layers\"",
+      "model", fmt::format("a zoo model name ({}), an object with \"name\" and \"layers\", "
+                           "or {{\"transformer\": {{...}}}} or {{\"hf_config\": \"PATH\"}}",
                            fmt::join(ModelZooNames(), ", ")));
+  if (GivesTransformer(model)) {
+    ReadTransformer(training, model, workload);
+    return;
+  }
   if (model.Node().is_string()) {
     workload.model_name = model.String();
     const auto& names = ModelZooNames();
@@ -194,7 +217,8 @@ void ReadModel(const JsonCursor& training, TrainingWorkload& workload) {
     workload.model.layers.push_back(ReadCustomLayer(entry));
   }
   if (auto length = training.Find("sequence_length_tokens")) {
-    length->Fail("applies to zoo models only; a custom model gives its sizes per layer");
+    length->Fail("applies to zoo models and models given by hyper-parameters only; a custom "
+                 "model gives its sizes per layer");
   }
 }
 
@@ -628,6 +652,9 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
       layers.push_back(entry);
     }
     training["model"] = {{"name", t.model_name}, {"layers", layers}};
+  } else if (t.transformer) {
+    training["model"] = {{"transformer", TransformerSpecToJson(*t.transformer)}};
+    training["sequence_length_tokens"] = t.sequence_length_tokens;
   } else {
     training["model"] = t.model_name;
     if (t.sequence_length_tokens > 0) training["sequence_length_tokens"] = t.sequence_length_tokens;

@@ -39,7 +39,8 @@ TEST(OnePricer, RunSweepAndOptimizeAgreeToTheBitOnEveryShippedScenario) {
   uint32_t optimisable = 0;
   for (const fs::path& path : ShippedScenarios()) {
     SCOPED_TRACE(path.filename().string());
-    auto loaded = LoadJsonFile(path.string(), "the scenario file");
+    // As every command reads a scenario file (a model's config.json named relative to it).
+    auto loaded = LoadScenarioDocument(path.string());
     ASSERT_TRUE(loaded) << loaded.Error().ToString();
     nlohmann::json document = loaded.Value();
     auto parsed = ParseScenario(document);
