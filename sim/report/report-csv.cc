@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "sim/report/number-text.h"
+#include "sim/report/throughput.h"
 
 namespace hfsim {
 
@@ -22,16 +23,27 @@ std::string Field(std::string_view text) {
 
 }  // namespace
 
+// A training run's row goes on with its throughput (an empty tokens field for a model without
+// tokens); other workloads' rows end at the traffic.
 std::string SummaryCsv(const Report& report, const Scenario& scenario) {
   const IterationTimeline& it = report.iteration;
-  std::string out =
+  const std::optional<Throughput> throughput = ReportThroughput(report, scenario);
+  std::string header =
       "scenario,engine,npus,iteration_time_ns,compute_ns,exposed_communication_ns,"
-      "communication_ns,total_traffic_bytes\n";
-  out += fmt::format("{},{},{},{},{},{},{},{}\n", Field(scenario.name), report.engine, report.npus,
-                     NumberText(it.total_ns), NumberText(it.ComputeNs()),
-                     NumberText(it.ExposedCommNs()), NumberText(report.communication_ns),
-                     NumberText(report.total_traffic_bytes));
-  return out;
+      "communication_ns,total_traffic_bytes";
+  std::string row = fmt::format("{},{},{},{},{},{},{},{}", Field(scenario.name), report.engine,
+                                report.npus, NumberText(it.total_ns), NumberText(it.ComputeNs()),
+                                NumberText(it.ExposedCommNs()), NumberText(report.communication_ns),
+                                NumberText(report.total_traffic_bytes));
+  if (throughput) {
+    const Throughput& t = *throughput;
+    header += ",tokens_per_s_per_gpu,model_tflops_per_gpu,mfu,flop_convention";
+    row += fmt::format(",{},{},{},{}",
+                       t.tokens_per_s_per_gpu ? NumberText(*t.tokens_per_s_per_gpu) : "",
+                       NumberText(t.model_tflops_per_gpu), NumberText(t.mfu),
+                       ToString(t.convention));
+  }
+  return header + "\n" + row + "\n";
 }
 
 std::string DimensionsCsv(const Report& report) {
