@@ -17,6 +17,7 @@
 #include "models/multi-dim-collective.h"
 #include "sim/scenario/optimize-spec.h"
 #include "sim/scenario/sweep-spec.h"
+#include "sim/scenario/validation-spec.h"
 #include "topologies/dimension.h"
 #include "workloads/layer.h"
 #include "workloads/parameter-server.h"
@@ -211,6 +212,8 @@ struct Scenario {
   SweepSpec sweep;
   /// The in-network aggregation switch ("aggregation", docs/aggregation.md), when given.
   std::optional<AggregationSwitchSpec> aggregation;
+  /// What a real run of this job measured, for `hfsim validate`; runs ignore it (and echo it).
+  std::optional<ValidationSpec> validation;
 };
 
 std::string_view ToString(EngineKind engine);
