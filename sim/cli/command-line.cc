@@ -337,6 +337,39 @@ void P4Command::Register(CLI::App& app) {
       ->check(NonNegativeInteger());
 }
 
+void ValidateCommand::Register(CLI::App& app) {
+  CLI::App* command = app.add_subcommand(
+      "validate",
+      "Run every scenario of DIR that carries a \"validation\" block (what a real run "
+      "measured, and its source) on the analytical engine, and print each measured quantity "
+      "next to hfsim's prediction with the error, then the mean |error| and the worst. "
+      "Quantities: iteration_s, tokens_per_s_per_gpu, model_tflops_per_gpu (in the block's "
+      "flop_convention), busbw_GBps (a collective, as nccl-tests computes it). With --out, "
+      "writes validation.csv (scenario,quantity,measured,predicted,error_percent) and "
+      "validation.png with the validation.gp gnuplot script (predicted against measured, "
+      "log-log, the y = x line and the 5 % band).\n\n"
+      "A scenario that fails to load or run is a row with its error, and the exit code is then "
+      "2 (a scenario refused) or 1 (a run failed). Files without a \"validation\" block are "
+      "skipped and listed.\n\n"
+      "Example:\n"
+      "  hfsim validate                      configs/validation/\n"
+      "  hfsim validate my-runs/ -o out/validation\n"
+      "How to add a row: docs/validation.md.");
+  command
+      ->add_option("directory", directory,
+                   "Directory of scenario files (*.json, not its subdirectories); default "
+                   "configs/validation/")
+      ->check(NonEmptyPath());
+  command
+      ->add_option("-o,--out", out_dir,
+                   "Directory for validation.csv, validation.png and validation.gp (created "
+                   "if missing; files are replaced whole)")
+      ->check(NonEmptyPath());
+  command->add_flag("-q,--quiet", quiet, "Do not print the table; needs --out");
+  command->add_flag("--no-plot", no_plot,
+                    "With --out, skip validation.png and validation.gp (no gnuplot needed)");
+}
+
 void AstraOptions::Register(CLI::App& command) {
   command
       .add_option("--astra-network", network,
@@ -367,10 +400,11 @@ void DefineCommandLine(CLI::App& app, Commands& commands) {
       "  hfsim convert --libra-network N.yml --libra-workload W.txt --libra-comm C.yml -o s.json\n"
       "  hfsim convert --astra-network N.yml --astra-system S.json W.json -o s.json\n"
       "  hfsim p4 configs/p4-switchml-tofino1.json -o out/p4   Tofino program and test vectors\n"
-      "run, topology, optimize, sweep and p4 write their files under --out DIR (-o DIR), and "
-      "draw their pictures there unless --no-plot; convert writes one scenario file (-o FILE, "
-      "or standard output). 'hfsim run --help' lists the run options; docs/scenario.md "
-      "documents the scenario file.");
+      "  hfsim validate -o out/validation   predictions against published training runs\n"
+      "run, topology, optimize, sweep, p4 and validate write their files under --out DIR (-o "
+      "DIR), and draw their pictures there unless --no-plot; convert writes one scenario file "
+      "(-o FILE, or standard output). 'hfsim run --help' lists the run options; "
+      "docs/scenario.md documents the scenario file.");
   app.set_version_flag("--version", std::string("hfsim ") + kHfsimVersion);
   app.require_subcommand(1);
   commands.run.Register(app);
@@ -379,6 +413,7 @@ void DefineCommandLine(CLI::App& app, Commands& commands) {
   commands.sweep.Register(app);
   commands.convert.Register(app);
   commands.p4.Register(app);
+  commands.validate.Register(app);
 }
 
 namespace {
@@ -406,7 +441,7 @@ std::string NearestCommand(const std::string& typed, const std::vector<std::stri
       {"simulation", "run"},     {"optimise", "optimize"},
       {"optimizer", "optimize"}, {"opt", "optimize"},
       {"import", "convert"},     {"fabric", "topology"},
-      {"generate", "p4"}};
+      {"generate", "p4"},        {"validation", "validate"}};
   for (const auto& [name, command] : kOtherNames) {
     if (typed == name) return command;
   }

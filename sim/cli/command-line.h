@@ -13,6 +13,7 @@
 #include "sim/cli/run-command.h"
 #include "sim/cli/sweep-command.h"
 #include "sim/cli/topology-command.h"
+#include "sim/cli/validate-command.h"
 
 namespace hfsim {
 
@@ -24,6 +25,7 @@ struct Commands {
   SweepCommand sweep;
   ConvertCommand convert;
   P4Command p4;
+  ValidateCommand validate;
 };
 
 /// Defines every subcommand and option of `app`, bound to `commands`.

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sweep")) code = commands.sweep.Execute();
     if (app.got_subcommand("convert")) code = commands.convert.Execute();
     if (app.got_subcommand("p4")) code = commands.p4.Execute();
+    if (app.got_subcommand("validate")) code = commands.validate.Execute();
   } catch (const std::exception& error) {
     std::cerr << "hfsim: error: " << hfsim::FailureMessage(error) << "\n";
     return 1;

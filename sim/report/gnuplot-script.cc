@@ -130,6 +130,17 @@ std::string AxisScale(std::string_view axis, double low, double high, bool padde
          TicsLabelled(axis, RoundTicks(from, to, log));
 }
 
+std::string LogAxisScale(std::string_view axis, double low, double high) {
+  // A little margin either side, at least 10 %: a range of one value has room too.
+  const double factor = std::max(std::pow(high / low, 0.05), 1.1);
+  const double from = low / factor;
+  const double to = high * factor;
+  std::vector<std::pair<std::string, double>> ticks = RoundTicks(from, to, true);
+  if (ticks.size() < 2) ticks = RoundTicks(from, to, false);
+  return fmt::format("set logscale {0}\nset {0}range [{1}:{2}]\n", axis, from, to) +
+         TicsLabelled(axis, ticks);
+}
+
 std::string TicsAt(std::string_view axis, const std::vector<double>& values) {
   std::vector<std::pair<std::string, double>> ticks;
   for (double v : values) ticks.emplace_back(fmt::format("{}", v), v);

@@ -66,6 +66,11 @@ struct Span {
 /// own leave a narrow log range (a colour bar over 1.0 to 1.5 ms) with one label or none.
 std::string AxisScale(std::string_view axis, double low, double high, bool padded = true);
 
+/// As AxisScale, but logarithmic whatever the span (values above 0): axes that must stay
+/// logarithmic, as validate's predicted-against-measured (a row can be any unit). A span too
+/// narrow for 1, 2, 5 x 10^k ticks gets round linear-step ticks on the log axis.
+std::string LogAxisScale(std::string_view axis, double low, double high);
+
 /// `set <axis>tics (...)` with one tick at each of `values` (the cells of an uneven grid),
 /// labelled with the value as written.
 std::string TicsAt(std::string_view axis, const std::vector<double>& values);

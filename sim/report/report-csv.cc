@@ -4,13 +4,11 @@
 #include <fmt/ranges.h>
 
 #include "sim/report/number-text.h"
+#include "sim/report/throughput.h"
 
 namespace hfsim {
 
-namespace {
-
-// CSV-quotes a text field when it holds a separator, quote or line break.
-std::string Field(std::string_view text) {
+std::string CsvField(std::string_view text) {
   if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
   std::string quoted = "\"";
   for (char c : text) {
@@ -20,18 +18,27 @@ std::string Field(std::string_view text) {
   return quoted + "\"";
 }
 
-}  // namespace
-
+// A training run's row goes on with its throughput (an empty tokens field for a model without
+// tokens); other workloads' rows end at the traffic.
 std::string SummaryCsv(const Report& report, const Scenario& scenario) {
   const IterationTimeline& it = report.iteration;
-  std::string out =
+  const std::optional<Throughput> throughput = ReportThroughput(report, scenario);
+  std::string header =
       "scenario,engine,npus,iteration_time_ns,compute_ns,exposed_communication_ns,"
-      "communication_ns,total_traffic_bytes\n";
-  out += fmt::format("{},{},{},{},{},{},{},{}\n", Field(scenario.name), report.engine, report.npus,
-                     NumberText(it.total_ns), NumberText(it.ComputeNs()),
-                     NumberText(it.ExposedCommNs()), NumberText(report.communication_ns),
-                     NumberText(report.total_traffic_bytes));
-  return out;
+      "communication_ns,total_traffic_bytes";
+  std::string row = fmt::format("{},{},{},{},{},{},{},{}", CsvField(scenario.name), report.engine,
+                                report.npus, NumberText(it.total_ns), NumberText(it.ComputeNs()),
+                                NumberText(it.ExposedCommNs()), NumberText(report.communication_ns),
+                                NumberText(report.total_traffic_bytes));
+  if (throughput) {
+    const Throughput& t = *throughput;
+    header += ",tokens_per_s_per_gpu,model_tflops_per_gpu,mfu,flop_convention";
+    row += fmt::format(",{},{},{},{}",
+                       t.tokens_per_s_per_gpu ? NumberText(*t.tokens_per_s_per_gpu) : "",
+                       NumberText(t.model_tflops_per_gpu), NumberText(t.mfu),
+                       ToString(t.convention));
+  }
+  return header + "\n" + row + "\n";
 }
 
 std::string DimensionsCsv(const Report& report) {
@@ -52,11 +59,11 @@ std::string CollectivesCsv(const Report& report) {
       "phase,group,kind,dimensions,size_bytes,occurrences,first_layer,last_layer,time_ns,"
       "total_time_ns\n";
   for (const CollectiveReport& c : report.collectives) {
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{}\n", c.phase, c.group, ToString(c.kind),
-                    Field(fmt::format("{}", fmt::join(c.dimensions, " "))), c.size_bytes,
-                    c.occurrences, Field(c.first_layer), Field(c.last_layer), NumberText(c.time_ns),
-                    NumberText(c.time_ns * static_cast<double>(c.occurrences)));
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", c.phase, c.group, ToString(c.kind),
+                       CsvField(fmt::format("{}", fmt::join(c.dimensions, " "))), c.size_bytes,
+                       c.occurrences, CsvField(c.first_layer), CsvField(c.last_layer),
+                       NumberText(c.time_ns),
+                       NumberText(c.time_ns * static_cast<double>(c.occurrences)));
   }
   return out;
 }

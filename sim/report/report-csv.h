@@ -7,11 +7,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "sim/report/report.h"
 #include "sim/scenario/scenario.h"
 
 namespace hfsim {
+
+/// `text` as a CSV field: as is, or double-quoted (a quote inside doubled) when it holds a
+/// separator, quote or line break.
+std::string CsvField(std::string_view text);
 
 std::string SummaryCsv(const Report& report, const Scenario& scenario);
 std::string DimensionsCsv(const Report& report);

@@ -6,6 +6,7 @@
 #include "sim/report/gossip-report-json.h"
 #include "sim/report/in-network-report-json.h"
 #include "sim/report/ps-report-json.h"
+#include "sim/report/throughput.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -155,6 +156,17 @@ nlohmann::json FlowToJson(const FlowReport& f, size_t dimension_count) {
 
 }  // namespace
 
+nlohmann::json ThroughputToJson(const Throughput& t) {
+  nlohmann::json out = {{"samples_per_s_per_gpu", t.samples_per_s_per_gpu},
+                        {"model_tflops_per_gpu", t.model_tflops_per_gpu},
+                        {"mfu", t.mfu},
+                        {"flop_convention", ToString(t.convention)},
+                        {"model_flops_per_iteration", t.model_flops_per_iteration},
+                        {"peak_TFLOPS_used", t.peak_TFLOPS_used}};
+  if (t.tokens_per_s_per_gpu) out["tokens_per_s_per_gpu"] = *t.tokens_per_s_per_gpu;
+  return out;
+}
+
 nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   const IterationTimeline& it = report.iteration;
   nlohmann::json out;
@@ -231,6 +243,9 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
                      {"buffers_bytes", m.buffers_bytes},
                      {"total_bytes", m.TotalBytes()}};
     if (t.hbm_GiB > 0.0) out["memory"]["capacity_bytes"] = t.hbm_GiB * 1024.0 * 1024.0 * 1024.0;
+  }
+  if (const auto throughput = ReportThroughput(report, scenario)) {
+    out["throughput"] = ThroughputToJson(*throughput);
   }
   if (report.graph) {
     const GraphReport& g = *report.graph;

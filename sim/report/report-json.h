@@ -12,4 +12,8 @@ namespace hfsim {
 /// be reproduced from the report alone.
 nlohmann::json ReportToJson(const Report& report, const Scenario& scenario);
 
+struct Throughput;
+/// The report's "throughput" section.
+nlohmann::json ThroughputToJson(const Throughput& throughput);
+
 }  // namespace hfsim

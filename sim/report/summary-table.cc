@@ -9,6 +9,7 @@
 #include "sim/report/gossip-report-json.h"
 #include "sim/report/in-network-report-json.h"
 #include "sim/report/ps-summary.h"
+#include "sim/report/throughput.h"
 
 namespace hfsim {
 
@@ -30,6 +31,11 @@ std::string FormatBytes(double bytes) {
 }
 
 namespace {
+
+// A rate with 4 significant digits, whole above 10,000 (33050, not 3.305e+04).
+std::string Rate(double value) {
+  return value >= 1e4 ? fmt::format("{:.0f}", value) : fmt::format("{:.4g}", value);
+}
 
 std::string Share(double part, double whole) {
   return whole > 0.0 ? fmt::format("{:5.1f}%", 100.0 * part / whole) : std::string("     -");
@@ -158,6 +164,16 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         FormatBytes(m.activations_bytes),
         m.buffers_bytes > 0.0 ? ", buffers " + FormatBytes(m.buffers_bytes) : std::string(),
         t.hbm_GiB > 0.0 ? fmt::format(" of {} GiB", t.hbm_GiB) : std::string());
+  }
+  if (const auto throughput = ReportThroughput(report, scenario)) {
+    const Throughput& t = *throughput;
+    out += fmt::format(
+        "throughput: {} per GPU, {} model TFLOP/s per GPU, MFU {:.1f} % of {} TFLOP/s ({} FLOPs, "
+        "no recomputation)\n",
+        t.tokens_per_s_per_gpu ? Rate(*t.tokens_per_s_per_gpu) + " tokens/s"
+                               : Rate(t.samples_per_s_per_gpu) + " samples/s",
+        Rate(t.model_tflops_per_gpu), 100.0 * t.mfu, Rate(t.peak_TFLOPS_used),
+        ToString(t.convention));
   }
   if (report.parameter_server) out += PsSummary(*report.parameter_server);
   if (report.in_network) out += InNetworkSummary(*report.in_network);

@@ -25,6 +25,7 @@
 #include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/sweep-section.h"
 #include "sim/scenario/transformer-section.h"
+#include "sim/scenario/validation-section.h"
 #include "sim/scenario/workload-section.h"
 #include "topologies/topology.h"
 #include "workloads/graph/group-shape.h"
@@ -373,7 +374,8 @@ void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
 
 Scenario ReadScenario(const JsonCursor& root) {
   root.ExpectObject({"name", "description", "seed", "engine", "topology", "workload", "npu",
-                     "communication", "packet", "cost", "optimize", "sweep", "aggregation"});
+                     "communication", "packet", "cost", "optimize", "sweep", "aggregation",
+                     "validation"});
   Scenario scenario;
   scenario.name = root.Has("name") ? root.Child("name").String() : "scenario";
   if (root.Has("description")) scenario.description = root.Child("description").String();
@@ -398,6 +400,9 @@ Scenario ReadScenario(const JsonCursor& root) {
   if (const auto sweep = root.Find("sweep")) ReadSweepSection(*sweep, scenario);
   if (const auto aggregation = root.Find("aggregation"))
     ReadAggregationSection(*aggregation, scenario);
+  if (const auto validation = root.Find("validation")) {
+    ReadValidationSection(*validation, scenario);
+  }
   CheckInNetworkAlgorithms(root, scenario);
   CheckLibraScenario(root, scenario);
   if (scenario.engine == EngineKind::kPacket) {
@@ -512,6 +517,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
   AddOptimizeSectionsToJson(scenario.optimize, out);
   AddSweepSectionToJson(scenario.sweep, out);
   if (scenario.aggregation) out["aggregation"] = AggregationSectionToJson(*scenario.aggregation);
+  if (scenario.validation) out["validation"] = ValidationSectionToJson(*scenario.validation);
   return out;
 }
 

@@ -454,7 +454,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
   section.ExpectObject({"model", "sequence_length_tokens", "global_batch_samples", "parallelism",
                         "gradient_bytes_per_param", "parameter_bytes_per_param",
                         "optimizer_bytes_per_param", "activation_bytes_per_element", "overlap",
-                        "routing", "recompute"});
+                        "routing", "recompute", "flop_convention"});
   ReadModel(section, workload);
   ReadParallelism(section, scenario.dimensions, workload);
   TrainingConfig& config = workload.config;
@@ -494,6 +494,10 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
   }
   if (auto recompute = section.Find("recompute")) {
     config.recompute = static_cast<Recompute>(recompute->Choice({"none", "selective", "full"}));
+  }
+  if (auto convention = section.Find("flop_convention")) {
+    workload.flop_convention = static_cast<FlopConvention>(convention->Choice(
+        std::vector<std::string_view>(kFlopConventionNames.begin(), kFlopConventionNames.end())));
   }
   CheckHeads(section, workload);
   CheckDerivedSizes(batch, workload);
@@ -683,6 +687,10 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
     training["optimizer_bytes_per_param"] = t.config.optimizer_bytes_per_param;
   }
   ShardingToJson(t.config, training);
+  // Written only when not the default, so the echoes of earlier reports stay as they were.
+  if (t.flop_convention != TrainingWorkload{}.flop_convention) {
+    training["flop_convention"] = ToString(t.flop_convention);
+  }
   return {{"training", training}};
 }
 
