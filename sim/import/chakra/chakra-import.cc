@@ -20,6 +20,7 @@
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"
 #include "sim/scenario/graph-section.h"
+#include "sim/scenario/input-file.h"
 
 namespace hfsim {
 
@@ -321,6 +322,10 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   // replicate, rank 0's only).
   const uint64_t files = inputs.replicate ? 1 : ranks;
   for (uint64_t r = 0; r < files; ++r) {
+    // What is there but is no file (a FIFO, which reading would block on; a directory) says so.
+    if (const auto refusal = InputKindRefusal(RankPath(inputs.prefix, r))) {
+      return UserError{RankPath(inputs.prefix, r), "the rank file " + *refusal};
+    }
     std::error_code error;  // an unreadable directory is "no such file" too, not an exception
     if (!std::filesystem::is_regular_file(RankPath(inputs.prefix, r), error)) {
       return UserError{RankPath(inputs.prefix, r),
