@@ -228,8 +228,8 @@ int SweepCommand::Execute() const {
       OutputFiles files(out_dir);
       files.Add(kManifest, JsonFileText(manifest));
       if (auto e = files.Commit()) {
-        problem = *e;
-        status = 1;
+        problem = e->message;
+        status = e->exit_code;
       }
     }
   }
@@ -338,7 +338,7 @@ int SweepCommand::Execute() const {
                                           plan.PointCount(), ToString(plan.Engine()));
     AddPictures(files, SweepPlots(plan, table, summary, title), quiet);
   }
-  if (auto error = files.Commit()) return fail(*error, 1);
+  if (auto error = files.Commit()) return fail(error->message, error->exit_code);
   std::error_code ignored;
   fs::remove(part_path, ignored);
   if (!quiet) {
