@@ -256,11 +256,15 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
     auto worker = [&] {
       for (size_t i = next++; i < work.size(); i = next++) guarded(i);
     };
+    // Reserved first: a vector that failed to grow would destroy the running threads with
+    // it, and a joinable std::thread destroyed is std::terminate. A thread that cannot start
+    // (std::system_error) or its memory (std::bad_alloc) just leaves more for the others.
     std::vector<std::thread> pool;
+    pool.reserve(threads);
     for (unsigned t = 1; t < threads && t < work.size(); ++t) {
       try {
         pool.emplace_back(worker);
-      } catch (const std::system_error&) {
+      } catch (const std::exception&) {
         break;
       }
     }
