@@ -280,7 +280,7 @@ std::optional<std::string> InterruptedPublication(const fs::path& dir) {
 }
 
 int LockFile(const std::string& path, bool wait) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return -errno;
   int result = 0;
   while ((result = ::flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {

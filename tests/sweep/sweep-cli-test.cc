@@ -440,6 +440,23 @@ TEST(SweepCli, SigtermStopsAFlowSweepAtOnce) {
   fs::remove_all(dir);
 }
 
+TEST(SweepCli, AResultsFileThatIsALinkIsNotWrittenThrough) {
+  // sweep.csv.part is the sweep's own file; a link planted at that name was followed by fopen,
+  // and what it pointed at truncated and filled with rows. Refused now, with exit 2, before
+  // anything in the directory changes.
+  const fs::path dir = TestDir();
+  const fs::path scenario = WriteScenario(dir, AnalyticalSweep());
+  fs::create_directories(dir / "out");
+  WriteFile(dir / "victim.txt", "mine\n");
+  fs::create_symlink(dir / "victim.txt", dir / "out" / "sweep.csv.part");
+  const Result r = Hfsim(dir, "sweep " + scenario.string() + " -o " + (dir / "out").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("sweep.csv.part: is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(dir / "victim.txt"), "mine\n");
+  EXPECT_FALSE(fs::exists(dir / "out" / "sweep.json"));
+  fs::remove_all(dir);
+}
+
 TEST(SweepCli, MpiRanksWriteTheSameBytes) {
   const fs::path dir = TestDir();
   const fs::path scenario = WriteScenario(dir, AnalyticalSweep());
