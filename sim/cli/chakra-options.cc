@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "sim/cli/option-checks.h"
+#include "sim/cli/output-set.h"
 #include "sim/import/chakra/astra-trace-settings.h"
 #include "sim/import/chakra/chakra-import.h"
 
@@ -75,6 +77,12 @@ std::optional<UserError> ChakraOptions::Apply(nlohmann::json& document,
     // Let the loader name what is wrong with the topology: any workload will do for that.
     document["workload"] = {{"graph", {{"programs", nlohmann::json::array()}}}};
     return std::nullopt;
+  }
+  // A directory whose publication a kill cut short holds a mix of two exports until an hfsim
+  // command writing there finishes it: refused rather than run (output-set.h).
+  const std::filesystem::path folder = std::filesystem::path(prefix).parent_path();
+  if (auto cut = InterruptedPublication(folder.empty() ? std::filesystem::path(".") : folder)) {
+    return UserError{prefix, *cut};
   }
   ChakraInputs inputs;
   inputs.prefix = prefix;

@@ -58,7 +58,9 @@ Expected<nlohmann::json> ImportForConvert(const ConvertCommand& command, std::st
 }
 
 // --to chakra: the scenario's execution graph as PREFIX.RANK.et files and PREFIX.groups.json
-// in `dir`, PREFIX being "trace".
+// in `dir`, PREFIX being "trace", published as one set (output-files.h): a kill or a failure
+// leaves the earlier set whole, two converts into one directory never mix their ranks, and a
+// set of 8 ranks written over one of 64 leaves no rank 8 to 63 behind.
 int WriteChakra(const Scenario& scenario, const std::string& source, const std::string& dir) {
   if (!RunsAsGraph(scenario)) {
     std::cerr << "hfsim: error: " << source
@@ -67,31 +69,35 @@ int WriteChakra(const Scenario& scenario, const std::string& source, const std::
                  "chakra: training, collective and graph workloads (and Chakra traces)\n";
     return 2;
   }
-  const ExecutionGraph graph = BuildExecutionGraph(scenario);
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) {
-    std::cerr << fmt::format("hfsim: error: cannot create {}: {}\n", dir, error.message());
-    return 1;
+  if (auto refusal = CheckOutputDirectory(dir)) {
+    std::cerr << "hfsim: error: -o: " << refusal->message << "\n";
+    return refusal->exit_code;
   }
+  const ExecutionGraph graph = BuildExecutionGraph(scenario);
   const std::string prefix = (std::filesystem::path(dir) / "trace").string();
-  bool write_failed = false;
+  // Each rank's file goes to the staging directory as it is made: never all in memory.
+  OutputFiles files(dir);
   ChakraExportCounts counts;
   auto groups = ExportChakra(
       graph,
       [&](uint32_t rank, const std::string& bytes) -> std::optional<std::string> {
-        auto problem = ReplaceFile(fmt::format("{}.{}.et", prefix, rank), bytes);
-        write_failed = problem.has_value();
-        return problem;
+        files.Add(fmt::format("trace.{}.et", rank), bytes);
+        if (const auto& failure = files.Failure()) return failure->message;
+        return std::nullopt;
       },
       counts);
   if (!groups) {
+    if (const auto& failure = files.Failure()) {
+      std::cerr << "hfsim: error: " << failure->message << "\n";
+      return failure->exit_code;
+    }
     std::cerr << "hfsim: error: " << groups.Error().ToString() << "\n";
-    return write_failed ? 1 : 2;
+    return 2;
   }
-  if (auto problem = ReplaceFile(prefix + ".groups.json", groups.Value().dump(2) + "\n")) {
-    std::cerr << "hfsim: error: " << *problem << "\n";
-    return 1;
+  files.Add("trace.groups.json", groups.Value().dump(2) + "\n");
+  if (auto problem = files.Commit()) {
+    std::cerr << "hfsim: error: " << problem->message << "\n";
+    return problem->exit_code;
   }
   for (const std::string& note : counts.notes) std::cerr << "hfsim: note: " << note << "\n";
   std::cerr << fmt::format(
@@ -116,6 +122,12 @@ int ConvertCommand::Execute() const {
     std::cerr << "hfsim: error: " << source << ": " << scenario.Error().ToString() << "\n";
     return 2;
   }
+  if (to != "chakra" && !out_path.empty()) {
+    if (auto refusal = CheckOutputFile(out_path)) {
+      std::cerr << "hfsim: error: -o: " << refusal->message << "\n";
+      return refusal->exit_code;
+    }
+  }
   if (to == "chakra") {
     if (out_path.empty()) {
       std::cerr << "hfsim: error: convert: --to chakra writes a directory of traces: give -o DIR\n";
@@ -128,10 +140,11 @@ int ConvertCommand::Execute() const {
     std::cout << text;
     return 0;
   }
-  // Written to a temporary name and renamed, so a failed write never leaves half a file.
-  if (auto problem = ReplaceFile(out_path, text)) {
-    std::cerr << "hfsim: error: " << *problem << "\n";
-    return 1;
+  // Replaced whole (a temporary file renamed over it) or written through to a device or FIFO;
+  // never over an input of this command (output-path.h).
+  if (auto problem = WriteOutputFile(out_path, text)) {
+    std::cerr << "hfsim: error: " << problem->message << "\n";
+    return problem->exit_code;
   }
   std::cerr << fmt::format("hfsim: wrote {}\n", out_path);
   return 0;

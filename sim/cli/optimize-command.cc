@@ -160,8 +160,8 @@ int OptimizeCommand::Execute() const {
   if (verify > 0) files.Add("verify.csv", VerifyCsv(verified, scenario));
   if (!no_plot) AddPictures(files, OptimumPlots(result, scenario, verified), quiet);
   if (auto error = files.Commit()) {
-    std::cerr << "hfsim: error: " << *error << "\n";
-    return 1;
+    std::cerr << "hfsim: error: " << error->message << "\n";
+    return error->exit_code;
   }
   if (!quiet) std::cout << fmt::format("\nwrote {}\n", files.Describe());
   return 0;

@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/scenario/input-file.h"
+
 namespace hfsim {
 
 /// Digits only: for every unsigned option, checked before CLI11 converts the text.
@@ -34,15 +36,18 @@ inline CLI::Validator NonEmptyPath() {
       "PATH");
 }
 
-/// An input file that exists and is not a directory; otherwise the system's reason.
+/// An input file that exists and is a regular file (or standard input, /dev/stdin: see
+/// input-file.h); otherwise the system's reason, or what it is (a FIFO would block the read).
 inline CLI::Validator ReadableFile() {
   return CLI::Validator(
       [](std::string& path) -> std::string {
         struct stat info {};
-        if (::stat(path.c_str(), &info) != 0) {
+        int fd = -1;
+        if (!NamesOwnDescriptor(path, fd) && ::stat(path.c_str(), &info) != 0) {
           return "cannot open '" + path + "': " + std::strerror(errno);
         }
         if (S_ISDIR(info.st_mode)) return "'" + path + "' is a directory; accepted: a file";
+        if (const auto refusal = InputKindRefusal(path)) return "'" + path + "' " + *refusal;
         return {};
       },
       "FILE");

@@ -2,19 +2,21 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "sim/cli/gnuplot-drawing.h"
+#include "sim/scenario/input-file.h"
 
 namespace hfsim {
 
@@ -22,46 +24,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// FNV-1a, 64 bits: enough to tell one run's file from another's in the manifest.
-uint64_t Checksum(const std::string& bytes) {
-  uint64_t hash = 14695981039346656037ull;
-  for (const unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
-
-// Writes `contents` to `file` and closes it; the reason of the first call that failed.
-std::optional<std::string> CloseWritten(std::FILE* file, const std::string& contents) {
-  int error = 0;
-  if (std::fwrite(contents.data(), 1, contents.size(), file) != contents.size()) error = errno;
-  if (std::fflush(file) != 0 && error == 0) error = errno;
-  if (std::fclose(file) != 0 && error == 0) error = errno;
-  if (error != 0) return fmt::format("cannot write the file: {}", std::strerror(error));
-  return std::nullopt;
-}
-
-std::optional<std::string> WriteFile(const fs::path& path, const std::string& contents) {
+// Writes `contents` to the new file `path` and closes it; the reason of the first failure.
+std::optional<std::string> WriteNewFile(const fs::path& path, std::string_view contents) {
   std::error_code error;
   fs::create_directories(path.parent_path(), error);
   if (error) {
-    return fmt::format("{}: cannot create the directory: {}", path.parent_path().string(),
+    return fmt::format("cannot create the directory {}: {}", path.parent_path().string(),
                        error.message());
   }
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) return fmt::format("cannot write the file: {}", std::strerror(errno));
-  return CloseWritten(file, contents);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fmt::format("cannot write the file: {}", std::strerror(errno));
+  int failure = 0;
+  for (size_t done = 0; done < contents.size() && failure == 0;) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) failure = n < 0 ? errno : EIO;
+    if (n > 0) done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && failure == 0) failure = errno;
+  if (failure != 0) return fmt::format("cannot write the file: {}", std::strerror(failure));
+  return std::nullopt;
 }
 
-// The lock on `<directory>/.hfsim-publish.lock` while a set of files is renamed into place:
+// The lock on `<directory>/.hfsim-publish.lock` while a stage is made or a set is published:
 // concurrent runs into one directory publish one after the other, never interleaved.
 class PublishLock {
  public:
   explicit PublishLock(const fs::path& directory)
-      : m_fd(LockFile((directory / ".hfsim-publish.lock").string(), true)) {}
+      : m_fd(LockFile((directory / kPublishLock).string(), true)) {}
   ~PublishLock() {
-    if (m_fd >= 0) close(m_fd);
+    if (m_fd >= 0) ::close(m_fd);
   }
   PublishLock(const PublishLock&) = delete;
   PublishLock& operator=(const PublishLock&) = delete;
@@ -72,131 +64,140 @@ class PublishLock {
   int m_fd;
 };
 
-// The staging directory, removed with everything in it when the commit ends.
-class Stage {
- public:
-  explicit Stage(const fs::path& parent) {
-    std::string pattern = (parent / ".hfsim-stage-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) m_path = pattern;
-  }
-  ~Stage() {
-    if (m_path.empty()) return;
-    std::error_code ignored;
-    fs::remove_all(m_path, ignored);
-  }
-  Stage(const Stage&) = delete;
-  Stage& operator=(const Stage&) = delete;
-  const fs::path& Path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
-
 }  // namespace
 
-std::optional<std::string> OutputFiles::Commit() const {
-  if (m_directory.empty()) return std::string("the output directory is an empty string");
+std::optional<WriteFailure> CheckOutputDirectory(const std::string& directory) {
+  if (directory.empty()) return WriteFailure{"the output directory is an empty string", 2};
+  struct stat info {};
+  if (::stat(directory.c_str(), &info) != 0 || S_ISDIR(info.st_mode)) return std::nullopt;
+  return WriteFailure{fmt::format("{}: is a file, not a directory; accepted: a directory, or a "
+                                  "path where one can be made", directory), 2};
+}
+
+OutputFiles::~OutputFiles() {
+  if (m_stage.empty()) return;
+  // Removed while still locked: no other writer takes it for a dead one's meanwhile. Paths
+  // allocate, and a destructor that throws while an exception unwinds is std::terminate: out
+  // of memory here leaves the stage to the next writer's clean-up instead.
+  try {
+    std::error_code ignored;
+    fs::remove_all(fs::path(m_directory) / m_stage, ignored);
+  } catch (...) {
+  }
+  ::close(m_stage_fd);
+}
+
+bool OutputFiles::Staged() {
+  if (!m_stage.empty()) return true;
+  if (m_failure) return false;
+  if (auto refusal = CheckOutputDirectory(m_directory)) {
+    m_failure = refusal;
+    return false;
+  }
   const fs::path out(m_directory);
   std::error_code error;
   fs::create_directories(out, error);
   if (error) {
-    return fmt::format("{}: cannot create the output directory: {}", m_directory,
-                       error.message());
+    m_failure = WriteFailure{fmt::format("{}: cannot create the output directory: {}",
+                                         m_directory, error.message())};
+    return false;
   }
-  const Stage stage(out);
-  if (stage.Path().empty()) {
-    return fmt::format("{}: cannot create a staging directory there: {}", m_directory,
-                       std::strerror(errno));
-  }
-  // Everything is written and checked in the stage first.
-  std::vector<std::string> names;
-  nlohmann::json manifest = {{"files", nlohmann::json::array()}};
-  auto list = [&](const std::string& name, const std::string& bytes) {
-    names.push_back(name);
-    manifest["files"].push_back({{"name", name},
-                                 {"bytes", bytes.size()},
-                                 {"fnv1a64", fmt::format("{:016x}", Checksum(bytes))}});
-  };
-  for (const auto& [name, contents] : m_files) {
-    if (auto problem = WriteFile(stage.Path() / name, contents)) {
-      return fmt::format("{}: {}", (out / name).string(), *problem);
-    }
-    list(name, contents);
-  }
-  for (const auto& [script, png] : m_pictures) {
-    std::string picture;
-    if (auto problem = DrawWithGnuplot(stage.Path().string(), script, png, picture)) {
-      return fmt::format("{} (for {})", *problem, (out / png).string());
-    }
-    list(png, picture);
-  }
-  if (auto problem = WriteFile(stage.Path() / kOutputManifest, manifest.dump(2) + "\n")) {
-    return fmt::format("{}: {}", (out / kOutputManifest).string(), *problem);
-  }
-  // Publication: the old manifest goes first and the new one comes last, so a set cut short
-  // between two renames has no manifest that vouches for it.
+  // Made and locked under the publish lock, so that a writer cleaning up dead writers' stages
+  // never sees this one unlocked.
   const PublishLock lock(out);
   if (lock.Error() != 0) {
-    return fmt::format("{}: cannot lock the directory for publication: {}", m_directory,
-                       std::strerror(lock.Error()));
+    m_failure = WriteFailure{fmt::format("{}: cannot lock the directory: {}", m_directory,
+                                         std::strerror(lock.Error()))};
+    return false;
   }
-  fs::remove(out / kOutputManifest, error);
-  if (error) {
-    return fmt::format("{}: cannot replace the file: {}", (out / kOutputManifest).string(),
-                       error.message());
+  std::string pattern = (out / (std::string(kStagePrefix) + "XXXXXX")).string();
+  int fd = -1;
+  if (::mkdtemp(pattern.data()) == nullptr ||
+      (fd = ::open(pattern.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+      ::flock(fd, LOCK_EX) != 0) {
+    const int reason = errno;
+    if (fd >= 0) ::close(fd);
+    fs::remove_all(pattern, error);
+    m_failure = WriteFailure{fmt::format("{}: cannot create a staging directory there: {}",
+                                         m_directory, std::strerror(reason))};
+    return false;
   }
-  names.push_back(kOutputManifest);
-  for (const std::string& name : names) {
-    const fs::path target = out / name;
-    fs::create_directories(target.parent_path(), error);
-    if (!error) fs::rename(stage.Path() / name, target, error);
-    if (error) {
-      return fmt::format("{}: cannot replace the file: {} (the set in {} is incomplete: it has "
-                         "no {})", target.string(), error.message(), m_directory,
-                         kOutputManifest);
+  m_stage = fs::path(pattern).filename().string();
+  m_stage_fd = fd;
+  return true;
+}
+
+void OutputFiles::Add(std::string name, std::string_view contents) {
+  if (m_failure || !Staged()) return;
+  if (auto problem = WriteNewFile(fs::path(m_directory) / m_stage / name, contents)) {
+    m_failure = WriteFailure{fmt::format("{}: {}", (fs::path(m_directory) / name).string(),
+                                         *problem)};
+    return;
+  }
+  ListedFile file{name, contents.size(), Fnv1a64(contents)};
+  const auto same = std::find_if(m_files.begin(), m_files.end(),
+                                 [&](const ListedFile& f) { return f.name == name; });
+  if (same != m_files.end()) {
+    *same = std::move(file);
+  } else {
+    m_files.push_back(std::move(file));
+  }
+}
+
+void OutputFiles::AddPicture(std::string script, std::string png) {
+  m_pictures.emplace_back(std::move(script), std::move(png));
+}
+
+std::optional<WriteFailure> OutputFiles::Commit() {
+  if (!Staged() || m_failure) return m_failure;
+  const fs::path out(m_directory);
+  const fs::path stage = out / m_stage;
+  for (const auto& [script, png] : m_pictures) {
+    std::string picture;
+    if (auto problem = DrawWithGnuplot(stage.string(), script, png, picture)) {
+      return WriteFailure{fmt::format("{} (for {})", *problem, (out / png).string())};
+    }
+    m_files.push_back({png, picture.size(), Fnv1a64(picture)});
+  }
+  if (auto problem = WriteNewFile(stage / kOutputManifest, ManifestText(m_files))) {
+    return WriteFailure{fmt::format("{}: {}", (out / kOutputManifest).string(), *problem)};
+  }
+  const PublishLock lock(out);
+  if (lock.Error() != 0) {
+    return WriteFailure{fmt::format("{}: cannot lock the directory for publication: {}",
+                                    m_directory, std::strerror(lock.Error()))};
+  }
+  RecoverOutputDirectory(out, m_stage);
+  // The earlier set's files that this one does not have go.
+  std::set<std::string> names;
+  for (const ListedFile& file : m_files) names.insert(file.name);
+  std::vector<ListedFile> stale;
+  if (auto earlier = ReadManifest(out)) {
+    for (ListedFile& file : *earlier) {
+      if (!names.count(file.name)) stale.push_back(std::move(file));
     }
   }
-  return std::nullopt;
-}
-
-int LockFile(const std::string& path, bool wait) {
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return -errno;
-  int result = 0;
-  while ((result = flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+  // Nothing this command read is replaced or removed: checked before anything moves.
+  auto input_refusal = [&](const std::string& name) -> std::optional<WriteFailure> {
+    // lstat: a link in the directory is replaced or removed itself, not what it points at.
+    struct stat info {};
+    if (::lstat((out / name).c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+    const auto role = InputRole(info.st_dev, info.st_ino);
+    if (!role) return std::nullopt;
+    return WriteFailure{fmt::format("{}: is {}, an input of this command, which this output set "
+                                    "would {}; hfsim never writes over its inputs; accepted: "
+                                    "another output directory", (out / name).string(), *role,
+                                    names.count(name) ? "replace" : "remove"), 2};
+  };
+  for (const ListedFile& file : m_files) {
+    if (auto refusal = input_refusal(file.name)) return refusal;
   }
-  if (result == 0) return fd;
-  const int error = errno;
-  close(fd);
-  return -error;
-}
-
-std::optional<std::string> ReplaceFile(const std::string& path, const std::string& contents) {
-  const fs::path target(path);
-  const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string pattern = (directory / ("." + target.filename().string() + ".XXXXXX")).string();
-  const int fd = mkstemp(pattern.data());
-  if (fd < 0) return fmt::format("{}: cannot write the file: {}", path, std::strerror(errno));
-  std::FILE* file = fdopen(fd, "wb");
-  if (file == nullptr) {
-    close(fd);
-    std::remove(pattern.c_str());
-    return fmt::format("{}: cannot write the file: {}", path, std::strerror(errno));
+  for (const ListedFile& file : stale) {
+    if (auto refusal = input_refusal(file.name)) return refusal;
   }
-  if (auto problem = CloseWritten(file, contents)) {
-    std::remove(pattern.c_str());
-    return fmt::format("{}: {}", path, *problem);
-  }
-  // mkstemp makes the file private (0600); the result should read like any other output.
-  std::error_code error;
-  fs::permissions(pattern, fs::perms::owner_read | fs::perms::owner_write |
-                               fs::perms::group_read | fs::perms::others_read, error);
-  fs::rename(pattern, target, error);
-  if (error) {
-    std::remove(pattern.c_str());
-    return fmt::format("{}: cannot replace the file: {}", path, error.message());
-  }
-  return std::nullopt;
+  std::vector<std::string> order;
+  for (const ListedFile& file : m_files) order.push_back(file.name);
+  return PublishSet(out, m_stage, order, stale);
 }
 
 std::string OutputFiles::Describe() const {
@@ -205,7 +206,11 @@ std::string OutputFiles::Describe() const {
     if (!out.empty()) out += ", ";
     out += (fs::path(m_directory) / name).string();
   };
-  for (const auto& file : m_files) add(file.first);
+  for (const ListedFile& file : m_files) {
+    const bool picture = std::any_of(m_pictures.begin(), m_pictures.end(),
+                                     [&](const auto& p) { return p.second == file.name; });
+    if (!picture) add(file.name);
+  }
   for (const auto& picture : m_pictures) add(picture.second);
   return out;
 }

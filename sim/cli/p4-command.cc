@@ -90,8 +90,8 @@ int P4Command::Execute() const {
   files.Add("vectors-expected.pcap", Text(WritePcap(Frames(vectors, true))));
   files.Add("ptf/test_aggregation.py", GeneratePtfTest(vectors, kP4ProgramName));
   if (auto error = files.Commit()) {
-    std::cerr << "hfsim: error: " << *error << "\n";
-    return 1;
+    std::cerr << "hfsim: error: " << error->message << "\n";
+    return error->exit_code;
   }
   size_t outputs = 0;
   for (const TestVectorStep& step : vectors.steps) outputs += step.expected.size();

@@ -159,6 +159,20 @@ int RunCommand::Execute() const {
       return 2;
     }
   }
+  // Where the outputs go is checked before the work, so that a path refused for what it is (a
+  // directory, the scenario itself) is refused at once rather than after the run.
+  if (!trace_path.empty()) {
+    if (auto refusal = CheckOutputFile(trace_path)) {
+      std::cerr << "hfsim: error: --trace: " << refusal->message << "\n";
+      return refusal->exit_code;
+    }
+  }
+  if (!out_dir.empty()) {
+    if (auto refusal = CheckOutputDirectory(out_dir)) {
+      std::cerr << "hfsim: error: --out: " << refusal->message << "\n";
+      return refusal->exit_code;
+    }
+  }
   // The timeline: for --trace, and for the Gantt picture of a run that draws.
   const bool draws = !out_dir.empty() && !no_plot;
   std::optional<Timeline> timeline;
@@ -190,9 +204,9 @@ int RunCommand::Execute() const {
   }
   if (!quiet) std::cout << SummaryTable(report, scenario);
   if (timeline && !trace_path.empty()) {
-    if (auto error = ReplaceFile(trace_path, JsonFileText(TraceJson(*timeline)))) {
-      std::cerr << "hfsim: error: " << *error << "\n";
-      return 1;
+    if (auto error = WriteOutputFile(trace_path, JsonFileText(TraceJson(*timeline)))) {
+      std::cerr << "hfsim: error: --trace: " << error->message << "\n";
+      return error->exit_code;
     }
     if (!quiet) std::cout << fmt::format("\nwrote {} (open it in ui.perfetto.dev)\n", trace_path);
   }
@@ -229,8 +243,8 @@ int RunCommand::Execute() const {
     }
   }
   if (auto error = files.Commit()) {
-    std::cerr << "hfsim: error: " << *error << "\n";
-    return 1;
+    std::cerr << "hfsim: error: " << error->message << "\n";
+    return error->exit_code;
   }
   if (!quiet) std::cout << fmt::format("\nwrote {}\n", files.Describe());
   return 0;

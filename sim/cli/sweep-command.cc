@@ -1,5 +1,7 @@
 #include "sim/cli/sweep-command.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -58,12 +60,34 @@ std::optional<std::string> LockOutputDirectory(const std::filesystem::path& dir)
 std::atomic<bool> g_stop{false};
 extern "C" void OnInterrupt(int) { g_stop.store(true); }
 
+// The sweep's own files in DIR are read only when they are regular files: a FIFO planted at
+// one of their names would block the read, a link lead outside DIR.
+bool IsOwnFile(const fs::path& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
 std::optional<std::string> ReadWhole(const fs::path& path) {
+  if (!IsOwnFile(path)) return std::nullopt;
   std::ifstream file(path, std::ios::binary);
   if (!file) return std::nullopt;
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+/// Why the results' working file cannot be sweep.csv.part as it is: something other than a
+/// regular file at that name (a link, which `fopen` used to follow and truncate what it pointed
+/// at; a FIFO; a directory) is refused, never written through.
+std::optional<std::string> PartRefusal(const fs::path& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode)) return std::nullopt;
+  const char* what = S_ISLNK(info.st_mode)    ? "a symbolic link"
+                     : S_ISFIFO(info.st_mode) ? "a named pipe (FIFO)"
+                     : S_ISDIR(info.st_mode)  ? "a directory"
+                                              : "not a regular file";
+  return fmt::format("{}: is {}, not the sweep's own file of results, which hfsim never writes "
+                     "through; accepted: remove it, or give another --out", path.string(), what);
 }
 
 /// What identifies a sweep: a resumed sweep must have the same.
@@ -208,13 +232,18 @@ int SweepCommand::Execute() const {
   std::string problem;
   if (root) {
     std::error_code error;
-    fs::create_directories(dir, error);
-    if (error) {
+    if (auto refusal = CheckOutputDirectory(out_dir)) {
+      problem = refusal->message;
+      status = refusal->exit_code;
+    } else if (fs::create_directories(dir, error); error) {
       problem = fmt::format("{}: cannot create the output directory: {}", out_dir, error.message());
       status = 1;
     } else if (auto locked = LockOutputDirectory(dir)) {
       problem = *locked;
       status = 1;
+    } else if (auto refusal = PartRefusal(dir / kPart)) {
+      problem = *refusal;
+      status = 2;
     } else if (resume) {
       auto earlier = LoadEarlierRun(dir, manifest, table);
       if (!earlier) {
@@ -228,8 +257,8 @@ int SweepCommand::Execute() const {
       OutputFiles files(out_dir);
       files.Add(kManifest, JsonFileText(manifest));
       if (auto e = files.Commit()) {
-        problem = *e;
-        status = 1;
+        problem = e->message;
+        status = e->exit_code;
       }
     }
   }
@@ -277,8 +306,18 @@ int SweepCommand::Execute() const {
   if (keep_bytes > 0) {
     fs::resize_file(part_path, keep_bytes);
   }
-  std::FILE* part = std::fopen(part_path.c_str(), keep_bytes > 0 ? "ab" : "wb");
-  if (part == nullptr) return fail(fmt::format("{}: cannot write the file", part_path.string()), 1);
+  // O_NOFOLLOW: a link put there since the check is not followed either.
+  const int part_fd = ::open(part_path.c_str(),
+                             O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+                                 (keep_bytes > 0 ? O_APPEND : O_TRUNC),
+                             0644);
+  std::FILE* part = part_fd >= 0 ? ::fdopen(part_fd, keep_bytes > 0 ? "ab" : "wb") : nullptr;
+  if (part == nullptr) {
+    const int reason = errno;
+    if (part_fd >= 0) ::close(part_fd);
+    return fail(fmt::format("{}: cannot write the file: {}", part_path.string(),
+                            std::strerror(reason)), 1);
+  }
   std::string buffer;
   if (keep_bytes == 0) buffer = table.Csv();  // header, and the rows of a finished sweep.csv
   const uint64_t already = table.DoneCount();
@@ -338,7 +377,7 @@ int SweepCommand::Execute() const {
                                           plan.PointCount(), ToString(plan.Engine()));
     AddPictures(files, SweepPlots(plan, table, summary, title), quiet);
   }
-  if (auto error = files.Commit()) return fail(*error, 1);
+  if (auto error = files.Commit()) return fail(error->message, error->exit_code);
   std::error_code ignored;
   fs::remove(part_path, ignored);
   if (!quiet) {

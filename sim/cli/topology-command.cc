@@ -90,8 +90,8 @@ int TopologyCommand::Execute() const {
     OutputFiles files(out_dir);
     files.Add("links.csv", std::move(csv));
     if (auto error = files.Commit()) {
-      std::cerr << "hfsim: error: " << *error << "\n";
-      return 1;
+      std::cerr << "hfsim: error: " << error->message << "\n";
+      return error->exit_code;
     }
     std::cout << "wrote " << files.Describe() << "\n";
   }

@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/import/yaml-duplicates.h"
+#include "sim/scenario/input-file.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -146,17 +147,9 @@ double AstraLinkToNpuGBps(const std::string& kind, uint32_t size, double link_Gi
 }
 
 Expected<AstraNetwork> ReadAstraNetwork(const std::string& path) {
-  std::error_code error;
-  const auto bytes = std::filesystem::file_size(path, error);
-  if (error) return UserError{path, "cannot open the ASTRA-sim network file"};
-  if (bytes > kMaxAstraInputBytes) {
-    return UserError{path, fmt::format("file has {} bytes; accepted: at most {}", bytes, kMaxAstraInputBytes)};
-  }
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (!file && !file.eof()) return UserError{path, "cannot read the ASTRA-sim network file"};
-  return ParseAstraNetworkText(text.str(), path);
+  auto text = ReadInputFile(path, "the ASTRA-sim network file", kMaxAstraInputBytes);
+  if (!text) return text.Error();
+  return ParseAstraNetworkText(text.Value(), path);
 }
 
 Expected<AstraNetwork> ParseAstraNetworkText(const std::string& text, const std::string& source_name) {

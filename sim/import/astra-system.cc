@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/import/astra-network.h"
+#include "sim/scenario/input-file.h"
 #include "sim/scenario/json-cursor.h"
 #include "sim/scenario/json-text.h"
 #include "sim/scenario/scenario-parser.h"
@@ -96,17 +97,9 @@ nlohmann::json Read(const JsonCursor& root, const std::vector<uint32_t>& sizes, 
 
 Expected<nlohmann::json> ReadAstraSystem(const std::string& path, const std::vector<uint32_t>& sizes,
                                          bool chakra) {
-  std::error_code error;
-  const auto bytes = std::filesystem::file_size(path, error);
-  if (error) return UserError{path, "cannot open the ASTRA-sim system file"};
-  if (bytes > kMaxAstraInputBytes) {
-    return UserError{path, fmt::format("file has {} bytes; accepted: at most {}", bytes, kMaxAstraInputBytes)};
-  }
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (!file && !file.eof()) return UserError{path, "cannot read the ASTRA-sim system file"};
-  return ParseAstraSystemText(text.str(), path, sizes, chakra);
+  auto text = ReadInputFile(path, "the ASTRA-sim system file", kMaxAstraInputBytes);
+  if (!text) return text.Error();
+  return ParseAstraSystemText(text.Value(), path, sizes, chakra);
 }
 
 Expected<nlohmann::json> ParseAstraSystemText(const std::string& text, const std::string& source_name,

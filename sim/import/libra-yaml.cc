@@ -14,6 +14,7 @@
 
 #include "sim/import/libra-formats.h"
 #include "sim/import/yaml-duplicates.h"
+#include "sim/scenario/input-file.h"
 #include "sim/scenario/scenario-parser.h"
 #include "sim/scenario/utf8.h"
 
@@ -156,25 +157,15 @@ Expected<LibraCostTable> ReadLibraCost(const std::string& path) {
 }
 
 Expected<std::string> ReadLibraFile(const std::string& path) {
-  std::error_code code;
-  if (!std::filesystem::is_regular_file(path, code)) {
-    return UserError{path, "not found (or not a regular file); accepted: a readable LIBRA input file"};
-  }
-  const auto size = std::filesystem::file_size(path, code);
-  if (code || size > kMaxLibraFileBytes) {
-    return UserError{path, fmt::format("{} bytes; accepted: at most {} bytes", size, kMaxLibraFileBytes)};
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in && !in.eof()) return UserError{path, "could not be read"};
+  auto text = ReadInputFile(path, "the LIBRA input file", kMaxLibraFileBytes);
+  if (!text) return text.Error();
   // What is read ends up in a JSON scenario (layer names, the scenario's name), which must be
   // UTF-8: refused here rather than by the JSON writer after the work.
   if (const auto bad = FirstInvalidUtf8(path)) {
     return UserError{path, fmt::format("the file name has a byte that is not UTF-8 (byte {}); "
                                        "accepted: a UTF-8 file name", *bad)};
   }
-  const std::string contents = text.str();
+  const std::string& contents = text.Value();
   if (const auto bad = FirstInvalidUtf8(contents)) {
     const size_t line = 1 + static_cast<size_t>(
         std::count(contents.begin(), contents.begin() + static_cast<std::ptrdiff_t>(*bad), '\n'));

@@ -32,13 +32,15 @@ std::optional<std::string> FlowRefusal(const Scenario& scenario) {
   if (memory.TotalBytes() > limit) {
     return fmt::format(
         "got \"flow\", which would need about {:.1f} GiB ({:.1f} GiB for the fabric, {:.1f} GiB "
-        "for {:.0f} block transfers of the collectives' schedules; docs/flow.md, \"Memory\"), "
-        "above the limit of {} GiB (packet.max_memory_GiB, which bounds flow runs too); "
-        "accepted: a smaller scenario, the analytical engine, or a larger "
+        "for {:.0f} block transfers of the collectives' schedules, {:.1f} GiB for {:.0f} flows "
+        "draining at once, {:.1f} GiB for {:.0f} runs of a collective by a group; docs/flow.md, "
+        "\"Memory\"), above the limit of {} GiB (packet.max_memory_GiB, which bounds flow runs "
+        "too); accepted: a smaller scenario, the analytical engine, or a larger "
         "\"packet.max_memory_GiB\" on a machine that has it",
         memory.TotalBytes() / 1073741824.0, memory.fabric_bytes / 1073741824.0,
         memory.schedule_bytes / 1073741824.0, memory.schedule_transfers,
-        scenario.packet.max_memory_GiB);
+        memory.flow_bytes / 1073741824.0, memory.concurrent_flows,
+        memory.run_bytes / 1073741824.0, memory.collective_runs, scenario.packet.max_memory_GiB);
   }
   return std::nullopt;
 }

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/scenario/input-file.h"
+
 namespace hfsim {
 
 namespace {
@@ -144,26 +146,7 @@ Expected<nlohmann::json> ParseJsonText(std::string_view text, std::string_view s
 
 Expected<std::string> ReadTextFile(const std::string& path, std::string_view what,
                                    uint64_t max_bytes) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) {
-    return UserError{path, fmt::format("cannot open {}: {}", what, std::strerror(errno))};
-  }
-  std::string text;
-  char buffer[65536];
-  while (true) {
-    const size_t n = std::fread(buffer, 1, sizeof buffer, file.get());
-    text.append(buffer, n);
-    if (text.size() > max_bytes) {
-      return UserError{path, fmt::format("{} is larger than {} bytes; accepted: at most {}",
-                                         what, max_bytes, max_bytes)};
-    }
-    if (n < sizeof buffer) break;
-  }
-  if (std::ferror(file.get())) {
-    return UserError{path, fmt::format("cannot read {}: {}", what, std::strerror(errno))};
-  }
-  return text;
+  return ReadInputFile(path, what, max_bytes);
 }
 
 Expected<nlohmann::json> LoadJsonFile(const std::string& path, std::string_view what,

@@ -6,8 +6,8 @@
 
 namespace hfsim {
 
-PointEvaluator::PointEvaluator(const SweepPlan& plan)
-    : m_plan(&plan), m_models(plan.Combinations().size()), m_walker(plan.Space()) {}
+PointEvaluator::PointEvaluator(const SweepPlan& plan, const std::atomic<bool>* stop)
+    : m_plan(&plan), m_stop(stop), m_models(plan.Combinations().size()), m_walker(plan.Space()) {}
 
 double PointEvaluator::TimeNs(uint64_t point) {
   const uint64_t combination = point / m_plan->AllocationCount();
@@ -27,8 +27,19 @@ double PointEvaluator::TimeNs(uint64_t point) {
   switch (scenario.engine) {
     case EngineKind::kAnalytical:
       return AnalyticalEngine().Run(scenario).iteration.total_ns;
-    case EngineKind::kFlow:
-      return FlowEngine().Run(scenario).iteration.total_ns;
+    case EngineKind::kFlow: {
+      FlowEngine engine;
+      if (m_stop != nullptr) {
+        // The engine's progress hook comes every few thousand events: a stopped sweep leaves
+        // the point there (a packet point's worker process is simply killed).
+        engine.SetProgress(
+            [stop = m_stop](double, uint64_t) {
+              if (stop->load(std::memory_order_relaxed)) throw SweepStopped{};
+            },
+            std::chrono::milliseconds(50));
+      }
+      return engine.Run(scenario).iteration.total_ns;
+    }
     case EngineKind::kPacket:
       break;
   }

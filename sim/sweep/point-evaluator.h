@@ -11,6 +11,7 @@
 //               packet sweeps parallelise over processes, see sweep-runner.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -21,14 +22,20 @@
 
 namespace hfsim {
 
+/// Thrown by TimeNs when the sweep's stop flag is set during a point that takes long (a flow
+/// run): a sweep stops within a second of Ctrl-C or SIGTERM, not at the point's end.
+struct SweepStopped {};
+
 class PointEvaluator {
  public:
-  explicit PointEvaluator(const SweepPlan& plan);
+  /// `stop`, when given, is watched during flow-engine points.
+  explicit PointEvaluator(const SweepPlan& plan, const std::atomic<bool>* stop = nullptr);
 
   /// Time in ns of point `point` (< plan.PointCount()).
   double TimeNs(uint64_t point);
  private:
   const SweepPlan* m_plan;
+  const std::atomic<bool>* m_stop;
   std::vector<std::unique_ptr<TimeModel>> m_models;  ///< per combination, built on first use
   AllocationWalker m_walker;
 };

@@ -26,6 +26,12 @@ namespace hfsim {
 namespace {
 
 constexpr auto kIdlePeriod = std::chrono::milliseconds(100);
+// Batches of results waiting for the calling thread, at most: workers wait when there are more.
+// The calling thread writes a row in about a microsecond, slower than two workers evaluate
+// points, so without a bound the queue grew with the sweep (gigabytes of pending results at
+// 2^27 points) and an interrupted sweep first wrote them all: 75 s deaf to SIGTERM. 64 batches
+// of 256 points are written in milliseconds.
+constexpr size_t kMaxQueuedBatches = 64;
 
 /// The blocks this shard owns, in order: block b holds points [b*K, (b+1)*K).
 std::vector<uint64_t> OwnedBlocks(uint64_t points, const Shard& shard) {
@@ -53,53 +59,96 @@ std::optional<std::string> RunThreads(const SweepPlan& plan, const std::vector<u
                                       const std::function<void()>& idle,
                                       const std::atomic<bool>& stop) {
   std::mutex mutex;
-  std::condition_variable ready;
+  std::condition_variable ready;  // a batch or a finished worker, for the calling thread
+  std::condition_variable room;   // room in the queue, for the workers
   std::deque<std::vector<PointResult>> queue;
-  uint32_t running = workers;
+  uint32_t running = 0;
   std::atomic<uint64_t> next{0};
   // A point the analytical engine cannot price (it throws) stops every thread; the first
   // failure is the sweep's error. An exception must not leave a std::thread: std::terminate.
   std::atomic<bool> failed{false};
   std::optional<std::string> failure;
-  std::vector<std::thread> threads;
-  for (uint32_t w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      try {
-        PointEvaluator evaluator(plan);
-        for (uint64_t i = next++; i < blocks.size() && !stop.load() && !failed.load();
-             i = next++) {
-          std::vector<PointResult> batch;
-          EvaluateBlock(blocks[i], plan.PointCount(), done, evaluator, stop, batch);
-          if (batch.empty()) continue;
-          std::lock_guard lock(mutex);
-          queue.push_back(std::move(batch));
-          ready.notify_one();
+  auto work = [&] {
+    try {
+      PointEvaluator evaluator(plan, &stop);
+      for (uint64_t i = next++; i < blocks.size() && !stop.load() && !failed.load();
+           i = next++) {
+        std::vector<PointResult> batch;
+        EvaluateBlock(blocks[i], plan.PointCount(), done, evaluator, stop, batch);
+        if (batch.empty()) continue;
+        std::unique_lock lock(mutex);
+        // The stop flag is set by a signal handler, which cannot notify: look every 100 ms.
+        while (queue.size() >= kMaxQueuedBatches && !stop.load() && !failed.load()) {
+          room.wait_for(lock, kIdlePeriod);
         }
-      } catch (const std::exception& error) {
-        std::lock_guard lock(mutex);
-        if (!failure) failure = FailureMessage(error);
-        failed = true;
+        queue.push_back(std::move(batch));
+        ready.notify_one();
       }
+    } catch (const SweepStopped&) {
+      // A flow point cut short by the stop: not a result, not a failure.
+    } catch (const std::exception& error) {
       std::lock_guard lock(mutex);
-      --running;
-      ready.notify_one();
-    });
-  }
-  while (true) {
-    std::deque<std::vector<PointResult>> taken;
-    bool finished = false;
-    {
-      std::unique_lock lock(mutex);
-      ready.wait_for(lock, kIdlePeriod, [&] { return !queue.empty() || running == 0; });
-      taken.swap(queue);
-      finished = running == 0;
+      if (!failure) failure = FailureMessage(error);
+      failed = true;
     }
-    for (const auto& batch : taken) deliver(batch);
-    idle();
-    if (finished) break;
+    std::lock_guard lock(mutex);
+    --running;
+    ready.notify_one();
+  };
+  // Reserved before any thread starts: a vector that failed to grow would destroy running
+  // threads with it (std::terminate, "terminate called without an active exception"). A thread
+  // that cannot start (std::system_error: -j 1000 under a memory limit) or its memory
+  // (std::bad_alloc) stops those that did, and the sweep exits 1 with what it finished kept.
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  std::optional<std::string> start_failure;
+  for (uint32_t w = 0; w < workers; ++w) {
+    try {
+      {
+        std::lock_guard lock(mutex);
+        ++running;
+      }
+      threads.emplace_back(work);
+    } catch (const std::exception& error) {
+      {
+        std::lock_guard lock(mutex);
+        --running;
+      }
+      failed = true;
+      start_failure = fmt::format(
+          "cannot start sweep worker thread {} of {}: {}; give fewer workers (-j) or more "
+          "memory, and continue with --resume",
+          w + 1, workers,
+          dynamic_cast<const std::bad_alloc*>(&error) != nullptr ? "out of memory"
+                                                                  : error.what());
+      break;
+    }
+  }
+  try {
+    while (true) {
+      std::deque<std::vector<PointResult>> taken;
+      bool finished = false;
+      {
+        std::unique_lock lock(mutex);
+        ready.wait_for(lock, kIdlePeriod, [&] { return !queue.empty() || running == 0; });
+        taken.swap(queue);
+        finished = running == 0;
+      }
+      room.notify_all();
+      for (const auto& batch : taken) deliver(batch);
+      idle();
+      if (finished) break;
+    }
+  } catch (...) {
+    // What `deliver` or `idle` threw (out of memory writing rows) leaves this function only
+    // once the workers have stopped and been joined.
+    failed = true;
+    room.notify_all();
+    for (auto& thread : threads) thread.join();
+    throw;
   }
   for (auto& thread : threads) thread.join();
-  return failure;
+  return start_failure ? start_failure : failure;
 }
 
 /// Writes one result to the parent's pipe (a worker whose parent is gone exits).
@@ -162,11 +211,31 @@ std::optional<std::string> RunProcesses(const SweepPlan& plan, const std::vector
   };
   std::vector<Child> children(workers);
   const pid_t parent = getpid();
+  // The workers already started are stopped and reaped before a failure to start another is
+  // returned: none is left simulating for a sweep that has ended.
+  auto abandon = [&](uint32_t started, const std::string& why) {
+    for (uint32_t v = 0; v < started; ++v) kill(children[v].pid, SIGKILL);
+    for (uint32_t v = 0; v < started; ++v) {
+      while (waitpid(children[v].pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      close(children[v].fd);
+    }
+    return fmt::format("{}; give fewer workers (-j), and continue with --resume", why);
+  };
   for (uint32_t w = 0; w < workers; ++w) {
     int fds[2];
-    if (pipe(fds) != 0) return fmt::format("cannot create a pipe: {}", std::strerror(errno));
+    if (pipe(fds) != 0) {
+      return abandon(w, fmt::format("cannot create a pipe for sweep worker {} of {}: {}", w + 1,
+                                    workers, std::strerror(errno)));
+    }
     const pid_t pid = fork();
-    if (pid < 0) return fmt::format("cannot start a worker process: {}", std::strerror(errno));
+    if (pid < 0) {
+      const int error = errno;
+      close(fds[0]);
+      close(fds[1]);
+      return abandon(w, fmt::format("cannot start sweep worker process {} of {}: {}", w + 1,
+                                    workers, std::strerror(error)));
+    }
     if (pid == 0) {
       close(fds[0]);
       for (uint32_t v = 0; v < w; ++v) close(children[v].fd);

@@ -2,6 +2,9 @@
 // hand, and every kind of bad input refused with the file, the node and the problem.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/analytical/analytical-engine.h"
 #include "sim/flow/flow-engine.h"
 #include "sim/import/chakra/et-file.h"
@@ -320,6 +323,35 @@ TEST(ChakraReader, AStringThatIsNotUtf8IsRefusedQuietly) {
   EXPECT_EQ(imported.Error().where, dir.Rank(0).string() + ": record 1 (byte 8, the first node)");
   EXPECT_NE(imported.Error().message.find("a string that is not UTF-8"), std::string::npos);
   EXPECT_EQ(logged, "");
+}
+
+// A record that claims more than the limit (64 MiB) is refused by its length before its bytes
+// are read: the file used to be read whole first (up to 4 GiB), so a 2 GiB claim cost 2 GiB of
+// memory before the refusal. Here a sparse file of 300 MiB whose first record claims 256 MiB:
+// at most a block (1 MiB) beyond the length is read, and the refusal names the length.
+TEST(ChakraReader, ARecordTooLargeIsRefusedBeforeItIsRead) {
+  TraceDir dir("huge-record");
+  {
+    std::ofstream file(dir.Rank(0), std::ios::binary);
+    file << std::string("\x80\x80\x80\x80\x01", 5);  // a varint of 2^28 = 256 MiB
+  }
+  std::filesystem::resize_file(dir.Rank(0), uint64_t{300} << 20);
+  std::string data;
+  ASSERT_FALSE(ReadEtBytes(dir.Rank(0).string(), data).has_value());
+  EXPECT_LE(data.size(), uint64_t{1} << 20) << "read past a length beyond the limit";
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 1)}));
+  auto imported = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(imported);
+  EXPECT_EQ(imported.Error().message, "a record of 268435456 bytes; accepted: at most 67108864 bytes");
+  // A length within the limit but beyond the file's end is still read to the end and refused
+  // as truncated, with what is left.
+  WriteBytes(dir.Rank(0), std::string("\x80\x80\x80\x10", 4) + "abc");
+  imported = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(imported);
+  EXPECT_NE(imported.Error().message.find("the record says 33554432 bytes but the file has only 3 "
+                                          "left (truncated)"),
+            std::string::npos)
+      << imported.Error().message;
 }
 
 // A send and its receive pair by their order in the two programs, not by when their streams

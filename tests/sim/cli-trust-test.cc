@@ -120,8 +120,12 @@ TEST_F(CliTrust, UnreadableScenariosAreNamedWithTheReason) {
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("Too many levels of symbolic links"), std::string::npos)
       << result.output;
-  // /dev/zero is read up to the limit, not to the end of memory.
+  // /dev/zero is not a file: refused at once (it used to be read to the size limit), and as
+  // standard input it is read up to the limit, not to the end of memory.
   result = Hfsim("run /dev/zero");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("is a character device"), std::string::npos) << result.output;
+  result = Hfsim("run /dev/stdin < /dev/zero");
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("larger than"), std::string::npos) << result.output;
   // 100,000 levels of nesting: one line, no crash.

@@ -3,16 +3,20 @@
 // cut-off sweep.csv.part; a packet sweep's times are PacketEngine's.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bit>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "sim/packet/packet-engine.h"
 #include "sim/scenario/scenario-parser.h"
@@ -391,6 +395,65 @@ TEST(SweepCli, WithoutResumeTheDirectoryIsStartedOver) {
   EXPECT_EQ(ReadFile(dir / "out" / "sweep.csv"), reference);
   EXPECT_EQ(ReadFile(dir / "out" / "sweep.json"), ReadFile(dir / "reference" / "sweep.json"));
   EXPECT_FALSE(fs::exists(dir / "out" / "sweep.csv.part"));
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, SigtermStopsAFlowSweepAtOnce) {
+  // Each point is a flow-engine run of GPT-3 over 64 micro-batches (about 15 s here). A SIGTERM
+  // a second into the first point stops the sweep there: exit 130 at once, sweep.json and the
+  // .part file left for --resume. The point used to run to its end first.
+  const fs::path dir = TestDir();
+  json document = json::parse(ReadFile(HFSIM_SOURCE_DIR "/configs/gpt3-pipeline-1f1b-64.json"));
+  document["workload"]["training"]["parallelism"]["micro_batches"] = 64;
+  document["workload"]["training"]["global_batch_samples"] = 256;
+  document["sweep"] = {{"engine", "flow"},
+                       {"bandwidth_GBps", {{"list", {{300, 50, 25}, {300, 50, 50}}}}}};
+  const fs::path scenario = WriteScenario(dir, document);
+  const fs::path out = dir / "out";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl(HFSIM_BINARY, HFSIM_BINARY, "sweep", scenario.c_str(), "-q", "--no-plot", "-j", "1",
+          "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 300 && !fs::exists(out / "sweep.csv.part"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  kill(child, SIGTERM);
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 100 && done == 0; ++i) {  // 10 s at most
+    done = waitpid(child, &status, WNOHANG);
+    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (done == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the sweep was still running 10 s after SIGTERM";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(fs::exists(out / "sweep.json"));
+  EXPECT_EQ(ReadFile(out / "sweep.csv.part").rfind("point,", 0), 0u);
+  fs::remove_all(dir);
+}
+
+TEST(SweepCli, AResultsFileThatIsALinkIsNotWrittenThrough) {
+  // sweep.csv.part is the sweep's own file; a link planted at that name was followed by fopen,
+  // and what it pointed at truncated and filled with rows. Refused now, with exit 2, before
+  // anything in the directory changes.
+  const fs::path dir = TestDir();
+  const fs::path scenario = WriteScenario(dir, AnalyticalSweep());
+  fs::create_directories(dir / "out");
+  WriteFile(dir / "victim.txt", "mine\n");
+  fs::create_symlink(dir / "victim.txt", dir / "out" / "sweep.csv.part");
+  const Result r = Hfsim(dir, "sweep " + scenario.string() + " -o " + (dir / "out").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("sweep.csv.part: is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(dir / "victim.txt"), "mine\n");
+  EXPECT_FALSE(fs::exists(dir / "out" / "sweep.json"));
   fs::remove_all(dir);
 }
 

@@ -4,9 +4,12 @@
 #include "sim/sweep/sweep-runner.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bit>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -206,6 +209,68 @@ TEST(SweepRunner, PacketWorkersShareASweepSmallerThanABlock) {
   const Collected c = RunAll(*plan, std::vector<uint8_t>(8, 0), 2, Shard{0, 1}, true);
   for (uint32_t n : c.count) EXPECT_EQ(n, 1u);
   EXPECT_EQ(c.children.size(), 2u);
+}
+
+TEST(SweepRunner, WorkersWaitForTheWriterSoAStopLeavesLittleToWrite) {
+  // 400 x 250 x 2 = 200,000 points. The writer (the calling thread) holds its first batch for
+  // half a second, then stops the sweep: meanwhile the workers may fill the queue, no more. The
+  // queue used to grow without bound, and a stopped sweep wrote all of it first: an interrupted
+  // 2^27-point sweep stayed deaf to SIGTERM for 75 s. Bound: the 64 batches of 256 points the
+  // writer took with its first, 64 more queued since, and one in each of the 4 workers' hands.
+  const auto plan = test::PlanOrFail(GridSweep(400, 250, "analytical"));
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->PointCount(), 200000u);
+  std::atomic<bool> stop{false};
+  uint64_t delivered = 0;
+  uint64_t after_stop = 0;
+  RunnerOptions options;
+  options.workers = 4;
+  const auto error = RunSweepPoints(
+      *plan, std::vector<uint8_t>(plan->PointCount(), 0), options,
+      [&](std::span<const PointResult> results) {
+        if (delivered == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(500));
+          stop = true;
+        } else {
+          after_stop += results.size();
+        }
+        delivered += results.size();
+      },
+      [] {}, stop);
+  EXPECT_FALSE(error.has_value());
+  EXPECT_LE(after_stop, (64 + 64 + 4) * kBlock);
+}
+
+TEST(SweepRunner, AThreadThatCannotStartIsAnErrorNotAnAbort) {
+  // 1,000 threads under an address-space limit 512 MiB above what the process uses: threads
+  // stop starting after about 60 (8 MiB stacks). The vector of started threads used to be
+  // destroyed unjoined by the std::system_error: std::terminate, SIGABRT. In a child process,
+  // which alone takes the limit.
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it";
+#endif
+  const auto plan = test::PlanOrFail(GridSweep(40, 30, "analytical"));
+  ASSERT_TRUE(plan);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    uint64_t pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    const rlim_t limit = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (rlim_t{512} << 20);
+    const rlimit bound{limit, limit};
+    if (setrlimit(RLIMIT_AS, &bound) != 0) _exit(4);
+    const std::atomic<bool> stop{false};
+    RunnerOptions options;
+    options.workers = 1000;
+    const auto error = RunSweepPoints(
+        *plan, std::vector<uint8_t>(plan->PointCount(), 0), options,
+        [](std::span<const PointResult>) {}, [] {}, stop);
+    _exit(error && error->find("cannot start sweep worker thread") != std::string::npos ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: no error, or another one";
 }
 
 }  // namespace

@@ -6,15 +6,15 @@
 #include <sstream>
 
 #include "sim/scenario/json-text.h"
+#include "sim/scenario/input-file.h"
 
 namespace hfsim {
 
 Expected<AstraTraceSettings> ReadAstraTraceSettings(const std::string& system_path) {
   // The ASTRA-sim importer has read and checked the file already; read it as carefully.
-  std::ifstream in(system_path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto parsed = ParseJsonText(text.str(), system_path, {std::size_t{1} << 20, 64});
+  auto text = ReadInputFile(system_path, "the ASTRA-sim system file", std::size_t{1} << 20);
+  if (!text) return text.Error();
+  auto parsed = ParseJsonText(text.Value(), system_path, {std::size_t{1} << 20, 64});
   if (!parsed) return parsed.Error();
   const nlohmann::json& root = parsed.Value();
   AstraTraceSettings settings;

@@ -20,6 +20,7 @@
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"
 #include "sim/scenario/graph-section.h"
+#include "sim/scenario/input-file.h"
 
 namespace hfsim {
 
@@ -255,11 +256,15 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
     auto worker = [&] {
       for (size_t i = next++; i < work.size(); i = next++) guarded(i);
     };
+    // Reserved first: a vector that failed to grow would destroy the running threads with
+    // it, and a joinable std::thread destroyed is std::terminate. A thread that cannot start
+    // (std::system_error) or its memory (std::bad_alloc) just leaves more for the others.
     std::vector<std::thread> pool;
+    pool.reserve(threads);
     for (unsigned t = 1; t < threads && t < work.size(); ++t) {
       try {
         pool.emplace_back(worker);
-      } catch (const std::system_error&) {
+      } catch (const std::exception&) {
         break;
       }
     }
@@ -321,6 +326,10 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   // replicate, rank 0's only).
   const uint64_t files = inputs.replicate ? 1 : ranks;
   for (uint64_t r = 0; r < files; ++r) {
+    // What is there but is no file (a FIFO, which reading would block on; a directory) says so.
+    if (const auto refusal = InputKindRefusal(RankPath(inputs.prefix, r))) {
+      return UserError{RankPath(inputs.prefix, r), "the rank file " + *refusal};
+    }
     std::error_code error;  // an unreadable directory is "no such file" too, not an exception
     if (!std::filesystem::is_regular_file(RankPath(inputs.prefix, r), error)) {
       return UserError{RankPath(inputs.prefix, r),

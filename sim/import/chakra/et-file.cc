@@ -4,12 +4,12 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
 
 #include "sim/import/chakra/et-def.pb.h"
+#include "sim/scenario/input-file.h"
 
 namespace hfsim {
 
@@ -371,22 +371,57 @@ Expected<bool> CheckEtDependencies(const EtFile& file, bool data_only) {
                    fmt::format("is in a dependency cycle (each depends on the next): {}", cycle));
 }
 
-std::optional<UserError> ReadEtBytes(const std::string& path, std::string& data) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return UserError{path, "cannot open the file"};
-  const std::streamoff size = in.tellg();
-  if (size < 0 || size > (std::streamoff{4} << 30)) {
-    return UserError{path, fmt::format("the file has {} bytes; accepted: at most 4 GiB", size)};
+std::optional<UserError> ReadEtBytes(const std::string& path, std::string& data,
+                                     const EtLimits& limits) {
+  constexpr uint64_t kMaxFileBytes = uint64_t{4} << 30;
+  constexpr uint64_t kBlock = uint64_t{1} << 20;
+  auto file = InputFile::Open(path, "the Chakra trace file");
+  if (!file) return file.Error();
+  const std::optional<uint64_t> size = file.Value().Size();
+  auto too_large = [&](uint64_t bytes) {
+    return UserError{path, fmt::format("the file has {} bytes; accepted: at most 4 GiB", bytes)};
+  };
+  if (size && *size > kMaxFileBytes) return too_large(*size);
+  data.clear();
+  uint64_t next = 0;  // where the next record's length starts
+  while (true) {
+    // Walk the lengths read so far; stop reading at one ParseEtFile will refuse.
+    while (next < data.size()) {
+      uint64_t at = next;
+      uint64_t length = 0;
+      int i = 0;
+      bool whole = false;
+      for (; i < 5 && at < data.size(); ++i) {
+        const auto byte = static_cast<uint8_t>(data[at++]);
+        length |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
+        if ((byte & 0x80) == 0) {
+          whole = true;
+          break;
+        }
+      }
+      if (!whole && i < 5) break;  // the length continues in the next block
+      if (!whole || length == 0 || length > limits.max_record_bytes) return std::nullopt;
+      next = at + length;
+    }
+    // A block, or what is left of a regular file and one byte more (to see its end). The
+    // buffer grows by doubling, its last step to the file's size.
+    uint64_t block = kBlock;
+    if (size && *size >= data.size()) block = std::min(kBlock, *size - data.size() + 1);
+    if (data.capacity() < data.size() + block) {
+      uint64_t capacity = std::max<uint64_t>(2 * data.capacity(), data.size() + block);
+      if (size) capacity = std::min(capacity, std::max<uint64_t>(*size + 1, data.size() + block));
+      data.reserve(capacity);
+    }
+    auto got = file.Value().Read(data, block);
+    if (!got) return got.Error();
+    if (data.size() > kMaxFileBytes) return too_large(data.size());
+    if (got.Value() < block) return std::nullopt;  // the end of the file
   }
-  data.resize(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(data.data(), size)) return UserError{path, "cannot read the file"};
-  return std::nullopt;
 }
 
 Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits) {
   std::string data;
-  if (auto problem = ReadEtBytes(path, data)) return *problem;
+  if (auto problem = ReadEtBytes(path, data, limits)) return *problem;
   return ParseEtFile(path, data, limits);
 }
 

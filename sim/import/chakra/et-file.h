@@ -99,8 +99,12 @@ UserError NodeError(const EtFile& file, const EtNode& node, std::string message)
 /// (with `data_only`, data_deps alone count). Errors name the node.
 Expected<bool> CheckEtDependencies(const EtFile& file, bool data_only);
 
-/// The whole file `path` into `data` (at most 4 GiB), or why it cannot be read.
-std::optional<UserError> ReadEtBytes(const std::string& path, std::string& data);
+/// The file `path` into `data` (at most 4 GiB), or why it cannot be read. It is read in blocks
+/// while its records' lengths are walked: reading stops one block after a length of 0 or above
+/// `limits.max_record_bytes` (which ParseEtFile then refuses), so a length that claims 2 GiB
+/// costs a block of memory, not 2 GiB.
+std::optional<UserError> ReadEtBytes(const std::string& path, std::string& data,
+                                     const EtLimits& limits = {});
 
 /// Reads the file `path` (into one buffer, then parses it as ParseEtFile).
 Expected<EtFile> ReadEtFile(const std::string& path, const EtLimits& limits = {});

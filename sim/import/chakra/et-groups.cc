@@ -9,11 +9,12 @@
 #include <sstream>
 
 #include "sim/scenario/json-text.h"
+#include "sim/scenario/input-file.h"
 
 namespace hfsim {
 
 namespace {
-constexpr std::streamoff kMaxFileBytes = std::streamoff{64} << 20;
+constexpr uint64_t kMaxFileBytes = uint64_t{64} << 20;
 // An hfsim graph has at most 1,024 communicators; each family becomes one.
 constexpr size_t kMaxFamilies = 1024;
 // Ranks listed in all groups together: bounds the memory and time of classing them.
@@ -30,15 +31,9 @@ std::optional<int64_t> EtGroups::Named(const std::optional<std::string>& pg_name
 }
 
 Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return UserError{path, "cannot open the communicator-group file"};
-  const std::streamoff size = in.tellg();
-  if (size < 0 || size > kMaxFileBytes) {
-    return UserError{path, fmt::format("the file has {} bytes; accepted: at most 64 MiB", size)};
-  }
-  in.seekg(0);
-  std::string text(static_cast<size_t>(size), '\0');
-  if (!in.read(text.data(), size)) return UserError{path, "cannot read the file"};
+  auto read = ReadInputFile(path, "the communicator-group file", kMaxFileBytes);
+  if (!read) return read.Error();
+  const std::string& text = read.Value();
   auto parsed = ParseJsonText(text, path, {static_cast<uint64_t>(kMaxFileBytes), 8});
   if (!parsed) return parsed.Error();
   const nlohmann::json& root = parsed.Value();
