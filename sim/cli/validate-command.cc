@@ -58,6 +58,10 @@ int ValidateCommand::Execute() const {
                 << (option == std::string("--quiet") ? " and prints nothing" : "") << "\n";
       return 2;
     }
+  } else if (auto refusal = CheckOutputDirectory(out_dir)) {
+    // Refused before the scenarios run, as run -o is.
+    std::cerr << "hfsim: error: --out: " << refusal->message << "\n";
+    return refusal->exit_code;
   }
   auto listed = ScenarioFiles(directory);
   if (const auto* problem = std::get_if<std::string>(&listed)) {
@@ -101,8 +105,8 @@ int ValidateCommand::Execute() const {
   files.Add("validation.csv", ValidationCsv(rows));
   if (!no_plot) AddPictures(files, ValidationPlot(rows), quiet);
   if (auto error = files.Commit()) {
-    std::cerr << "hfsim: error: " << *error << "\n";
-    return code == 0 ? 1 : code;
+    std::cerr << "hfsim: error: " << error->message << "\n";
+    return code == 0 ? error->exit_code : code;
   }
   if (!quiet) std::cout << fmt::format("\nwrote {}\n", files.Describe());
   return code;
