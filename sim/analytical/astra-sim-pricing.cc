@@ -122,7 +122,7 @@ CollectivePrice AstraSimPrice(const Topology& topology, const CommunicationSpec&
     phase.endpoint_delay = static_cast<uint64_t>(communication.endpoint_delay_ns);
     phase.local_mem_GBps = communication.reduction_Bpns;
     phase.data_bytes = data;
-    const double ns = static_cast<double>(AstraPhaseNs(phase));
+    const double ns = AstraPhaseNs(phase);
     data = AstraPhaseOutputBytes(stage.kind, dim.size, data);
     stage_dimension.push_back(stage.dimension);
     stage_ns.push_back(ns);

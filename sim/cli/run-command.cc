@@ -67,7 +67,17 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   }
   if (!command.pricing.empty() && json.is_object() &&
       (!json.contains("communication") || json["communication"].is_object())) {
-    json["communication"]["pricing"] = command.pricing;
+    nlohmann::json& communication = json["communication"];
+    communication["pricing"] = command.pricing;
+    // ASTRA-sim's active chunks are a rule of its pricing only (the loader refuses the key
+    // under hfsim's): the override to hfsim pricing sets it aside, and says so.
+    if (command.pricing == "hfsim" && communication.contains("active_chunks_per_dimension")) {
+      std::cerr << "hfsim: note: --pricing hfsim: communication.active_chunks_per_dimension ("
+                << communication["active_chunks_per_dimension"].dump()
+                << ") applies to astra_sim pricing only and is left out; hfsim's pricing runs "
+                   "one chunk-stage per dimension at a time (docs/scenario.md §10.4)\n";
+      communication.erase("active_chunks_per_dimension");
+    }
   }
   auto scenario = ParseScenario(json);
   if (!scenario) {
