@@ -21,11 +21,53 @@ LibraProblem LibraOptions::Problem() const {
   return result;
 }
 
+std::vector<std::string> LibraOptions::ProblemOptionsGiven() const {
+  std::vector<std::string> given;
+  for (const CLI::Option* option : {cost_option, objective_option, total_option, total_mode_option}) {
+    if (option != nullptr && option->count() > 0) given.push_back(option->get_name());
+  }
+  return given;
+}
+
+std::vector<std::string> LibraOptions::OptimizeOptionsGiven() const {
+  std::vector<std::string> given;
+  for (const CLI::Option* option : {objective_option, total_mode_option}) {
+    if (option != nullptr && option->count() > 0) given.push_back(option->get_name());
+  }
+  return given;
+}
+
+std::string JoinOptions(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return out;
+}
+
 namespace {
 
 // The imported document and how loader errors name its inputs.
 Expected<nlohmann::json> ImportForConvert(const ConvertCommand& command, std::string* source) {
   if (auto error = command.chakra.CheckAlone("convert")) return *error;
+  // LIBRA's problem options state what a LIBRA import's "optimize" and "cost" sections hold;
+  // given otherwise they would change nothing.
+  if (const auto given = command.libra.ProblemOptionsGiven();
+      !command.libra.Given() && !given.empty()) {
+    return UserError{"convert",
+                     fmt::format("{} appl{} to LIBRA inputs only (--libra-network, "
+                                 "--libra-workload, --libra-comm), which are not given; a scenario "
+                                 "states them in its \"optimize\" and \"cost\" sections",
+                                 JoinOptions(given), given.size() == 1 ? "ies" : "y")};
+  }
+  if (const auto given = command.libra.OptimizeOptionsGiven();
+      command.libra.Given() && command.libra.total <= 0.0 && !given.empty()) {
+    return UserError{"convert",
+                     fmt::format("{} shape{} the \"optimize\" section that --total adds, and "
+                                 "--total is not given; accepted: --total with {}, or neither",
+                                 JoinOptions(given), given.size() == 1 ? "s" : "",
+                                 given.size() == 1 ? "it" : "them")};
+  }
   if (command.libra.Given()) {
     if (command.astra.Given() || command.chakra.Given() || !command.workload_path.empty()) {
       return UserError{"convert",

@@ -127,8 +127,9 @@ int RunCommand::Execute() const {
   // Options that only shape what goes under --out, or that silence the only other output, do
   // nothing without it: say so before any work instead of exiting 0 having done nothing.
   if (out_dir.empty()) {
-    for (const auto& [given, option] : {std::pair{!format.empty(), "--format"},
-                                        std::pair{plot, "--plot"}, std::pair{quiet, "--quiet"}}) {
+    for (const auto& [given, option] :
+         {std::pair{!format.empty(), "--format"}, std::pair{plot, "--plot"},
+          std::pair{no_plot, "--no-plot"}, std::pair{quiet, "--quiet"}}) {
       if (!given) continue;
       std::cerr << "hfsim: error: run: " << option
                 << " needs --out DIR: without it the run writes no files"
@@ -147,6 +148,14 @@ int RunCommand::Execute() const {
     scenario.engine = engine == "packet" ? EngineKind::kPacket
                       : engine == "flow" ? EngineKind::kFlow
                                          : EngineKind::kAnalytical;
+  }
+  // Pricing is how the analytical engine prices collectives; the flow and packet engines run
+  // messages and have none, so the option would change nothing there.
+  if (!pricing.empty() && scenario.engine != EngineKind::kAnalytical) {
+    std::cerr << "hfsim: error: run: --pricing " << pricing << ": the " << ToString(scenario.engine)
+              << " engine runs messages and prices no collective, so the option would do "
+                 "nothing; accepted with --pricing: the analytical engine (-e analytical)\n";
+    return 2;
   }
   if (scenario.engine == EngineKind::kFlow) {
     if (const auto refusal = FlowRefusal(scenario)) {
