@@ -157,8 +157,17 @@ Expected<LibraCostTable> ReadLibraCost(const std::string& path) {
 
 Expected<std::string> ReadLibraFile(const std::string& path) {
   std::error_code code;
-  if (!std::filesystem::is_regular_file(path, code)) {
-    return UserError{path, "not found (or not a regular file); accepted: a readable LIBRA input file"};
+  // Said as what it is: "not found (or not a regular file)" left a directory to be guessed.
+  const auto status = std::filesystem::status(path, code);
+  if (!std::filesystem::exists(status)) {
+    return UserError{path, "no such file; accepted: a readable LIBRA input file"};
+  }
+  if (std::filesystem::is_directory(status)) {
+    return UserError{path, "is a directory, not a file; accepted: a readable LIBRA input file"};
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return UserError{path, "is not a regular file (a FIFO, socket or device); accepted: a "
+                           "readable LIBRA input file"};
   }
   const auto size = std::filesystem::file_size(path, code);
   if (code || size > kMaxLibraFileBytes) {

@@ -18,6 +18,7 @@
 #include "sim/scenario/json-text.h"
 #include "sim/scenario/optimize-section.h"
 #include "sim/scenario/packet-memory.h"
+#include "sim/scenario/packet-message-size.h"
 #include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/packet-section.h"
 #include "sim/scenario/parameter-server-section.h"
@@ -432,6 +433,9 @@ Scenario ReadScenario(const JsonCursor& root) {
   }
   if (scenario.engine == EngineKind::kPacket) {
     if (auto refusal = PacketMemoryRefusal(scenario)) {
+      throw JsonPathError(refusal->where, refusal->message);
+    }
+    if (auto refusal = PacketMessageSizeRefusal(scenario)) {
       throw JsonPathError(refusal->where, refusal->message);
     }
   }
