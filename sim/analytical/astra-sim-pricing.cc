@@ -24,10 +24,14 @@ uint32_t LinksPerNpu(const Dimension& dimension) {
 }
 
 double AstraLinkBpns(const Dimension& dimension) {
+  return AstraLinkBpns(dimension, dimension.bandwidth_Bpns);
+}
+
+double AstraLinkBpns(const Dimension& dimension, double bandwidth_Bpns) {
   // The import stored GB/s per link x links x 2^30 / 10^9 (bytes/ns = GB/s of 10^9 B); undo
   // it, and snap to the millionth of a GB/s a YAML file would hold, since the round trip may
   // be an ulp off and ASTRA-sim truncates times that an ulp can tip.
-  double link_GiBps = dimension.bandwidth_Bpns / LinksPerNpu(dimension) / 1.073741824;
+  double link_GiBps = bandwidth_Bpns / LinksPerNpu(dimension) / 1.073741824;
   const double snapped = std::round(link_GiBps * 1e6) / 1e6;
   if (std::abs(snapped - link_GiBps) <= 1e-9 * link_GiBps) link_GiBps = snapped;
   return link_GiBps * static_cast<double>(1 << 30) / 1000000000.0;

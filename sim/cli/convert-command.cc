@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
+#include "sim/import/astra-import.h"
 #include "sim/import/chakra/chakra-export.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/scenario-parser.h"
@@ -157,6 +159,12 @@ int ConvertCommand::Execute() const {
   if (!scenario) {
     std::cerr << "hfsim: error: " << source << ": " << scenario.Error().ToString() << "\n";
     return 2;
+  }
+  if (astra.Given()) {
+    if (auto refusal = AstraImplementationRefusal(scenario.Value(), astra.system)) {
+      std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
+      return 2;
+    }
   }
   if (to == "chakra") {
     if (out_path.empty()) {

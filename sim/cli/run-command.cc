@@ -13,6 +13,7 @@
 #include "sim/cli/output-files.h"
 #include "sim/failure-message.h"
 #include "sim/flow/flow-engine.h"
+#include "sim/import/astra-import.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/report/number-text.h"
 #include "sim/report/report-csv.h"
@@ -84,6 +85,12 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
     UserError error = scenario.Error();
     error.where = source + ": " + error.where;
     return error;
+  }
+  // A collective the system file gives ASTRA-sim no implementation for.
+  if (command.astra.Given()) {
+    if (auto refusal = AstraImplementationRefusal(scenario.Value(), command.astra.system)) {
+      return *refusal;
+    }
   }
   return scenario;
 }
