@@ -138,6 +138,18 @@ int WriteChakra(const Scenario& scenario, const std::string& source, const std::
     return 1;
   }
   for (const std::string& note : counts.notes) std::cerr << "hfsim: note: " << note << "\n";
+  // The traces carry no system settings: ASTRA-sim takes them from the system JSON it is run
+  // with, and the one setting of this scenario it cannot take is an endpoint delay of 0.
+  if (static_cast<int64_t>(scenario.communication.endpoint_delay_ns) == 0) {
+    std::cerr << fmt::format(
+        "hfsim: note: the scenario's communication.endpoint_delay_ns is {:g}, which ASTRA-sim "
+        "cannot run: with an endpoint-delay of 0 (it keeps whole cycles) its system layer "
+        "schedules events at the current time, and its analytical backend aborts on them "
+        "(assert in EventQueue::proceed); run these traces with a system JSON whose "
+        "endpoint-delay is at least 1 (ASTRA-sim's default is 10), and compare with hfsim at "
+        "the same delay (docs/chakra.md §5)\n",
+        scenario.communication.endpoint_delay_ns);
+  }
   std::cerr << fmt::format(
       "hfsim: wrote {} rank traces ({} nodes, {} bytes) as {}.RANK.et and "
       "the communicator groups as {}.groups.json\n",
