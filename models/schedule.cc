@@ -48,6 +48,25 @@ std::vector<uint32_t> ShardBlocks(CollectiveAlgorithm algorithm, uint32_t peers,
                               " runs all_reduce only (no shards)");
 }
 
+TransferBlocks LargestTransfer(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                               uint32_t peers) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::kRing:  // one block a step each way round (ring-schedule.cc)
+      return {kind == CollectiveKind::kAllToAll ? peers : 2 * peers, 1};
+    case CollectiveAlgorithm::kDirect:  // one block to each peer (direct-schedule.cc)
+      return {peers, 1};
+    case CollectiveAlgorithm::kHalvingDoubling:
+      // Half the buffer in the first reduce-scatter step and the last all-gather step
+      // (halving-doubling-schedule.cc).
+      return {peers, peers / 2};
+    case CollectiveAlgorithm::kDoubleBinaryTree:  // one half on each tree (tree-schedule.cc)
+      return {2, 1};
+    case CollectiveAlgorithm::kInNetwork:
+      break;
+  }
+  return {0, 0};
+}
+
 uint64_t BlockBytes(uint64_t buffer_bytes, uint32_t block_count, uint32_t block) {
   const uint64_t base = buffer_bytes / block_count;
   return base + (block < buffer_bytes % block_count ? 1 : 0);

@@ -55,6 +55,16 @@ Schedule BuildSchedule(CollectiveKind kind, CollectiveAlgorithm algorithm, uint3
 /// double_binary_tree runs all-reduce only and has no shards: throws std::invalid_argument.
 std::vector<uint32_t> ShardBlocks(CollectiveAlgorithm algorithm, uint32_t peers, uint32_t rank);
 
+/// BuildSchedule(kind, algorithm, peers).block_count, and the most blocks one of its transfers
+/// carries, known without building the schedule (the packet engine's largest message is checked
+/// when a scenario loads; schedules of large groups are large). in_network has no peer-to-peer
+/// schedule: {0, 0}.
+struct TransferBlocks {
+  uint32_t block_count = 0;
+  uint32_t largest = 0;
+};
+TransferBlocks LargestTransfer(CollectiveKind kind, CollectiveAlgorithm algorithm, uint32_t peers);
+
 /// Bytes in block b when a buffer of `buffer_bytes` is cut into `block_count` blocks: the first
 /// buffer_bytes % block_count blocks are one byte larger, so the blocks add up to the buffer.
 uint64_t BlockBytes(uint64_t buffer_bytes, uint32_t block_count, uint32_t block);

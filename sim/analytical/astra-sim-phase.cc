@@ -1,6 +1,7 @@
 #include "sim/analytical/astra-sim-phase.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <queue>
 #include <tuple>
@@ -8,11 +9,9 @@
 
 namespace hfsim {
 
-namespace {
-
 // Hops between two NPUs `distance` apart along the logical ring of the dimension: the
 // backend's Ring is bidirectional (the shorter way), FullyConnected one hop, Switch two.
-uint32_t Hops(DimensionKind topology, uint32_t npus, uint32_t distance) {
+uint32_t AstraHops(DimensionKind topology, uint32_t npus, uint32_t distance) {
   switch (topology) {
     case DimensionKind::kRing:
       return std::min(distance, npus - distance);
@@ -26,23 +25,27 @@ uint32_t Hops(DimensionKind topology, uint32_t npus, uint32_t distance) {
   return 1;
 }
 
+namespace {
+
+
 // The ring algorithm has one message in flight and every message goes to the neighbour, so
 // its phase is a closed form: one endpoint delay before the first send, then per message the
 // message time and an endpoint delay, and a reduction after each of the first n-1 receipts of
 // a reduce-scatter or all-reduce.
-uint64_t RingPhaseNs(const AstraPhase& p) {
+double RingPhaseNs(const AstraPhase& p) {
   const uint64_t n = p.npus;
   uint64_t sends = n - 1;
   if (p.kind == CollectiveKind::kAllReduce) sends = 2 * (n - 1);
   if (p.kind == CollectiveKind::kAllToAll) sends = n * (n - 1) / 2;
   const uint64_t bytes = p.kind == CollectiveKind::kAllGather ? p.data_bytes : p.data_bytes / n;
-  const uint64_t message =
-      AstraMessageNs(Hops(p.topology, p.npus, 1), p.latency_ns, p.link_Bpns, bytes);
+  const double message =
+      AstraMessageNs(AstraHops(p.topology, p.npus, 1), p.latency_ns, p.link_Bpns, bytes);
   const bool reduces =
       p.kind == CollectiveKind::kAllReduce || p.kind == CollectiveKind::kReduceScatter;
   const uint64_t reductions = reduces ? n - 1 : 0;
-  return p.endpoint_delay + sends * (message + p.endpoint_delay) +
-         reductions * AstraReductionNs(bytes, p.local_mem_GBps);
+  const auto delay = static_cast<double>(p.endpoint_delay);
+  return delay + static_cast<double>(sends) * (message + delay) +
+         static_cast<double>(reductions) * AstraReductionNs(bytes, p.local_mem_GBps);
 }
 
 struct Packet {
@@ -121,7 +124,7 @@ class PhaseMachine {
     }
   }
 
-  uint64_t Run() {
+  double Run() {
     for (int64_t i = 0; i < m_parallel; ++i) Insert(0);
     while (!m_events.empty() && !m_done) {
       const auto [time, seq, type, value] = m_events.top();
@@ -152,16 +155,16 @@ class PhaseMachine {
   enum Type { kArrival, kBundle, kGeneral };
   // time, order of scheduling (ASTRA-sim runs events of equal time first come first served),
   // type, and for a bundle 0 or its reduction time + 1.
-  using Event = std::tuple<uint64_t, uint64_t, Type, uint64_t>;
+  using Event = std::tuple<double, uint64_t, Type, double>;
 
-  void Schedule(uint64_t time, Type type, uint64_t value) {
+  void Schedule(double time, Type type, double value) {
     m_events.emplace(time, m_seq++, type, value);
   }
 
   // A new packet: the first of each cycle goes NPU to memory, the others memory to NPU, each
   // after the endpoint delay; the latter are reduced in a reduce-scatter and in the first half
   // of an all-reduce.
-  void Insert(uint64_t now) {
+  void Insert(double now) {
     if (m_zero == 0 && m_nonzero == 0) {
       m_zero = m_parallel;
       m_nonzero = m_nonzero_per_cycle;
@@ -169,7 +172,7 @@ class PhaseMachine {
     }
     const Packet packet = m_source.Next();
     m_packets.push_back(packet);
-    uint64_t reduction = 0;  // 0: not reduced; else the reduction's ns + 1
+    double reduction = 0.0;  // 0: not reduced; else the reduction's ns + 1
     if (m_zero > 0) {
       --m_zero;
     } else {
@@ -178,10 +181,10 @@ class PhaseMachine {
                              (m_phase.kind == CollectiveKind::kAllReduce && m_toggle);
       if (processed) reduction = AstraReductionNs(packet.bytes, m_phase.local_mem_GBps) + 1;
     }
-    Schedule(now + m_phase.endpoint_delay, kBundle, reduction);
+    Schedule(now + static_cast<double>(m_phase.endpoint_delay), kBundle, reduction);
   }
 
-  void General(uint64_t now) {
+  void General(double now) {
     ++m_free;
     const int64_t middle = static_cast<int64_t>(m_phase.npus) - 1;
     if (m_phase.algorithm == CollectiveAlgorithm::kDirect &&
@@ -203,13 +206,13 @@ class PhaseMachine {
   }
 
   // Sends the next packet if it may go now; false if not.
-  bool Send(uint64_t now) {
+  bool Send(double now) {
     if (m_packets.empty() || m_streams == 0 || m_free == 0) return false;
     const Packet packet = m_packets.front();
     m_packets.pop_front();
     --m_streams;
     --m_free;
-    const uint32_t hops = Hops(m_phase.topology, m_phase.npus, packet.distance);
+    const uint32_t hops = AstraHops(m_phase.topology, m_phase.npus, packet.distance);
     Schedule(now + AstraMessageNs(hops, m_phase.latency_ns, m_phase.link_Bpns, packet.bytes),
              kArrival, 0);
     return true;
@@ -229,24 +232,24 @@ class PhaseMachine {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
   uint64_t m_seq = 0;
   bool m_done = false;
-  uint64_t m_end = 0;
+  double m_end = 0.0;
 };
 
 }  // namespace
 
-uint64_t AstraMessageNs(uint32_t hops, double latency_ns, double link_Bpns, uint64_t bytes) {
-  return static_cast<uint64_t>(hops * latency_ns + static_cast<double>(bytes) / link_Bpns);
+double AstraMessageNs(uint32_t hops, double latency_ns, double link_Bpns, uint64_t bytes) {
+  return std::floor(hops * latency_ns + static_cast<double>(bytes) / link_Bpns);
 }
 
-uint64_t AstraReductionNs(uint64_t bytes, double local_mem_GBps) {
-  if (local_mem_GBps <= 0.0) return 0;
+double AstraReductionNs(uint64_t bytes, double local_mem_GBps) {
+  if (local_mem_GBps <= 0.0) return 0.0;
   // Bytes per second, then seconds to ns, as ASTRA-sim computes it (so the double rounding
   // is the same); two reads and one write, each truncated.
   const double pass = static_cast<double>(bytes) / (local_mem_GBps * 1000000000) * 1e9;
-  return 3 * static_cast<uint64_t>(pass);
+  return 3.0 * std::floor(pass);
 }
 
-uint64_t AstraPhaseNs(const AstraPhase& phase) {
+double AstraPhaseNs(const AstraPhase& phase) {
   if (phase.algorithm == CollectiveAlgorithm::kRing) return RingPhaseNs(phase);
   return PhaseMachine(phase).Run();
 }

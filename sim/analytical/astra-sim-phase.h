@@ -27,15 +27,25 @@ struct AstraPhase {
   uint64_t data_bytes = 0;
 };
 
+/// Hops between two NPUs `distance` apart along a dimension, as ASTRA-sim's analytical backend
+/// counts them: a Ring the shorter way round (its rings are bidirectional), FullyConnected 1,
+/// Switch 2 (Ring::compute_hops_count, FullyConnected::..., Switch::...).
+uint32_t AstraHops(DimensionKind topology, uint32_t npus, uint32_t distance);
+
 /// ASTRA-sim's message time: (hops * latency + bytes / link bandwidth) truncated to whole ns.
-uint64_t AstraMessageNs(uint32_t hops, double latency_ns, double link_Bpns, uint64_t bytes);
+///
+/// Times here are whole ns held in doubles: exact, as ASTRA-sim's 64-bit integer ticks are, up
+/// to 2^53 ns (104 days), and beyond that rounded to double's precision but never wrapped (a
+/// 2^50-byte all-to-all over a 1 MB/s dimension wrapped in 64 bits and was priced 60,000x too
+/// short, with exit 0).
+double AstraMessageNs(uint32_t hops, double latency_ns, double link_Bpns, uint64_t bytes);
 
 /// One reduction of `bytes` read twice and written once, each pass truncated to whole ns;
 /// 0 when local_mem_GBps is 0.
-uint64_t AstraReductionNs(uint64_t bytes, double local_mem_GBps);
+double AstraReductionNs(uint64_t bytes, double local_mem_GBps);
 
 /// The phase's duration for one chunk.
-uint64_t AstraPhaseNs(const AstraPhase& phase);
+double AstraPhaseNs(const AstraPhase& phase);
 
 /// The data size the phase leaves for the next one (ASTRA-sim's final_data_size).
 uint64_t AstraPhaseOutputBytes(CollectiveKind kind, uint32_t npus, uint64_t data_bytes);

@@ -24,10 +24,14 @@ uint32_t LinksPerNpu(const Dimension& dimension) {
 }
 
 double AstraLinkBpns(const Dimension& dimension) {
+  return AstraLinkBpns(dimension, dimension.bandwidth_Bpns);
+}
+
+double AstraLinkBpns(const Dimension& dimension, double bandwidth_Bpns) {
   // The import stored GB/s per link x links x 2^30 / 10^9 (bytes/ns = GB/s of 10^9 B); undo
   // it, and snap to the millionth of a GB/s a YAML file would hold, since the round trip may
   // be an ulp off and ASTRA-sim truncates times that an ulp can tip.
-  double link_GiBps = dimension.bandwidth_Bpns / LinksPerNpu(dimension) / 1.073741824;
+  double link_GiBps = bandwidth_Bpns / LinksPerNpu(dimension) / 1.073741824;
   const double snapped = std::round(link_GiBps * 1e6) / 1e6;
   if (std::abs(snapped - link_GiBps) <= 1e-9 * link_GiBps) link_GiBps = snapped;
   return link_GiBps * static_cast<double>(1 << 30) / 1000000000.0;
@@ -122,7 +126,7 @@ CollectivePrice AstraSimPrice(const Topology& topology, const CommunicationSpec&
     phase.endpoint_delay = static_cast<uint64_t>(communication.endpoint_delay_ns);
     phase.local_mem_GBps = communication.reduction_Bpns;
     phase.data_bytes = data;
-    const double ns = static_cast<double>(AstraPhaseNs(phase));
+    const double ns = AstraPhaseNs(phase);
     data = AstraPhaseOutputBytes(stage.kind, dim.size, data);
     stage_dimension.push_back(stage.dimension);
     stage_ns.push_back(ns);

@@ -27,6 +27,9 @@ uint32_t LinksPerNpu(const Dimension& dimension);
 /// One link's bandwidth in bytes/ns as ASTRA-sim computes it from the network YAML's GB/s
 /// (2^30 B), recovering that figure from the dimension's per-NPU bandwidth_GBps.
 double AstraLinkBpns(const Dimension& dimension);
+/// The same at a per-NPU bandwidth of `bandwidth_Bpns` on that dimension (a sweep's or the
+/// optimiser's, in place of the scenario's).
+double AstraLinkBpns(const Dimension& dimension, double bandwidth_Bpns);
 
 /// How ASTRA-sim cuts a collective: `count` chunks of `bytes` each.
 struct AstraChunks {

@@ -1,5 +1,7 @@
 #include "sim/analytical/graph-pricing.h"
 
+#include "sim/analytical/astra-sim-phase.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,12 +41,30 @@ Hop HopAlong(const Dimension& dim, uint32_t a, uint32_t b) {
   return {};
 }
 
-PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, uint32_t src,
-                         uint32_t dst, uint64_t bytes) {
+PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, bool astra_sim,
+                         uint32_t src, uint32_t dst, uint64_t bytes) {
   PointToPointPlan route;
   route.bytes = static_cast<double>(bytes);
   route.traffic_bytes.assign(topology.DimensionCount(), 0.0);
   route.local = true;
+  if (astra_sim) {
+    // ASTRA-sim's analytical backend sends along the first dimension in which the two NPUs
+    // differ, whatever the others (MultiDimTopology::send), with its hops and link bandwidth,
+    // and adds no endpoint delay (docs/astra-sim.md §4.1).
+    for (uint32_t d = 0; d < topology.DimensionCount() && route.local; ++d) {
+      const uint32_t a = topology.Coordinate(src, d);
+      const uint32_t b = topology.Coordinate(dst, d);
+      if (a == b) continue;
+      const Dimension& dim = topology.Dim(d);
+      route.astra_sim = true;
+      route.astra_hops = AstraHops(dim.kind, dim.size, a > b ? a - b : b - a);
+      route.latency_ns = route.astra_hops * dim.latency_ns;
+      route.traffic_bytes[d] = route.bytes;
+      route.links.emplace_back(d, 1.0);
+      route.local = false;
+    }
+    return route;
+  }
   for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
     const uint32_t a = topology.Coordinate(src, d);
     const uint32_t b = topology.Coordinate(dst, d);
@@ -118,7 +138,8 @@ struct PlanKey {
 GraphPricing::GraphPricing(const Scenario& scenario)
     : m_pricer(scenario.dimensions, scenario.communication, scenario.aggregation),
       m_dimensions(scenario.dimensions),
-      m_endpoint_delay_ns(scenario.communication.endpoint_delay_ns) {}
+      m_endpoint_delay_ns(scenario.communication.endpoint_delay_ns),
+      m_astra_sim(scenario.communication.pricing == PricingModel::kAstraSim) {}
 
 Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, ExecutionGraph graph,
                                              const std::string& where) {
@@ -230,7 +251,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
       dst = side.peer;
     }
     pricing.m_routes.push_back(
-        RouteOf(topology, pricing.m_endpoint_delay_ns, src, dst, node.size_bytes));
+        RouteOf(topology, pricing.m_endpoint_delay_ns, pricing.m_astra_sim, src, dst,
+                node.size_bytes));
     return static_cast<uint32_t>(pricing.m_routes.size() - 1);
   };
   // Each unit's work; the common cases (compute, the collective of the communicator's last

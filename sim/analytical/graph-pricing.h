@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/analytical/astra-sim-phase.h"
+#include "sim/analytical/astra-sim-pricing.h"
 #include "sim/analytical/collective-pricing.h"
 #include "sim/expected.h"
 #include "sim/report/report.h"
@@ -36,6 +38,10 @@ struct PointToPointPlan {
   std::vector<std::pair<uint32_t, double>> links;
   std::vector<double> traffic_bytes;  ///< per dimension, bytes the sender puts into it
   bool local = false;           ///< peer on the same NPU: free
+  /// Priced as ASTRA-sim prices a send (astra_sim pricing): floor(hops x latency + bytes / the
+  /// link's bandwidth) on links.front()'s dimension alone, no endpoint delay.
+  bool astra_sim = false;
+  uint32_t astra_hops = 0;
 };
 
 class GraphPricing {
@@ -133,6 +139,7 @@ class GraphPricing {
   CollectivePricer m_pricer;
   std::vector<Dimension> m_dimensions;
   double m_endpoint_delay_ns = 0.0;
+  bool m_astra_sim = false;  ///< communication.pricing is astra_sim: sends as ASTRA-sim's
   ExecutionGraph m_graph;
   GraphSchedule m_schedule;
   std::vector<CollectivePlan> m_plans;
@@ -154,6 +161,15 @@ template <typename Time>
 Time GraphPricing::RouteNs(const PointToPointPlan& route,
                            const std::vector<double>& bandwidth_Bpns) const {
   if (route.local) return Time(0.0);
+  if (route.astra_sim) {
+    // ASTRA-sim's event times are whole ns: a step function of the bandwidth, with no
+    // derivative to give (optimize refuses astra_sim pricing).
+    const uint32_t d = route.links.front().first;
+    const Dimension& dim = m_dimensions[d];
+    return Time(AstraMessageNs(route.astra_hops, dim.latency_ns,
+                               AstraLinkBpns(dim, bandwidth_Bpns[d]),
+                               static_cast<uint64_t>(route.bytes)));
+  }
   // The slowest link paces the transfer (the first of equals).
   auto [bottleneck, share] = route.links.front();
   for (const auto& [d, s] : route.links) {

@@ -225,14 +225,15 @@ void LibraOptions::Register(CLI::App& command) {
   auto* comm = command.add_option("--libra-comm", files.communicator,
                                   "LIBRA communicator YAML (Forward, InputGrad, WeightGrad: "
                                   "NPUs used per dimension, -1 for none)");
-  command.add_option("--libra-cost", files.cost,
-                     "LIBRA cost-model YAML ($ per GB/s of Link, Switch, Nic per cost dimension); "
-                     "default: hfsim's classes by position (docs/optimize.md §4.4)");
-  command
+  cost_option = command.add_option(
+      "--libra-cost", files.cost,
+      "LIBRA cost-model YAML ($ per GB/s of Link, Switch, Nic per cost dimension); "
+      "default: hfsim's classes by position (docs/optimize.md §4.4)");
+  objective_option = command
       .add_option("--objective", problem.objective,
                   "With LIBRA inputs: time (LIBRA's PerfOpt) or time_x_cost (PerfPerCostOpt)")
       ->check(CLI::IsMember({"time", "time_x_cost"}));
-  command
+  total_option = command
       .add_option("--total", total,
                   "With LIBRA inputs: total bandwidth per NPU in GB/s (LIBRA's total-bandwidth "
                   "constraint), e.g. 500")
@@ -251,7 +252,7 @@ void LibraOptions::Register(CLI::App& command) {
             return {};
           },
           "GB/s"));
-  command
+  total_mode_option = command
       .add_option("--total-mode", problem.total,
                   "With LIBRA inputs: equal (the whole total is used, default) or at_most")
       ->check(CLI::IsMember({"equal", "at_most"}));

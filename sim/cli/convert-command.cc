@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
+#include "sim/import/astra-import.h"
 #include "sim/import/chakra/chakra-export.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/scenario-parser.h"
@@ -21,11 +23,53 @@ LibraProblem LibraOptions::Problem() const {
   return result;
 }
 
+std::vector<std::string> LibraOptions::ProblemOptionsGiven() const {
+  std::vector<std::string> given;
+  for (const CLI::Option* option : {cost_option, objective_option, total_option, total_mode_option}) {
+    if (option != nullptr && option->count() > 0) given.push_back(option->get_name());
+  }
+  return given;
+}
+
+std::vector<std::string> LibraOptions::OptimizeOptionsGiven() const {
+  std::vector<std::string> given;
+  for (const CLI::Option* option : {objective_option, total_mode_option}) {
+    if (option != nullptr && option->count() > 0) given.push_back(option->get_name());
+  }
+  return given;
+}
+
+std::string JoinOptions(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return out;
+}
+
 namespace {
 
 // The imported document and how loader errors name its inputs.
 Expected<nlohmann::json> ImportForConvert(const ConvertCommand& command, std::string* source) {
   if (auto error = command.chakra.CheckAlone("convert")) return *error;
+  // LIBRA's problem options state what a LIBRA import's "optimize" and "cost" sections hold;
+  // given otherwise they would change nothing.
+  if (const auto given = command.libra.ProblemOptionsGiven();
+      !command.libra.Given() && !given.empty()) {
+    return UserError{"convert",
+                     fmt::format("{} appl{} to LIBRA inputs only (--libra-network, "
+                                 "--libra-workload, --libra-comm), which are not given; a scenario "
+                                 "states them in its \"optimize\" and \"cost\" sections",
+                                 JoinOptions(given), given.size() == 1 ? "ies" : "y")};
+  }
+  if (const auto given = command.libra.OptimizeOptionsGiven();
+      command.libra.Given() && command.libra.total <= 0.0 && !given.empty()) {
+    return UserError{"convert",
+                     fmt::format("{} shape{} the \"optimize\" section that --total adds, and "
+                                 "--total is not given; accepted: --total with {}, or neither",
+                                 JoinOptions(given), given.size() == 1 ? "s" : "",
+                                 given.size() == 1 ? "it" : "them")};
+  }
   if (command.libra.Given()) {
     if (command.astra.Given() || command.chakra.Given() || !command.workload_path.empty()) {
       return UserError{"convert",
@@ -100,6 +144,18 @@ int WriteChakra(const Scenario& scenario, const std::string& source, const std::
     return problem->exit_code;
   }
   for (const std::string& note : counts.notes) std::cerr << "hfsim: note: " << note << "\n";
+  // The traces carry no system settings: ASTRA-sim takes them from the system JSON it is run
+  // with, and the one setting of this scenario it cannot take is an endpoint delay of 0.
+  if (static_cast<int64_t>(scenario.communication.endpoint_delay_ns) == 0) {
+    std::cerr << fmt::format(
+        "hfsim: note: the scenario's communication.endpoint_delay_ns is {:g}, which ASTRA-sim "
+        "cannot run: with an endpoint-delay of 0 (it keeps whole cycles) its system layer "
+        "schedules events at the current time, and its analytical backend aborts on them "
+        "(assert in EventQueue::proceed); run these traces with a system JSON whose "
+        "endpoint-delay is at least 1 (ASTRA-sim's default is 10), and compare with hfsim at "
+        "the same delay (docs/chakra.md §5)\n",
+        scenario.communication.endpoint_delay_ns);
+  }
   std::cerr << fmt::format(
       "hfsim: wrote {} rank traces ({} nodes, {} bytes) as {}.RANK.et and "
       "the communicator groups as {}.groups.json\n",
@@ -126,6 +182,12 @@ int ConvertCommand::Execute() const {
     if (auto refusal = CheckOutputFile(out_path)) {
       std::cerr << "hfsim: error: -o: " << refusal->message << "\n";
       return refusal->exit_code;
+    }
+  }
+  if (astra.Given()) {
+    if (auto refusal = AstraImplementationRefusal(scenario.Value(), astra.system)) {
+      std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
+      return 2;
     }
   }
   if (to == "chakra") {

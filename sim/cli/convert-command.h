@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/cli/astra-options.h"
 #include "sim/cli/chakra-options.h"
@@ -21,13 +22,27 @@ struct LibraOptions {
   LibraFiles files;
   LibraProblem problem;
   double total = 0.0;  ///< --total as given (0: not given)
+  /// The options as registered (owned by the command's CLI::App), to ask whether each was given.
+  CLI::Option* cost_option = nullptr;
+  CLI::Option* objective_option = nullptr;
+  CLI::Option* total_option = nullptr;
+  CLI::Option* total_mode_option = nullptr;
 
   /// Adds the options to `command`; the network, workload and communicator files go together.
   void Register(CLI::App& command);
   bool Given() const { return !files.network.empty(); }
+  /// The options that state LIBRA's problem (--libra-cost, --objective, --total, --total-mode)
+  /// given on the command line, by name: they do nothing without LIBRA's inputs.
+  std::vector<std::string> ProblemOptionsGiven() const;
+  /// Those of --objective and --total-mode given, which shape the "optimize" section that
+  /// --total adds (nothing without it).
+  std::vector<std::string> OptimizeOptionsGiven() const;
   /// The problem with --total applied.
   LibraProblem Problem() const;
 };
+
+/// "--a", "--a and --b", "--a, --b and --c": option names for a message.
+std::string JoinOptions(const std::vector<std::string>& names);
 
 struct ConvertCommand {
   LibraOptions libra;

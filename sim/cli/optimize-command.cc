@@ -55,11 +55,24 @@ int OptimizeCommand::Execute() const {
                  "(--libra-network, --libra-workload, --libra-comm)\n";
     return 2;
   }
-  if (!libra.Given() && (libra.total > 0.0 || !libra.files.cost.empty() ||
-                         libra.problem.objective != "time" || libra.problem.total != "equal")) {
-    std::cerr << "hfsim: error: optimize: --total, --total-mode, --objective and --libra-cost "
-                 "apply to LIBRA inputs only; a scenario file states them in its \"optimize\" "
+  // Given, not only set away from their defaults: "--objective time" with a scenario file did
+  // nothing and passed.
+  if (const auto given = libra.ProblemOptionsGiven(); !libra.Given() && !given.empty()) {
+    std::cerr << "hfsim: error: optimize: " << JoinOptions(given)
+              << (given.size() == 1 ? " applies" : " apply")
+              << " to LIBRA inputs only; a scenario file states them in its \"optimize\" "
                  "and \"cost\" sections\n";
+    return 2;
+  }
+  if (!verify_engine.empty() && verify == 0) {
+    std::cerr << "hfsim: error: optimize: --verify-engine " << verify_engine
+              << " chooses the engine --verify K re-simulates with, and --verify is not given; "
+                 "accepted: --verify K with it, or neither\n";
+    return 2;
+  }
+  if (no_plot && out_dir.empty()) {
+    std::cerr << "hfsim: error: optimize: --no-plot needs --out DIR: without it the optimiser "
+                 "draws nothing to skip\n";
     return 2;
   }
   if (libra.Given() && libra.total <= 0.0) {

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -15,12 +17,19 @@
 
 namespace hfsim {
 
-/// Digits only: for every unsigned option, checked before CLI11 converts the text.
+/// Digits only, and within 64 bits: for every unsigned option, checked before CLI11 converts
+/// the text (its strtoull would clamp 2^64 and above to 2^64 - 1 without a word).
 inline CLI::Validator NonNegativeInteger() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
           return "got '" + text + "'; accepted: a non-negative integer";
+        }
+        uint64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size()) {
+          return "got '" + text + "'; accepted: a non-negative integer up to 2^64 - 1 (" +
+                 std::to_string(UINT64_MAX) + ")";
         }
         return {};
       },

@@ -13,6 +13,7 @@
 #include "sim/cli/output-files.h"
 #include "sim/failure-message.h"
 #include "sim/flow/flow-engine.h"
+#include "sim/import/astra-import.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/report/number-text.h"
 #include "sim/report/report-csv.h"
@@ -67,13 +68,29 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   }
   if (!command.pricing.empty() && json.is_object() &&
       (!json.contains("communication") || json["communication"].is_object())) {
-    json["communication"]["pricing"] = command.pricing;
+    nlohmann::json& communication = json["communication"];
+    communication["pricing"] = command.pricing;
+    // ASTRA-sim's active chunks are a rule of its pricing only (the loader refuses the key
+    // under hfsim's): the override to hfsim pricing sets it aside, and says so.
+    if (command.pricing == "hfsim" && communication.contains("active_chunks_per_dimension")) {
+      std::cerr << "hfsim: note: --pricing hfsim: communication.active_chunks_per_dimension ("
+                << communication["active_chunks_per_dimension"].dump()
+                << ") applies to astra_sim pricing only and is left out; hfsim's pricing runs "
+                   "one chunk-stage per dimension at a time (docs/scenario.md §10.4)\n";
+      communication.erase("active_chunks_per_dimension");
+    }
   }
   auto scenario = ParseScenario(json);
   if (!scenario) {
     UserError error = scenario.Error();
     error.where = source + ": " + error.where;
     return error;
+  }
+  // A collective the system file gives ASTRA-sim no implementation for.
+  if (command.astra.Given()) {
+    if (auto refusal = AstraImplementationRefusal(scenario.Value(), command.astra.system)) {
+      return *refusal;
+    }
   }
   return scenario;
 }
@@ -117,8 +134,9 @@ int RunCommand::Execute() const {
   // Options that only shape what goes under --out, or that silence the only other output, do
   // nothing without it: say so before any work instead of exiting 0 having done nothing.
   if (out_dir.empty()) {
-    for (const auto& [given, option] : {std::pair{!format.empty(), "--format"},
-                                        std::pair{plot, "--plot"}, std::pair{quiet, "--quiet"}}) {
+    for (const auto& [given, option] :
+         {std::pair{!format.empty(), "--format"}, std::pair{plot, "--plot"},
+          std::pair{no_plot, "--no-plot"}, std::pair{quiet, "--quiet"}}) {
       if (!given) continue;
       std::cerr << "hfsim: error: run: " << option
                 << " needs --out DIR: without it the run writes no files"
@@ -137,6 +155,14 @@ int RunCommand::Execute() const {
     scenario.engine = engine == "packet" ? EngineKind::kPacket
                       : engine == "flow" ? EngineKind::kFlow
                                          : EngineKind::kAnalytical;
+  }
+  // Pricing is how the analytical engine prices collectives; the flow and packet engines run
+  // messages and have none, so the option would change nothing there.
+  if (!pricing.empty() && scenario.engine != EngineKind::kAnalytical) {
+    std::cerr << "hfsim: error: run: --pricing " << pricing << ": the " << ToString(scenario.engine)
+              << " engine runs messages and prices no collective, so the option would do "
+                 "nothing; accepted with --pricing: the analytical engine (-e analytical)\n";
+    return 2;
   }
   if (scenario.engine == EngineKind::kFlow) {
     if (const auto refusal = FlowRefusal(scenario)) {

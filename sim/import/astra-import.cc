@@ -7,6 +7,8 @@
 
 #include "sim/import/astra-network.h"
 #include "sim/import/astra-system.h"
+#include "sim/scenario/json-text.h"
+#include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -32,6 +34,45 @@ Expected<uint64_t> ParseByteSize(const std::string& text) {
     return static_cast<uint64_t>(bytes);
   }
   return bad;
+}
+
+std::optional<UserError> AstraImplementationRefusal(const Scenario& scenario,
+                                                    const std::string& system_path) {
+  if (!RunsAsGraph(scenario)) return std::nullopt;
+  auto text = ReadTextFile(system_path, "the ASTRA-sim system file", kMaxAstraInputBytes);
+  if (!text) return text.Error();
+  auto parsed = ParseJsonText(text.Value(), system_path, {kMaxAstraInputBytes, 64});
+  if (!parsed) return parsed.Error();
+  const nlohmann::json& root = parsed.Value();
+  constexpr std::pair<CollectiveKind, const char*> kKeys[] = {
+      {CollectiveKind::kAllReduce, "all-reduce-implementation"},
+      {CollectiveKind::kReduceScatter, "reduce-scatter-implementation"},
+      {CollectiveKind::kAllGather, "all-gather-implementation"},
+      {CollectiveKind::kAllToAll, "all-to-all-implementation"}};
+  bool any_missing = false;
+  for (const auto& [kind, key] : kKeys) any_missing = any_missing || !root.contains(key);
+  if (!any_missing) return std::nullopt;
+  // Collectives a custom implementation runs are sends and receives in the graph by now.
+  const ExecutionGraph graph = BuildExecutionGraph(scenario);
+  for (const RankClass& rank_class : graph.classes) {
+    for (const GraphNode& node : rank_class.program) {
+      if (node.kind != GraphNodeKind::kCollective) continue;
+      for (const auto& [kind, key] : kKeys) {
+        if (kind != node.collective || root.contains(key)) continue;
+        return UserError{
+            fmt::format("{}: {}", system_path, key),
+            fmt::format("missing, and rank {}'s program runs the collective {} (node {}{}), for which ASTRA-sim "
+                        "has no default implementation: it stops there (\"No collective "
+                        "implementation found\", CollectiveImplLookup::get_collective_impl); "
+                        "accepted: a list with one of \"ring\", \"direct\", "
+                        "\"halvingDoubling\" per dimension",
+                        rank_class.ranks.front(), ToString(kind), node.id,
+                        node.layer != kNoLayer ? ", layer \"" + graph.layers[node.layer] + "\""
+                                               : std::string())};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 Expected<nlohmann::json> ImportAstraSim(const AstraInputs& inputs) {

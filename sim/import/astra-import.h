@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/expected.h"
+#include "sim/scenario/scenario.h"
 
 namespace hfsim {
 
@@ -26,6 +28,13 @@ struct AstraInputs {
 
 /// The scenario document; errors name the file (or option) and the key.
 Expected<nlohmann::json> ImportAstraSim(const AstraInputs& inputs);
+
+/// A collective the loaded scenario runs natively whose kind the system file at `system_path`
+/// gives no "*-implementation" list: ASTRA-sim has no default for one and stops on it ("No
+/// collective implementation found", CollectiveImplLookup::get_collective_impl). Named at the
+/// system file's key; nullopt when every collective run has its list.
+std::optional<UserError> AstraImplementationRefusal(const Scenario& scenario,
+                                                    const std::string& system_path);
 
 /// "1048576", "64MiB", "1.5GiB", "100MB", "4KiB", "512B" -> bytes (1 to 2^50, whole bytes).
 Expected<uint64_t> ParseByteSize(const std::string& text);

@@ -69,25 +69,46 @@ nlohmann::json Read(const JsonCursor& root, const std::vector<uint32_t>& sizes, 
   if (auto intra = root.Find("intra-dimension-scheduling")) intra->Choice({"FIFO"});
   if (auto inter = root.Find("inter-dimension-scheduling")) inter->Choice({"baseline"});
   if (auto boost = root.Find("boost-mode")) boost->Integer(0, 0);
-  root.At("scheduling-policy", "\"LIFO\" or \"FIFO\"").Choice({"LIFO", "FIFO"});
+  // Keys ASTRA-sim gives a default take it (Sys::Sys in astra-sim/system/Sys.cc sets them before
+  // Sys::initialize_sys reads the file); keys it leaves undefined or would divide by stay
+  // required, and the message says why (docs/astra-sim.md §3).
+  root.At("scheduling-policy",
+          "\"LIFO\" or \"FIFO\" (ASTRA-sim sets no default: Sys::Sys leaves it undefined)")
+      .Choice({"LIFO", "FIFO"});
   nlohmann::json out;
   out["pricing"] = "astra_sim";
   out["endpoint_delay_ns"] =
-      root.At("endpoint-delay", "a number of ns (cycles of 1 ns), 0 or more").Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
+      root.Has("endpoint-delay")
+          ? root.Child("endpoint-delay").Number(0.0, ScenarioLimits::kMaxLatencyNs, false)
+          : kAstraDefaultEndpointDelay;
   out["active_chunks_per_dimension"] =
-      root.At("active-chunks-per-dimension", "an integer, at least 1").Integer(1, ScenarioLimits::kMaxChunks);
-  out["chunks"] = root.At("preferred-dataset-splits", "an integer, at least 1").Integer(1, ScenarioLimits::kMaxChunks);
-  const size_t scheme =
-      root.At("collective-optimization", "\"localBWAware\" or \"baseline\"").Choice({"localBWAware", "baseline"});
-  out["scheme"] = scheme == 0 ? "hierarchical" : "naive";
+      root.Has("active-chunks-per-dimension")
+          ? root.Child("active-chunks-per-dimension").Integer(1, ScenarioLimits::kMaxChunks)
+          : uint64_t{1};
+  out["chunks"] = root.At("preferred-dataset-splits",
+                          "an integer, at least 1 (ASTRA-sim's default is 0, by which "
+                          "Sys::determine_chunk_size divides)")
+                      .Integer(1, ScenarioLimits::kMaxChunks);
+  if (auto optimization = root.Find("collective-optimization")) {
+    const size_t scheme = optimization->Choice({"localBWAware", "baseline"});
+    out["scheme"] = scheme == 0 ? "hierarchical" : "naive";
+  } else if (sizes.size() > 1 && !root.Has("all-reduce-implementation-custom")) {
+    // It orders a multi-dimensional all-reduce's phases (Sys::generate_collective), and
+    // ASTRA-sim leaves it undefined when absent (Sys::Sys sets no default).
+    root.At("collective-optimization",
+            "\"localBWAware\" or \"baseline\": on a network of more than one dimension it orders "
+            "a native all-reduce's phases, and ASTRA-sim sets no default (Sys::Sys leaves it "
+            "undefined); it may be left out on one dimension or with a custom all-reduce "
+            "implementation, where it cannot matter");
+  }
   out["reduction_memory_bandwidth_GBps"] =
       root.Has("local-mem-bw") ? root.Child("local-mem-bw").Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxBandwidthGBps, false) : 0.0;
-  nlohmann::json algorithms;
+  // A kind without a list has no native implementation in ASTRA-sim, which stops only if one
+  // runs (CollectiveImplLookup::get_collective_impl): hfsim checks that once the workload is
+  // known (AstraImplementationRefusal).
+  nlohmann::json algorithms = nlohmann::json::object();
   for (const auto& [key, kind] : kImplementations) {
-    algorithms[kind] = ReadImplementation(
-        root.At(key, fmt::format("a list with one of \"ring\", \"direct\", \"halvingDoubling\" per dimension ({})",
-                                 sizes.size())),
-        sizes);
+    if (auto list = root.Find(key)) algorithms[kind] = ReadImplementation(*list, sizes);
   }
   out["algorithms"] = algorithms;
   return out;

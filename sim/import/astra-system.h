@@ -12,6 +12,10 @@
 
 namespace hfsim {
 
+/// ASTRA-sim's endpoint-delay when its system file has none: 10 cycles (Sys::Sys,
+/// astra-sim/system/Sys.cc, sets communication_delay = 10 before the file is read).
+inline constexpr double kAstraDefaultEndpointDelay = 10.0;
+
 /// `sizes` are the network's npus_count (implementation lists need one entry per dimension).
 /// Errors name the file and the JSON key.
 /// `chakra`: the workload is a Chakra trace, whose collectives the "*-implementation-custom"

@@ -41,8 +41,12 @@ Polytope::LpResult Checked(Polytope::LpResult result, std::string_view what) {
 
 // The mean of the polytope's extreme points along each axis: a point well inside it (convex
 // combination of feasible points), away from the faces where cuts get steep. Fails when a
-// dimension's bandwidth is unbounded.
-Expected<std::vector<double>> Centre(const Polytope& polytope) {
+// dimension's bandwidth is unbounded, and then sets `*unbounded` to that dimension when given.
+// `marginal`: the polytope holds the budget row with these prices, so an unbounded dimension is
+// one the budget does not bound either (it costs nothing).
+Expected<std::vector<double>> Centre(const Polytope& polytope,
+                                     std::optional<uint32_t>* unbounded = nullptr,
+                                     const std::vector<double>* marginal = nullptr) {
   const uint32_t dims = polytope.DimensionCount();
   std::vector<double> centre(dims, 0.0);
   for (uint32_t d = 0; d < dims; ++d) {
@@ -53,6 +57,15 @@ Expected<std::vector<double>> Centre(const Polytope& polytope) {
           Checked(polytope.Minimise(objective), "that finds the constraints' extreme points");
       if (r.status == Polytope::LpStatus::kInfeasible) return Infeasible(polytope);
       if (r.status == Polytope::LpStatus::kUnbounded) {
+        if (unbounded != nullptr) *unbounded = d;
+        if (marginal != nullptr) {
+          return UserError{"optimize", fmt::format(
+              "nothing bounds the bandwidth of dimension {} from above, so the time has no "
+              "minimum: the budget does not, since dimension {} costs {} $ per GB/s (its prices "
+              "in \"cost\" are 0); accepted: a price above 0 for it, "
+              "\"total_bandwidth_GBps_per_npu\", a \"bounds\" entry with \"max_GBps\", or "
+              "\"linear\" constraints that bound it", d, d, (*marginal)[d])};
+        }
         return UserError{"optimize", fmt::format(
             "nothing bounds the bandwidth of dimension {} from above, so the time has no "
             "minimum; accepted: \"total_bandwidth_GBps_per_npu\", a \"bounds\" entry with "
@@ -104,7 +117,16 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions
   for (uint32_t d = 0; d < dims; ++d) marginal[d] = cost.MarginalUsdPerGBps(d);
 
   const Polytope polytope = BuildPolytope(spec, dims);
-  auto centre = Centre(polytope);
+  // time_under_budget searches P within the budget, and the budget alone bounds every
+  // dimension that costs something: where nothing else bounds P, its centre and its cost range
+  // are taken within the budget (elsewhere P's, as for the other objectives).
+  std::optional<uint32_t> unbounded;
+  auto centre = Centre(polytope, &unbounded);
+  const bool only_the_budget_bounds =
+      !centre && unbounded && spec.objective == OptimizeObjective::kTimeUnderBudget;
+  const Polytope searched =
+      only_the_budget_bounds ? WithRow(polytope, BudgetRow(marginal, *spec.budget_usd)) : polytope;
+  if (only_the_budget_bounds) centre = Centre(searched, nullptr, &marginal);
   if (!centre) return centre.Error();
   const TimeModel model(scenario);
   CuttingPlaneSolver solver(model, polytope, centre.Value(), options);
@@ -113,8 +135,8 @@ Expected<OptimizeOutcome> Optimize(const Scenario& scenario, const SolverOptions
   outcome.objective = spec.objective;
   std::vector<double> negated = marginal;
   for (double& m : negated) m = -m;
-  outcome.min_cost_usd = Checked(polytope.Minimise(marginal), "of the cheapest network").value;
-  outcome.max_cost_usd = -Checked(polytope.Minimise(negated), "of the dearest network").value;
+  outcome.min_cost_usd = Checked(searched.Minimise(marginal), "of the cheapest network").value;
+  outcome.max_cost_usd = -Checked(searched.Minimise(negated), "of the dearest network").value;
 
   auto allocation = [&](const std::vector<double>& b) {
     return Allocation{b, model.TimeNs(b), cost.CostUsd(b)};

@@ -1,5 +1,6 @@
 #include "sim/scenario/json-text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,7 +23,8 @@ using Json = nlohmann::json;
 // heap, so even a document nested a million deep is refused here without deep recursion.
 class StrictSax {
  public:
-  StrictSax(Json& result, const JsonTextLimits& limits) : m_dom(result), m_limits(limits) {}
+  StrictSax(Json& result, const JsonTextLimits& limits, std::string_view text)
+      : m_dom(result), m_limits(limits), m_text(text) {}
 
   bool null() { return Value() && m_dom.null(); }
   bool boolean(bool value) { return Value() && m_dom.boolean(value); }
@@ -64,13 +66,16 @@ class StrictSax {
     m_frames.pop_back();
     return m_dom.end_array();
   }
-  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+  bool parse_error(std::size_t position, const std::string& last_token,
                    const nlohmann::detail::exception& problem) {
     if (m_error) return false;  // our own refusal came first
-    if (problem.id == 406) {  // a number beyond double, e.g. 1e400
-      return Fail("", fmt::format("{}; accepted: numbers within +-1.8e308", problem.what()));
+    if (problem.id == 406) {  // a number beyond double, e.g. 1e400: named where it stands
+      return Fail(NextValuePath(),
+                  fmt::format("got {} ({}), beyond a double; accepted: numbers within +-1.8e308",
+                              last_token, LineAndColumn(position)));
     }
-    return Fail("", fmt::format("not valid JSON (at byte {}): {}", position, problem.what()));
+    return Fail("", fmt::format("not valid JSON (at byte {}, {}): {}", position,
+                                LineAndColumn(position), problem.what()));
   }
 
   const std::optional<UserError>& Error() const { return m_error; }
@@ -110,6 +115,24 @@ class StrictSax {
     }
     return path;
   }
+  // The path of the value the parser is reading but has not handed over (it failed on it): in
+  // an array, the element after the last one counted.
+  std::string NextValuePath() const {
+    if (m_frames.empty() || m_frames.back().object) return Path();
+    std::string path = m_frames.size() == 1 ? std::string() : Path(false);
+    return path + fmt::format("[{}]", m_frames.back().index);
+  }
+  // "line L, column C" of byte `position` (nlohmann counts the bytes read, the offending one
+  // included), both from 1.
+  std::string LineAndColumn(std::size_t position) const {
+    const size_t end = std::min(position, m_text.size());
+    size_t line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < end; ++i) {
+      if (m_text[i] == '\n') ++line, line_start = i + 1;
+    }
+    return fmt::format("line {}, column {}", line, end > line_start ? end - line_start : 1);
+  }
   bool Fail(std::string where, std::string message) {
     if (!m_error) m_error = UserError{std::move(where), std::move(message)};
     return false;
@@ -117,6 +140,7 @@ class StrictSax {
 
   nlohmann::detail::json_sax_dom_parser<Json> m_dom;
   const JsonTextLimits& m_limits;
+  std::string_view m_text;
   std::vector<Frame> m_frames;
   std::optional<UserError> m_error;
 };
@@ -135,7 +159,7 @@ Expected<nlohmann::json> ParseJsonText(std::string_view text, std::string_view s
                                        "bytes", nul)};
   }
   Json document;
-  StrictSax sax(document, limits);
+  StrictSax sax(document, limits, text);
   const bool parsed = Json::sax_parse(text, &sax, nlohmann::detail::input_format_t::json, true);
   if (const auto& error = sax.Error()) {
     return UserError{error->where.empty() ? name : name + ": " + error->where, error->message};

@@ -3,13 +3,15 @@
 #include "sim/scenario/gossip-section.h"
 #include "sim/scenario/in-network-check.h"
 #include "sim/scenario/packet-memory.h"
+#include "sim/scenario/packet-message-size.h"
 
 namespace hfsim {
 
 std::optional<UserError> PacketRunRefusal(const Scenario& scenario) {
   if (auto refusal = InNetworkPacketRefusal(scenario)) return refusal;
   if (auto refusal = GossipPacketRefusal(scenario)) return refusal;
-  return PacketMemoryRefusal(scenario);
+  if (auto refusal = PacketMemoryRefusal(scenario)) return refusal;
+  return PacketMessageSizeRefusal(scenario);
 }
 
 }  // namespace hfsim

@@ -18,6 +18,7 @@
 #include "sim/scenario/json-text.h"
 #include "sim/scenario/optimize-section.h"
 #include "sim/scenario/packet-memory.h"
+#include "sim/scenario/packet-message-size.h"
 #include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/packet-section.h"
 #include "sim/scenario/parameter-server-section.h"
@@ -179,6 +180,17 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   if (auto active = section->Find("active_chunks_per_dimension")) {
     spec.active_chunks_per_dimension =
         static_cast<uint32_t>(active->Integer(1, ScenarioLimits::kMaxChunks));
+    // ASTRA-sim's rule (chunks running side by side on a dimension without sharing it) has no
+    // place in hfsim's pricing, where a dimension's chunks share its links and run one
+    // chunk-stage at a time: there the key would do nothing (it was ignored, and left out of
+    // the echo).
+    if (spec.pricing != PricingModel::kAstraSim) {
+      active->Fail(fmt::format(
+          "got {}, which only \"pricing\": \"astra_sim\" uses (ASTRA-sim's active chunks); "
+          "hfsim's pricing runs one chunk-stage per dimension at a time (docs/scenario.md "
+          "§10.4); accepted: the key with astra_sim pricing, or no key",
+          active->Shown()));
+    }
   }
   if (auto scheme = section->Find("scheme")) {
     spec.scheme = static_cast<MultiDimScheme>(scheme->Choice({"hierarchical", "naive"}));
@@ -200,6 +212,15 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
           "accepted: one of them (set \"send_per_message_ns\" in host_stack instead)");
     }
     spec.host = ReadHostStack(*stack);
+  }
+  // ASTRA-sim has no host stack, so astra_sim pricing charges none: a cost given there would do
+  // nothing (it was ignored).
+  if (spec.pricing == PricingModel::kAstraSim && !spec.host.IsFree()) {
+    const char* key = section->Has("host_stack") ? "host_stack" : "host_overhead_ns_per_message";
+    section->Child(key).Fail(
+        "a host cost, which \"pricing\": \"astra_sim\" does not charge (ASTRA-sim has no host "
+        "stack; docs/astra-sim.md §5); accepted with astra_sim pricing: no host cost, or "
+        "\"pricing\": \"hfsim\"");
   }
   if (auto reduction = section->Find("reduction_memory_bandwidth_GBps")) {
     spec.reduction_Bpns = reduction->Number(0.0, ScenarioLimits::kMaxBandwidthGBps, false);
@@ -418,6 +439,9 @@ Scenario ReadScenario(const JsonCursor& root) {
   }
   if (scenario.engine == EngineKind::kPacket) {
     if (auto refusal = PacketMemoryRefusal(scenario)) {
+      throw JsonPathError(refusal->where, refusal->message);
+    }
+    if (auto refusal = PacketMessageSizeRefusal(scenario)) {
       throw JsonPathError(refusal->where, refusal->message);
     }
   }

@@ -25,6 +25,10 @@ struct ScenarioLimits {
   /// below would let the largest transfer's time leave double's range (5e-324 GB/s gave inf).
   static constexpr double kMinBandwidthGBps = 1e-3;
   static constexpr double kMinPeakTFLOPS = 1e-3;
+  /// The smallest compute efficiency (0.1%): with the smallest peak, an NPU computes at least
+  /// 1 MFLOP/s, so the largest job's compute stays far inside double's range (an efficiency of
+  /// 1e-320 gave "total inf s -nan %" and "time_ns": null).
+  static constexpr double kMinComputeEfficiency = 1e-3;
   /// The largest total per NPU a fabric can have: kMaxBandwidthGBps in each of the most
   /// dimensions (bounds totals in "optimize" and "sweep").
   static constexpr double kMaxTotalBandwidthGBps = kMaxBandwidthGBps * kMaxDimensions;

@@ -537,7 +537,8 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
     if (auto peak = npu->Find("peak_TFLOPS"))
       training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
     if (auto efficiency = npu->Find("compute_efficiency")) {
-      training.config.compute_efficiency = efficiency->Number(0.0, 1.0, true);
+      training.config.compute_efficiency =
+          efficiency->Number(ScenarioLimits::kMinComputeEfficiency, 1.0, false);
     }
   }
   training.config.peak_flops_per_ns = training.peak_TFLOPS * 1e3;  // 1 TFLOP/s = 1e3 FLOP/ns

@@ -149,6 +149,42 @@ TEST(AstraCustomCollective, ReplacesTheTracesAllReduce) {
       << refused.Error().ToString();
 }
 
+// ASTRA-sim's own custom ring all-reduce example, run as ASTRA-sim runs it: the all-reduce
+// microbenchmark on Ring_8npus.yml with examples/system/custom_collectives/custom_collective.json
+// as ASTRA-sim ships it. That file names the implementation by a path relative to ASTRA-sim's
+// repository root, and gives no endpoint-delay, active chunks, collective optimization or
+// implementation lists, so ASTRA-sim's defaults apply (hfsim refused it for the missing keys).
+// ASTRA-sim prints 90,174 cycles: on the critical path 7 reductions replayed at 7 us and 14
+// sends of floor(500 + 131,072 / (50 x 2^30 / 10^9)) = floor(2,941.40625) = 2,941 ns, with no
+// endpoint delay (a send goes straight to the network): 49,000 + 41,174. hfsim gave
+// 90,319.6875 ns, adding an endpoint delay to every send and not truncating.
+TEST(AstraCustomCollective, ShippedExampleRunsToAstraSimsTime) {
+  SKIP_WITHOUT_TRACES();
+  const fs::path implementation = kAstra / "custom_collectives" / "custom_ring_allreduce_8npus_1MB";
+  const fs::path network = kAstra / "network" / "Ring_8npus.yml";
+  const fs::path system = kAstra / "custom_collectives" / "custom_collective.json";
+  const fs::path trace = kAstra / "microbenchmarks" / "all_reduce" / "8npus_1MB" / "all_reduce";
+  // In the library: the implementation given by its absolute prefix.
+  ChakraInputs inputs = test::Inputs(trace.string());
+  inputs.custom["all_reduce"] = (implementation / "custom_allreduce").string();
+  auto scenario = TraceOnAstraInputs(inputs, network, system);
+  ASSERT_TRUE(scenario) << scenario.Error().ToString();
+  EXPECT_EQ(AnalyticalEngine().Run(scenario.Value()).iteration.total_ns, 90174.0);
+  // On the command line, the system file as shipped, from a working directory where its
+  // relative path finds the implementation (as from ASTRA-sim's repository root).
+  test::TraceDir dir("custom-shipped");
+  fs::create_directories(dir.Path("examples/system/custom_collectives"));
+  fs::create_directory_symlink(
+      implementation, dir.Path("examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB"));
+  const test::CliResult run = test::RunHfsim(
+      "cd " + dir.Path("").string() + " && " HFSIM_BINARY,
+      "run --chakra " + trace.string() + " --astra-network " + network.string() +
+          " --astra-system " + system.string() + " -q --no-plot -o " + dir.Path("out").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(test::Slurp(dir.Path("out/report.json")));
+  EXPECT_EQ(report["iteration"]["time_ns"], 90174.0) << report["iteration"].dump();
+}
+
 // One rank of a job traced by PyTorch and converted by Chakra's first converter: 3,664 nodes.
 // Its ctrl_deps hold PyTorch's caller ids (1,277 name nodes not in the file), so it is refused
 // as ASTRA-sim's feeder refuses it; with --chakra-legacy it runs on a fabric whose every NPU

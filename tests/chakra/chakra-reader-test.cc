@@ -152,6 +152,23 @@ test::EtNodeProto FloatSize() {
   return node;
 }
 
+// A Node record written byte by byte, whatever the schema's declared widths: id 4 (field 1)
+// and a type (field 3) of 2^32 + 4 as a 5-byte varint, which protobuf's generated reader of
+// Chakra's schema reads as 4, COMP_NODE (it was run as compute).
+std::string TypeBeyond32Bits() {
+  const std::string node("\x08\x04\x18\x84\x80\x80\x80\x10", 8);
+  return std::string(1, static_cast<char>(node.size())) + node;
+}
+
+// An attribute of a field Chakra declares 32 bits wide (or a bool) holding more.
+test::EtNodeProto Wide(const char* name, void (*set)(hfsim_chakra::AttributeProto&)) {
+  test::EtNodeProto node = Compute(4, 1);
+  auto* attr = node.add_attr();
+  attr->set_name(name);
+  set(*attr);
+  return node;
+}
+
 std::vector<BadCase> BadCases() {
   test::EtNodeProto own_source = PointToPoint(5, true, 1, 0, 100);
   test::IntAttr(own_source, "comm_src", 1);
@@ -172,6 +189,23 @@ std::vector<BadCase> BadCases() {
        "accepted: ids up to 2^63 - 1"},
       {"unknown_node_type", EtBytes({Typed(12)}), ": node 4",
        "node type 12 is not a Chakra NodeType"},
+      {"node_type_beyond_32_bits", WithRecord(TypeBeyond32Bits()), ": node 4",
+       "node type 4294967300 is beyond NodeType's 32 bits"},
+      {"int32_beyond_32_bits",
+       EtBytes({Wide("num_ops",
+                     [](hfsim_chakra::AttributeProto& a) { a.set_int32_val((int64_t{1} << 32) + 5); })}),
+       ": node 4", "holds int32_val 4294967301, beyond the field's 32 bits"},
+      {"uint32_beyond_32_bits",
+       EtBytes({Wide("num_ops",
+                     [](hfsim_chakra::AttributeProto& a) { a.set_uint32_val(uint64_t{1} << 40); })}),
+       ": node 4", "holds uint32_val 1099511627776, beyond the field's 32 bits"},
+      {"sint32_beyond_32_bits",
+       EtBytes({Wide("num_ops",
+                     [](hfsim_chakra::AttributeProto& a) { a.set_sint32_val(-(int64_t{1} << 33)); })}),
+       ": node 4", "holds sint32_val -8589934592, beyond the field's 32 bits"},
+      {"bool_beyond_1",
+       EtBytes({Wide("is_cpu_op", [](hfsim_chakra::AttributeProto& a) { a.set_bool_val(2); })}),
+       ": node 4", "holds a bool varint of 2"},
       {"remote_memory", EtBytes({Typed(2)}), ": node 4", "MEM_LOAD_NODE (remote memory)"},
       {"unsupported_collective", EtBytes({test::Collective(3, 1, 1024)}), ": node 3",
        "comm_type 1 (REDUCE) is not modelled"},
@@ -238,6 +272,65 @@ TEST(ChakraReader, RankFilesMustMatchTheFabric) {
   EXPECT_EQ(extra.Error().where, dir.Rank(2).string());
   EXPECT_NE(extra.Error().message.find("the trace has a rank 2 but the fabric has only 2 NPUs"),
             std::string::npos);
+  // Not only the next rank: any rank file beyond the fabric (rank 7 here, with 3 to 6 absent)
+  // was ignored; names with a leading zero are no rank's (ASTRA-sim opens PREFIX.RANK.et).
+  std::filesystem::remove(dir.Rank(2));
+  WriteBytes(dir.Path("trace.07.et"), EtBytes({Compute(1, 1)}));
+  ASSERT_TRUE(ImportChakra(test::Inputs(dir.Prefix()), {2}))
+      << "trace.07.et is no rank file";
+  WriteBytes(dir.Rank(7), EtBytes({Compute(1, 1)}));
+  auto far = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(far);
+  EXPECT_EQ(far.Error().where, dir.Rank(7).string());
+  EXPECT_NE(far.Error().message.find("the trace has a rank 7 but the fabric has only 2 NPUs"),
+            std::string::npos)
+      << far.Error().ToString();
+  // A rank "file" that is a directory is named as one (it was "no such file").
+  std::filesystem::remove(dir.Rank(7));
+  std::filesystem::remove(dir.Rank(1));
+  std::filesystem::create_directories(dir.Rank(1));
+  auto directory = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(directory);
+  EXPECT_EQ(directory.Error().where, dir.Rank(1).string());
+  EXPECT_NE(directory.Error().message.find("is a directory, not a file"), std::string::npos)
+      << directory.Error().ToString();
+}
+
+// hfsim's exporter writes hfsim_sends "eager" or "rendezvous" in every file; any other value
+// passed as eager sends, and only rank 0's file was read.
+TEST(ChakraReader, HfsimSendsIsCheckedInEveryFile) {
+  TraceDir dir("sends");
+  auto with_sends = [](const std::string& sends) {
+    std::string out;
+    hfsim_chakra::GlobalMetadata metadata;
+    metadata.set_version("0.0.4");
+    auto* attr = metadata.add_attr();
+    attr->set_name("hfsim_sends");
+    attr->set_string_val(sends);
+    test::AppendMessage(metadata, out);
+    test::AppendMessage(Compute(1, 1), out);
+    return out;
+  };
+  WriteBytes(dir.Rank(0), with_sends("lazy"));
+  WriteBytes(dir.Rank(1), with_sends("rendezvous"));
+  auto unknown = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.Error().where, dir.Rank(0).string() + ": the metadata record (byte 0)");
+  EXPECT_NE(unknown.Error().message.find("attribute \"hfsim_sends\" is \"lazy\"; accepted"),
+            std::string::npos)
+      << unknown.Error().ToString();
+  WriteBytes(dir.Rank(0), with_sends("rendezvous"));
+  auto both = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_TRUE(both) << both.Error().ToString();
+  EXPECT_EQ(both.Value().graph["sends"], "rendezvous");
+  WriteBytes(dir.Rank(1), EtBytes({Compute(1, 1)}));  // no hfsim_sends: eager
+  auto mixed = ImportChakra(test::Inputs(dir.Prefix()), {2});
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.Error().where, dir.Rank(1).string());
+  EXPECT_NE(mixed.Error().message.find("hfsim_sends is none (eager sends) but rank 0's file's is "
+                                       "\"rendezvous\""),
+            std::string::npos)
+      << mixed.Error().ToString();
 }
 
 TEST(ChakraReader, CommunicatorGroupsAreChecked) {
@@ -250,6 +343,9 @@ TEST(ChakraReader, CommunicatorGroupsAreChecked) {
       {R"({"1": [0, 0]})", "rank 0 is listed twice"},
       {R"({"1": []})", "a non-empty list of ranks"},
       {R"([1, 2])", "expected an object"},
+      // ASTRA-sim's std::stoi reads both keys as group 1 (this was kept silently, and a node
+      // naming the lost group was blamed).
+      {R"({"1": [0], "01": [1]})", "group 1 is also key \"01\""},
   };
   for (const auto& [text, what] : cases) {
     WriteBytes(dir.Path("groups.json"), text);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/import/chakra/chakra-export.h"
@@ -109,6 +110,46 @@ TEST(ChakraExport, FilesAreDeterministicAndSymmetricRanksIdentical) {
   EXPECT_EQ(test::Slurp(first.Rank(5)), test::Slurp(second.Rank(5)));
   EXPECT_EQ(test::Slurp(first.Rank(0)), test::Slurp(first.Rank(31)));
   EXPECT_EQ(a.bytes, b.bytes);
+}
+
+// Groups that are whole dimensions of the fabric go out as involved_dim (ASTRA-sim then runs
+// its configured per-dimension algorithms, as hfsim prices them); only the others become
+// explicit groups, which ASTRA-sim runs as a ring over their members. The pipeline jobs list
+// their tensor, data and expert groups explicitly, all of them whole dimensions: they were all
+// written as pg_name groups, and ASTRA-sim ran them as rings. Checked here against a separate
+// test of each group: its ranks differ along some dimensions only and are as many as those
+// dimensions' product.
+TEST(ChakraExport, WholeDimensionGroupsAreWrittenAsInvolvedDimensions) {
+  for (const char* config : {"gpt3-pipeline-1f1b-64.json", "moe-pipeline-expert-64.json",
+                             "graph-pipeline-tensor-data.json"}) {
+    SCOPED_TRACE(config);
+    auto scenario = ParseScenario(LoadDocument(config));
+    ASSERT_TRUE(scenario) << scenario.Error().ToString();
+    const std::vector<Dimension>& dims = scenario.Value().dimensions;
+    auto whole = [&](const std::vector<uint32_t>& ranks) {
+      uint64_t product = 1;
+      for (size_t d = 0, stride = 1; d < dims.size(); stride *= dims[d].size, ++d) {
+        std::set<uint32_t> coordinates;
+        for (const uint32_t r : ranks) coordinates.insert(r / stride % dims[d].size);
+        if (coordinates.size() > 1) product *= dims[d].size;
+      }
+      return ranks.size() > 1 && product == ranks.size();
+    };
+    const ExecutionGraph graph = BuildExecutionGraph(scenario.Value());
+    uint64_t whole_groups = 0;
+    for (const Communicator& comm : graph.communicators) {
+      for (const auto& group : comm.groups) whole_groups += whole(group) ? 1 : 0;
+    }
+    TraceDir dir("whole-dimensions");
+    ChakraExportCounts counts;
+    const nlohmann::json groups = nlohmann::json::parse(test::Slurp(Export(scenario.Value(), dir, counts)));
+    for (const auto& [id, ranks] : groups.items()) {
+      EXPECT_FALSE(whole(ranks.get<std::vector<uint32_t>>())) << "group " << id << " " << ranks;
+    }
+    if (std::string(config) != "graph-pipeline-tensor-data.json") {
+      EXPECT_GT(whole_groups, 0u) << "the job lists whole-dimension groups explicitly";
+    }
+  }
 }
 
 // Exports the scenario's graph, counting the files the sink receives instead of writing them.

@@ -101,6 +101,44 @@ TEST(AstraErrors, SystemValues) {
   EXPECT_NE(SystemError("{}").find("sys.json: scheduling-policy: missing"), std::string::npos) << SystemError("{}");
 }
 
+// A system file takes ASTRA-sim's own default for each key it leaves out that ASTRA-sim gives
+// one (Sys::Sys: endpoint-delay 10, active-chunks-per-dimension 1), so it prices as the same file
+// with those values written; the keys ASTRA-sim leaves undefined or divides by are refused with
+// that reason, and a missing implementation list only where a collective of its kind runs.
+// (Every one of these keys was required, so ASTRA-sim's own custom_collective.json was refused.)
+TEST(AstraErrors, SystemDefaultsAreAstraSims) {
+  const std::string minimal =
+      R"({"scheduling-policy": "LIFO", "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"]})";
+  EXPECT_EQ(CollectiveNs(kNet, minimal, "all_reduce", "1MiB"),
+            CollectiveNs(kNet, System("[\"ring\"]"), "all_reduce", "1MiB"));
+  auto document = ImportAstraSim(AstraInputs{WriteTemp("net.yml", kNet), WriteTemp("sys.json", minimal),
+                                             "", "all_reduce", "1MiB"});
+  ASSERT_TRUE(document) << document.Error().ToString();
+  EXPECT_EQ(document.Value()["communication"]["endpoint_delay_ns"], 10.0);
+  EXPECT_EQ(document.Value()["communication"]["active_chunks_per_dimension"], 1u);
+  // An all-gather has no list there: ASTRA-sim would stop on it. Named at the key.
+  const std::string sys = WriteTemp("sys.json", minimal);
+  auto gather = ImportAstraSim(AstraInputs{WriteTemp("net.yml", kNet), sys, "", "all_gather", "1MiB"});
+  ASSERT_TRUE(gather) << gather.Error().ToString();
+  auto loaded = ParseScenario(gather.Value());
+  ASSERT_TRUE(loaded) << loaded.Error().ToString();
+  const auto refused = AstraImplementationRefusal(loaded.Value(), sys);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->where, sys + ": all-gather-implementation");
+  EXPECT_NE(refused->message.find("runs the collective all_gather"), std::string::npos) << refused->ToString();
+  EXPECT_NE(refused->message.find("No collective implementation found"), std::string::npos);
+  EXPECT_FALSE(AstraImplementationRefusal(ParseScenario(document.Value()).Value(), sys));
+  // No default in ASTRA-sim: the reason is given.
+  EXPECT_NE(SystemError(R"({"scheduling-policy": "LIFO"})").find("ASTRA-sim's default is 0, by which"),
+            std::string::npos)
+      << SystemError(R"({"scheduling-policy": "LIFO"})");
+  const std::string two = "topology: [Ring, Switch]\nnpus_count: [4, 2]\nbandwidth: [100, 50]\nlatency: [50, 500]\n";
+  EXPECT_NE(SystemError(minimal, two).find("collective-optimization: missing; expected \"localBWAware\" or "
+                                           "\"baseline\": on a network of more than one dimension"),
+            std::string::npos)
+      << SystemError(minimal, two);
+}
+
 TEST(AstraErrors, WorkloadAndSize) {
   const std::string net = WriteTemp("net.yml", kNet);
   const std::string sys = WriteTemp("sys.json", System("[\"ring\"]"));

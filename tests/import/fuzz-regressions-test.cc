@@ -13,11 +13,14 @@ namespace {
 // A JSON number beyond a double made nlohmann::json throw out_of_range, which the loader did not
 // catch: std::terminate instead of an error (found by fuzz_scenario).
 TEST(FuzzRegressions, ScenarioNumberBeyondDoubleIsAnError) {
-  for (const std::string text : {R"({"name": "x", "seed": 1e400})",
-                                 R"({"topology": {"dimensions": [{"size": -1e999}]}})"}) {
+  // Named at its JSON path (it was the file alone).
+  for (const auto& [text, where] :
+       {std::pair<std::string, std::string>{R"({"name": "x", "seed": 1e400})", "big.json: seed"},
+        {R"({"topology": {"dimensions": [{"size": -1e999}]}})",
+         "big.json: topology.dimensions[0].size"}}) {
     const auto scenario = ParseScenarioText(text, "big.json");
     ASSERT_FALSE(scenario) << text;
-    EXPECT_EQ(scenario.Error().where, "big.json");
+    EXPECT_EQ(scenario.Error().where, where);
     EXPECT_NE(scenario.Error().message.find("accepted: numbers within +-1.8e308"), std::string::npos)
         << scenario.Error().ToString();
   }
@@ -27,7 +30,7 @@ TEST(FuzzRegressions, ScenarioNumberBeyondDoubleIsAnError) {
 TEST(FuzzRegressions, AstraSystemNumberBeyondDoubleIsAnError) {
   const auto system = ParseAstraSystemText(R"({"endpoint-delay": 1e400})", "sys.json", {4});
   ASSERT_FALSE(system);
-  EXPECT_EQ(system.Error().where, "sys.json");
+  EXPECT_EQ(system.Error().where, "sys.json: endpoint-delay");
   EXPECT_NE(system.Error().message.find("accepted: numbers within +-1.8e308"), std::string::npos)
       << system.Error().ToString();
 }

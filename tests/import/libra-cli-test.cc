@@ -58,6 +58,10 @@ TEST(LibraCli, BadInputExitsTwo) {
   EXPECT_EQ(RunHfsim("convert --libra-network " + kDir + "gpt-small-4d.txt --libra-workload " +
                      kDir + "gpt-small-4d.txt --libra-comm " + kDir + "gpt-small-4d-comm.yml 2>/dev/null"),
             2);  // text where YAML belongs
+  // --objective and --total-mode shape the "optimize" section --total adds: without --total
+  // convert ignored them.
+  EXPECT_EQ(RunHfsim("convert " + kInputs + " --objective time_x_cost 2>/dev/null"), 2);
+  EXPECT_EQ(RunHfsim("convert " + kInputs + " --total-mode at_most 2>/dev/null"), 2);
 }
 
 }  // namespace

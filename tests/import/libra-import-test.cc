@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/temp-path.h"
+#include "sim/import/libra-formats.h"
 #include "sim/import/libra-inputs.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/scenario/scenario-parser.h"
@@ -199,7 +200,7 @@ TEST(LibraImport, BadInputsNameFileLineValueAndWhatIsAccepted) {
             std::string::npos) << ErrorOf(files);
   files = ShippedFiles();
   files.workload = kDir + "missing.txt";
-  EXPECT_NE(ErrorOf(files).find("missing.txt: not found"), std::string::npos) << ErrorOf(files);
+  EXPECT_NE(ErrorOf(files).find("missing.txt: no such file"), std::string::npos) << ErrorOf(files);
 }
 
 TEST(LibraImport, DataParallelWorkloadUsesEveryDimension) {
@@ -243,3 +244,23 @@ TEST(LibraImport, GroupsSharingADimensionComeOverAsATensorSplit) {
 
 }  // namespace
 }  // namespace hfsim
+
+namespace {
+
+// A LIBRA input path that is a directory, or that does not exist, is said to be one ("not found
+// (or not a regular file)" left it to be guessed).
+TEST(LibraImport, AnInputThatIsADirectoryIsNamedAsOne) {
+  const auto dir = hfsim::test::TempPath("hfsim-libra-directory-input");
+  std::filesystem::create_directories(dir);
+  auto directory = hfsim::ReadLibraFile(dir.string());
+  ASSERT_FALSE(directory);
+  EXPECT_NE(directory.Error().message.find("is a directory, not a file"), std::string::npos)
+      << directory.Error().ToString();
+  auto missing = hfsim::ReadLibraFile((dir / "nothing.yml").string());
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.Error().message.find("no such file"), std::string::npos)
+      << missing.Error().ToString();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -234,6 +235,37 @@ TEST(ScheduleCheckTest, MalformedTransfers) {
   s = BuildSchedule(CollectiveKind::kAllReduce, CollectiveAlgorithm::kDirect, 3);
   s.steps[0].transfers[0].block_count = 3;
   EXPECT_THAT(*CheckSchedule(s), HasSubstr("sends blocks [1, 4) of a buffer of 3 blocks"));
+}
+
+}  // namespace
+}  // namespace hfsim
+
+namespace hfsim {
+namespace {
+
+// LargestTransfer, which the packet engine's message-size check uses instead of building large
+// schedules, is the built schedule's block count and its largest transfer, for every supported
+// combination on groups of 2 to 33.
+TEST(LargestTransfer, MatchesTheBuiltSchedule) {
+  for (const CollectiveKind kind : kKinds) {
+    for (const CollectiveAlgorithm algorithm : kAlgorithms) {
+      for (uint32_t peers = 2; peers <= 33; ++peers) {
+        if (UnsupportedReason(kind, algorithm, peers)) continue;
+        const Schedule schedule = BuildSchedule(kind, algorithm, peers);
+        uint32_t largest = 0;
+        for (const Step& step : schedule.steps) {
+          for (const Transfer& transfer : step.transfers) {
+            largest = std::max(largest, transfer.block_count);
+          }
+        }
+        const TransferBlocks blocks = LargestTransfer(kind, algorithm, peers);
+        EXPECT_EQ(blocks.block_count, schedule.block_count)
+            << ToString(kind) << " " << ToString(algorithm) << " " << peers;
+        EXPECT_EQ(blocks.largest, largest)
+            << ToString(kind) << " " << ToString(algorithm) << " " << peers;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -136,6 +136,36 @@ TEST(Optimizer, TimeUnderBudgetStaysWithinBudget) {
   EXPECT_LE(r.best.time_ns, o.best.time_ns * (1 + 1e-6));
 }
 
+// A budget alone bounds every dimension that costs something, so time_under_budget needs no
+// total (it was refused: "nothing bounds the bandwidth of dimension 0"). Independent truth: the
+// same problem with a total of 1e6 GB/s per NPU, which the budget keeps far from binding
+// ($50,000 buys well under 1e6 GB/s on 32 NPUs at LIBRA's prices), has the same optimum; and
+// since more bandwidth is always faster, the optimum spends the whole budget.
+TEST(Optimizer, TimeUnderBudgetNeedsNoOtherBound) {
+  const Scenario alone = test::ParseOrDie(
+      TwoD({{"objective", "time_under_budget"}, {"budget_usd", 50000}}));
+  const OptimizeOutcome o = Solve(alone);
+  EXPECT_TRUE(o.converged);
+  EXPECT_LE(o.best.cost_usd, 50000 * (1 + 1e-9));
+  EXPECT_GE(o.best.cost_usd, 50000 * (1 - 1e-3));
+  EXPECT_LE(o.max_cost_usd, 50000 * (1 + 1e-9));  // the cost range within the budget
+  const Scenario capped = test::ParseOrDie(TwoD({{"objective", "time_under_budget"},
+                                                 {"budget_usd", 50000},
+                                                 {"total_bandwidth_GBps_per_npu", 1e6},
+                                                 {"total", "at_most"}}));
+  const OptimizeOutcome c = Solve(capped);
+  EXPECT_NEAR(o.best.time_ns, c.best.time_ns, 2e-6 * c.best.time_ns);
+  EXPECT_LT(c.best.bandwidth_GBps[0] + c.best.bandwidth_GBps[1], 1e5);  // the cap never binds
+  // A dimension that costs nothing is bounded by no budget: the refusal says so.
+  nlohmann::json free = TwoD({{"objective", "time_under_budget"}, {"budget_usd", 50000}});
+  free["cost"] = {{"dimensions", {{{"link_usd_per_GBps", 0}, {"switch_usd_per_GBps", 0}},
+                                  {{"class", "pod"}}}}};
+  const auto refused = Optimize(test::ParseOrDie(free));
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.Error().ToString().find("dimension 0 costs 0 $ per GB/s"), std::string::npos)
+      << refused.Error().ToString();
+}
+
 TEST(Optimizer, FrontierIsMonotone) {
   const Scenario s = test::ParseOrDie(ThreeD({{"objective", "time_x_cost"},
                                               {"total_bandwidth_GBps_per_npu", 300},

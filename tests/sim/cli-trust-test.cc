@@ -99,6 +99,46 @@ TEST_F(CliTrust, NegativeValuesForUnsignedOptionsAreRefused) {
   EXPECT_FALSE(fs::exists(m_dir / "p4"));
 }
 
+// An option that does nothing where it is given is refused (exit 2) naming why, instead of
+// exiting 0 having ignored it; and a number beyond 64 bits is refused, not clamped.
+TEST_F(CliTrust, OptionsThatDoNothingAreRefused) {
+  const std::string optimize = HFSIM_SOURCE_DIR "/configs/optimize-verify-2d.json";
+  const std::pair<std::string, std::string> cases[] = {
+      // CLI11's strtoull clamped these to 2^64 - 1 (the route's message showed the clamp).
+      {"p4 " HFSIM_SOURCE_DIR "/configs/p4-switchml-tofino1.json -o " + (m_dir / "p4").string() +
+           " --seed 18446744073709551616",
+       "accepted: a non-negative integer up to 2^64 - 1"},
+      {"topology " + kQuickstart + " --route 0 99999999999999999999999",
+       "accepted: a non-negative integer up to 2^64 - 1"},
+      // LIBRA's problem options with a scenario file: "--objective time" passed unseen.
+      {"optimize " + optimize + " --objective time -q -o " + (m_dir / "o1").string(),
+       "--objective applies to LIBRA inputs only"},
+      {"optimize " + optimize + " --total-mode equal --objective time_x_cost",
+       "--objective and --total-mode apply to LIBRA inputs only"},
+      {"convert " + kQuickstart + " --objective time_x_cost", "--objective applies to LIBRA"},
+      {"convert " + kQuickstart + " --total 5", "--total applies to LIBRA inputs only"},
+      {"optimize " + optimize + " --verify-engine flow -q -o " + (m_dir / "o2").string(),
+       "--verify-engine flow chooses the engine --verify K re-simulates with"},
+      {"optimize " + optimize + " --no-plot", "--no-plot needs --out DIR"},
+      {"run " + kQuickstart + " --no-plot", "--no-plot needs --out DIR"},
+      {"run " + kAllReduce + " --pricing astra_sim -e flow",
+       "the flow engine runs messages and prices no collective"},
+  };
+  for (const auto& [command, what] : cases) {
+    const Result result = Hfsim(command);
+    EXPECT_EQ(result.exit_code, 2) << command << "\n" << result.output;
+    EXPECT_NE(result.output.find(what), std::string::npos) << command << "\n" << result.output;
+  }
+  EXPECT_FALSE(fs::exists(m_dir / "p4"));
+  EXPECT_FALSE(fs::exists(m_dir / "o1"));
+  EXPECT_FALSE(fs::exists(m_dir / "o2"));
+  // The largest 64-bit seed is still a seed.
+  EXPECT_EQ(Hfsim("p4 " HFSIM_SOURCE_DIR "/configs/p4-switchml-tofino1.json -o " +
+                  (m_dir / "p4").string() + " --seed 18446744073709551615")
+                .exit_code,
+            0);
+}
+
 TEST_F(CliTrust, EmptyOutputDirectoryIsRefused) {
   const std::vector<std::string> commands = {
       "run " + kQuickstart + " -o ''",

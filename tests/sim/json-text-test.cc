@@ -66,6 +66,13 @@ TEST(JsonText, NulBytesIllFormedUtf8AndHugeNumbersAreRefused) {
   EXPECT_NE(error.message.find("not valid JSON"), std::string::npos) << error.ToString();
   error = Refusal(R"({"x": 1e400})");
   EXPECT_NE(error.message.find("accepted: numbers within +-1.8e308"), std::string::npos);
+  // Named by its JSON path, with its line and column (it was the file alone).
+  EXPECT_EQ(error.where, "in.json: x") << error.ToString();
+  error = Refusal("{\"a\": {\"b\": [1,\n  [2], 3,\n  -1e999]}}");
+  EXPECT_EQ(error.where, "in.json: a.b[3]") << error.ToString();
+  EXPECT_NE(error.message.find("got -1e999 (line 3, column "),
+            std::string::npos)
+      << error.ToString();
   error = Refusal(R"({"x": 1} trailing)");
   EXPECT_NE(error.message.find("not valid JSON"), std::string::npos);
 }

@@ -3,6 +3,7 @@
 // bad_alloc after minutes. The estimate's constants are calibrated in bench/RESULTS.md.
 #include "sim/scenario/packet-memory.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "sim/scenario/scenario-parser.h"
@@ -56,6 +57,51 @@ TEST(PacketMemory, ShippedPacketScenariosFitTheDefault) {
     ASSERT_TRUE(s) << s.Error().ToString();
     EXPECT_LT(EstimatePacketMemory(s.Value()).TotalBytes(), 1e9) << name;
   }
+}
+
+}  // namespace
+}  // namespace hfsim
+
+namespace hfsim {
+namespace {
+
+// A 2^50-byte all-reduce at packet level started, then stopped with the RDMA transport's
+// "more than 2^32 packets" (exit 1). Its largest message is worked out from the schedule the
+// packet engine sends: the bidirectional ring on 4 NPUs moves blocks of S / 8, so 2^50 bytes in
+// one chunk is 2^47-byte messages, and in 8 chunks 2^44 = 17,592,186,044,416 bytes, still more
+// than (2^32 - 1) x 4096 = 17,592,186,040,320; 16 chunks (2^43) fit. It is refused when the
+// scenario loads, at the workload, naming the limit.
+TEST(PacketMessageSize, AMessageBeyondTheTransportsPacketCountIsRefusedAtLoad) {
+  nlohmann::json d = test::CollectiveScenario(
+      {{{"kind", "Ring"}, {"size", 4}, {"bandwidth_GBps", 100}, {"latency_ns", 100}}},
+      "all_reduce", uint64_t{1} << 50, 1);
+  d["engine"] = "packet";
+  for (const uint32_t chunks : {1u, 8u}) {
+    d["communication"]["chunks"] = chunks;
+    auto refused = ParseScenario(d);
+    ASSERT_FALSE(refused) << chunks;
+    EXPECT_EQ(refused.Error().where, "workload.collective");
+    const std::string message = refused.Error().ToString();
+    EXPECT_NE(message.find(fmt::format("would send a message of {} bytes",
+                                       (uint64_t{1} << 50) / 8 / chunks)),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("2^32 - 1 packets of packet.mtu_bytes 4096 (17592186040320 bytes)"),
+              std::string::npos)
+        << message;
+  }
+  d["communication"]["chunks"] = 16;
+  EXPECT_TRUE(ParseScenario(d));
+  // A larger packet carries it; ns-3's TCP numbers bytes in 64 bits.
+  d["communication"]["chunks"] = 1;
+  d["packet"] = {{"mtu_bytes", 65000}};
+  EXPECT_TRUE(ParseScenario(d));  // 2^47 = 1.41e14 <= (2^32 - 1) x 65000 = 2.79e14
+  d["packet"] = {{"transport", "tcp"}};
+  EXPECT_TRUE(ParseScenario(d));
+  // The same collective on the analytical engine has no messages to number.
+  d.erase("packet");
+  d["engine"] = "analytical";
+  EXPECT_TRUE(ParseScenario(d));
 }
 
 }  // namespace

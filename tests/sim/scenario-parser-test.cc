@@ -254,6 +254,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"TinyPeakFlops",
                  [](auto& d) { d["npu"] = {{"peak_TFLOPS", 1e-300}}; },
                  "npu.peak_TFLOPS", "accepted: a number from 0.001"},
+        BadInput{"TinyComputeEfficiency",
+                 [](auto& d) { d["npu"] = {{"compute_efficiency", 1e-320}}; },
+                 "npu.compute_efficiency", "accepted: a number from 0.001 and at most 1"},
+        // Ignored under hfsim pricing, and left out of the echo, with exit 0.
+        BadInput{"ActiveChunksUnderHfsimPricing",
+                 [](auto& d) { d["communication"] = {{"active_chunks_per_dimension", 2}}; },
+                 "communication.active_chunks_per_dimension",
+                 "which only \"pricing\": \"astra_sim\" uses"},
+        BadInput{"HostCostUnderAstraPricing",
+                 [](auto& d) {
+                   d["communication"] = {{"pricing", "astra_sim"},
+                                         {"host_overhead_ns_per_message", 500}};
+                 },
+                 "communication.host_overhead_ns_per_message",
+                 "which \"pricing\": \"astra_sim\" does not charge"},
         BadInput{"TinyReductionBandwidth",
                  [](auto& d) { d["communication"] = {{"reduction_memory_bandwidth_GBps", 1e-300}}; },
                  "communication.reduction_memory_bandwidth_GBps", "0 (reductions are free) or from 0.001"},

@@ -68,13 +68,42 @@ uint32_t DefaultStream(const GraphNode& node) {
   return 0;
 }
 
+// The dimensions a group of ranks spans, as involved_dim marks them, when it is exactly the
+// ranks that differ from one of them only along those dimensions (every combination of their
+// coordinates there, the others fixed): a whole-dimension group. nullopt otherwise, and for a
+// group of one rank (no dimension to mark: ASTRA-sim's involved_dim all false is no group).
+std::optional<std::vector<bool>> WholeDimensions(const std::vector<uint32_t>& members,
+                                                 const std::vector<uint32_t>& sizes) {
+  std::vector<bool> spans(sizes.size(), false);
+  std::vector<uint64_t> stride(sizes.size(), 1);
+  for (size_t d = 1; d < sizes.size(); ++d) stride[d] = stride[d - 1] * sizes[d - 1];
+  auto coordinate = [&](uint32_t rank, size_t d) { return rank / stride[d] % sizes[d]; };
+  uint64_t product = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    for (const uint32_t r : members) {
+      spans[d] = spans[d] || coordinate(r, d) != coordinate(members[0], d);
+    }
+    if (spans[d]) product *= sizes[d];
+  }
+  // Members are distinct ranks differing only along the spanned dimensions, so as many of them
+  // as those dimensions' product are all of its combinations.
+  if (product == 1 || product != members.size()) return std::nullopt;
+  return spans;
+}
+
 }  // namespace
 
 Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink& sink,
                                       ChakraExportCounts& counts) {
-  // Explicit groups get ASTRA-sim group ids 1, 2, ... in communicator and group order.
+  // A group that is whole dimensions is written as the default group over them (involved_dim),
+  // which ASTRA-sim runs with its configured algorithm per dimension, as hfsim prices it. Any
+  // other group gets an ASTRA-sim group id 1, 2, ... (in communicator and group order), which
+  // ASTRA-sim runs as a ring over its members whatever the algorithm configured
+  // (CommunicatorGroup::get_collective_plan; docs/chakra.md §5).
   std::vector<std::vector<int64_t>> group_id(graph.communicators.size());
   std::vector<std::vector<uint64_t>> group_size(graph.communicators.size());
+  std::vector<std::vector<std::optional<std::vector<bool>>>> group_dims(
+      graph.communicators.size());
   nlohmann::json groups = nlohmann::json::object();
   int64_t next_id = 1;
   for (size_t c = 0; c < graph.communicators.size(); ++c) {
@@ -82,12 +111,26 @@ Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink&
     if (comm.DimensionAligned()) continue;
     group_id[c].assign(graph.rank_count, 0);
     group_size[c].assign(graph.rank_count, 1);
+    group_dims[c].assign(graph.rank_count, std::nullopt);
+    uint64_t rings = 0;
     for (const std::vector<uint32_t>& members : comm.groups) {
+      const auto whole = WholeDimensions(members, graph.dimension_sizes);
       for (const uint32_t r : members) {
-        group_id[c][r] = next_id;
         group_size[c][r] = members.size();
+        group_dims[c][r] = whole;
+        if (!whole) group_id[c][r] = next_id;
       }
+      if (whole) continue;
+      if (members.size() > 1) ++rings;
       groups[std::to_string(next_id++)] = members;
+    }
+    if (rings > 0) {
+      counts.notes.push_back(fmt::format(
+          "communicator \"{}\" has {} group{} that {} not whole dimensions of the fabric; they "
+          "are written as explicit groups (pg_name), which ASTRA-sim runs as a ring over the "
+          "group's members whatever its configured algorithm, so its time for them may differ "
+          "from hfsim's (docs/chakra.md §5)",
+          comm.name, rings, rings == 1 ? "" : "s", rings == 1 ? "is" : "are"));
     }
   }
   for (const Communicator& comm : graph.communicators) {
@@ -209,12 +252,18 @@ Expected<nlohmann::json> ExportChakra(const ExecutionGraph& graph, const EtSink&
             Attr(out, "comm_type")->set_int64_val(CommType(node.collective));
             const Communicator& comm = graph.communicators[node.communicator];
             Attr(out, "hfsim_communicator")->set_string_val(comm.name);
-            if (comm.DimensionAligned()) {
-              // The default group over the communicator's dimensions (ASTRA-sim visits them
-              // in ascending order, as hfsim's reader does).
+            const std::optional<std::vector<bool>>& whole =
+                comm.DimensionAligned() ? std::nullopt : group_dims[node.communicator][rank];
+            if (comm.DimensionAligned() || whole) {
+              // The default group over the communicator's (or the group's) dimensions
+              // (ASTRA-sim visits them in ascending order, as hfsim's reader does).
               AttributeProto* involved = Attr(out, "involved_dim");
               std::vector<bool> dims(graph.dimension_sizes.size(), false);
-              for (const uint32_t d : comm.dimensions) dims[d] = true;
+              if (whole) {
+                dims = *whole;
+              } else {
+                for (const uint32_t d : comm.dimensions) dims[d] = true;
+              }
               for (const bool on : dims) involved->mutable_bool_list()->add_values(on);
               Attr(out, "pg_name")->set_string_val("");
             } else {

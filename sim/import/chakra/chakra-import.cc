@@ -164,6 +164,53 @@ std::string ChakraCounts::Summary() const {
 
 namespace {
 
+// Rank r's file is a regular file; otherwise what it is instead.
+std::optional<UserError> CheckRankFile(const std::string& prefix, uint64_t r, uint64_t ranks) {
+  const std::string path = RankPath(prefix, r);
+  std::error_code error;  // an unreadable directory is "no such file" too, not an exception
+  const auto status = std::filesystem::status(path, error);
+  if (std::filesystem::is_regular_file(status)) return std::nullopt;
+  if (std::filesystem::exists(status)) {
+    return UserError{path, fmt::format("is {}, not a file; accepted: a Chakra trace file (rank {}'s "
+                                       "of {})",
+                                       std::filesystem::is_directory(status)
+                                           ? "a directory"
+                                           : "not a regular file (a FIFO, socket or device)",
+                                       r, ranks)};
+  }
+  return UserError{path, fmt::format("no such file: the fabric has {} NPUs, so --chakra {} needs "
+                                     "{} to {}",
+                                     ranks, prefix, RankPath(prefix, 0), RankPath(prefix, ranks - 1))};
+}
+
+// The lowest rank of a file PREFIX.RANK.et in the prefix's directory with RANK >= ranks (RANK
+// written as ASTRA-sim writes it: decimal, no leading zero), if any. A trace recorded for more
+// NPUs than the fabric has must not run on it with its extra ranks silently left out.
+std::optional<uint64_t> RankFileBeyond(const std::string& prefix, uint64_t ranks) {
+  const std::filesystem::path whole(prefix);
+  const std::filesystem::path parent =
+      whole.has_parent_path() ? whole.parent_path() : std::filesystem::path(".");
+  const std::string stem = whole.filename().string() + ".";
+  std::optional<uint64_t> lowest;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(parent, error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= stem.size() + 3 || name.compare(0, stem.size(), stem) != 0 ||
+        name.compare(name.size() - 3, 3, ".et") != 0) {
+      continue;
+    }
+    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 3);
+    if (digits.empty() || digits.size() > 19 || (digits.size() > 1 && digits[0] == '0') ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const uint64_t rank = std::stoull(digits);
+    if (rank >= ranks && (!lowest || rank < *lowest)) lowest = rank;
+  }
+  return lowest;
+}
+
 struct Kind {
   EtFile first;         // the first rank's file
   ChakraCounts counts;  // its nodes by type
@@ -175,6 +222,7 @@ struct RankKinds {
   std::vector<Kind> kinds;
   std::vector<uint32_t> kind_of;
   std::vector<std::vector<uint32_t>> peers;
+  std::string sends;  // rank 0's file's hfsim_sends
 };
 
 // One file's reading, done on a worker thread.
@@ -185,6 +233,7 @@ struct FileWork {
   std::optional<EtFile> file;
   std::string key;
   std::vector<uint32_t> peers;
+  std::string sends;  // the metadata's hfsim_sends ("" when absent)
   std::optional<UserError> problem;
 };
 
@@ -223,6 +272,7 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
         // The same groups as the kind's first file (the key holds pg_name): its membership is
         // checked for this rank, and an error names this rank's file.
         const EtFile& first = out.kinds[w.same_as].first;
+        w.sends = first.sends;
         w.problem = converter.CheckRank(first, rank, w.peers);
         if (w.problem) w.problem->where.replace(0, first.path.size(), w.path);
         return;
@@ -239,6 +289,7 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
       w.problem = converter.CheckRank(file.Value(), rank, w.peers);
       if (w.problem) return;
       w.key = ProgramKey(file.Value(), converter.Groups());
+      w.sends = file.Value().sends;
       w.file = std::move(file).Value();
     };
     // An exception on a worker (out of memory) is carried to this thread and thrown here.
@@ -276,6 +327,17 @@ std::optional<UserError> ReadRankFiles(const ChakraInputs& inputs, uint64_t file
     for (uint64_t r = begin; r < end; ++r) {
       FileWork& w = work[r - begin];
       if (w.problem) return w.problem;
+      // One graph has one kind of send: rank 0's file says which, and every other must agree.
+      if (r == 0) {
+        out.sends = w.sends;
+      } else if (w.sends != out.sends) {
+        auto shown = [](const std::string& sends) {
+          return sends.empty() ? std::string("none (eager sends)") : "\"" + sends + "\"";
+        };
+        return UserError{w.path, fmt::format("the metadata's hfsim_sends is {} but rank 0's file's "
+                                             "is {}; accepted: the same in every rank file",
+                                             shown(w.sends), shown(out.sends))};
+      }
       ++counts.files;
       counts.bytes += w.data.size();
       out.peers[r] = std::move(w.peers);
@@ -326,25 +388,15 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   // replicate, rank 0's only).
   const uint64_t files = inputs.replicate ? 1 : ranks;
   for (uint64_t r = 0; r < files; ++r) {
-    // What is there but is no file (a FIFO, which reading would block on; a directory) says so.
-    if (const auto refusal = InputKindRefusal(RankPath(inputs.prefix, r))) {
-      return UserError{RankPath(inputs.prefix, r), "the rank file " + *refusal};
-    }
-    std::error_code error;  // an unreadable directory is "no such file" too, not an exception
-    if (!std::filesystem::is_regular_file(RankPath(inputs.prefix, r), error)) {
-      return UserError{RankPath(inputs.prefix, r),
-                       fmt::format("no such file: the fabric has {} NPUs, so --chakra {} needs "
-                                   "{} to {}",
-                                   ranks, inputs.prefix, RankPath(inputs.prefix, 0),
-                                   RankPath(inputs.prefix, ranks - 1))};
-    }
+    if (auto problem = CheckRankFile(inputs.prefix, r, ranks)) return *problem;
   }
-  std::error_code error;
-  if (!inputs.replicate && std::filesystem::exists(RankPath(inputs.prefix, ranks), error)) {
-    return UserError{RankPath(inputs.prefix, ranks),
-                     fmt::format("the trace has a rank {} but the fabric has only {} NPUs (ranks 0 "
-                                 "to {}); accepted: one file per NPU of the fabric",
-                                 ranks, ranks, ranks - 1)};
+  if (!inputs.replicate) {
+    if (auto beyond = RankFileBeyond(inputs.prefix, ranks)) {
+      return UserError{RankPath(inputs.prefix, *beyond),
+                       fmt::format("the trace has a rank {} but the fabric has only {} NPUs "
+                                   "(ranks 0 to {}); accepted: one file per NPU of the fabric",
+                                   *beyond, ranks, ranks - 1)};
+    }
   }
   EtConverter converter(inputs, dimension_sizes, std::move(groups));
   ChakraImport result;
@@ -472,7 +524,7 @@ Expected<ChakraImport> ImportChakra(const ChakraInputs& inputs,
   counts.programs = programs.size();
   result.graph = {{"communicators", converter.Communicators()}, {"programs", std::move(programs)}};
   // ASTRA-sim's sends do not wait for their receives; a graph hfsim wrote says if its did.
-  result.graph["sends"] = kinds[kind_of[0]].first.sends == "rendezvous" ? "rendezvous" : "eager";
+  result.graph["sends"] = read.sends == "rendezvous" ? "rendezvous" : "eager";
   counts.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

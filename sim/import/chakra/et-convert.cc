@@ -187,7 +187,8 @@ std::optional<UserError> EtConverter::CheckRank(const EtFile& file, uint32_t ran
 
 nlohmann::json EtConverter::Communicators() const {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& [mask, name] : m_dimension_communicators) {
+  for (const auto& [key, name] : m_dimension_communicators) {
+    const uint32_t mask = key.first;
     // Dimension-aligned: every group is the ranks differing only in these dimensions.
     nlohmann::json groups = nlohmann::json::array();
     std::vector<uint64_t> stride(m_sizes.size(), 1);
@@ -274,7 +275,8 @@ Expected<std::pair<std::string, uint64_t>> EtConverter::CommunicatorOf(const EtF
     name += fmt::format(" {}", d);
   }
   if (mask == 0) name = "dims none";
-  const auto [it, added] = m_dimension_communicators.emplace(mask, name);
+  const auto [it, added] = m_dimension_communicators.emplace(
+      std::make_pair(mask, node.hfsim_communicator.value_or("")), name);
   if (added) it->second = Unique(node.hfsim_communicator, name);
   return std::make_pair(it->second, size);
 }

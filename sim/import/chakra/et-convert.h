@@ -67,7 +67,9 @@ class EtConverter {
   std::vector<uint32_t> m_sizes;
   uint64_t m_ranks = 1;
   EtGroups m_groups;
-  std::map<uint32_t, std::string> m_dimension_communicators;  // by mask of dimensions
+  /// By mask of dimensions and the name hfsim's exporter recorded ("" in other traces): two of
+  /// hfsim's communicators over the same dimensions stay two, as they were written.
+  std::map<std::pair<uint32_t, std::string>, std::string> m_dimension_communicators;
   std::set<size_t> m_family_used;
   std::map<size_t, std::string> m_family_names;
   std::set<std::string> m_names;                   // every communicator's name so far

@@ -4,6 +4,10 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <unordered_map>
@@ -53,18 +57,49 @@ struct AttributeError {
   std::string message;
 };
 
+// A value read wide (et-def.proto) from a field Chakra declares 32 bits wide, refused beyond
+// that width: protobuf's own reader would keep its low 32 bits.
+int64_t Within32Bits(const AttributeProto& attr, const char* field, int64_t value, int64_t low,
+                     int64_t high) {
+  if (value < low || value > high) {
+    throw AttributeError{fmt::format("attribute \"{}\" holds {} {}, beyond the field's 32 bits; "
+                                     "accepted: {} to {} (a wider value belongs in int64_val)",
+                                     attr.name(), field, value, low, high)};
+  }
+  return value;
+}
+
+// A bool read wide: 0 or 1 (protobuf's own reader takes any non-zero varint as true).
+bool BoolOf(const std::string& name, uint64_t value) {
+  if (value > 1) {
+    throw AttributeError{fmt::format("attribute \"{}\" holds a bool varint of {}; accepted: 0 "
+                                     "(false) or 1 (true)",
+                                     name, value)};
+  }
+  return value == 1;
+}
+
 // An integer attribute as ASTRA-sim's feeder reads one: any integer field of the oneof, never a
 // floating-point one (its feeder refuses that conversion) and never a list.
 int64_t IntegerOf(const AttributeProto& attr) {
+  constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   switch (attr.value_case()) {
     case AttributeProto::kInt32Val:
-      return attr.int32_val();
+      return Within32Bits(attr, "int32_val", attr.int32_val(), kInt32Min, kInt32Max);
     case AttributeProto::kInt64Val:
       return attr.int64_val();
     case AttributeProto::kUint32Val:
-      return attr.uint32_val();
+      if (attr.uint32_val() > std::numeric_limits<uint32_t>::max()) {
+        throw AttributeError{fmt::format("attribute \"{}\" holds uint32_val {}, beyond the "
+                                         "field's 32 bits; accepted: 0 to {} (a wider value "
+                                         "belongs in uint64_val)",
+                                         attr.name(), attr.uint32_val(),
+                                         std::numeric_limits<uint32_t>::max())};
+      }
+      return static_cast<int64_t>(attr.uint32_val());
     case AttributeProto::kSint32Val:
-      return attr.sint32_val();
+      return Within32Bits(attr, "sint32_val", attr.sint32_val(), kInt32Min, kInt32Max);
     case AttributeProto::kSint64Val:
       return attr.sint64_val();
     case AttributeProto::kFixed32Val:
@@ -100,7 +135,7 @@ void ReadAttribute(const AttributeProto& attr, EtNode& node) {
   const std::string& name = attr.name();
   if (name == "is_cpu_op") {
     if (attr.value_case() == AttributeProto::kBoolVal) {
-      node.is_cpu_op = attr.bool_val();
+      node.is_cpu_op = BoolOf(name, attr.bool_val());
     } else {
       const int64_t value = IntegerOf(attr);
       if (value != 0 && value != 1) {
@@ -135,7 +170,8 @@ void ReadAttribute(const AttributeProto& attr, EtNode& node) {
           "attribute \"involved_dim\" is not a bool_list; accepted: one bool "
           "per network dimension"};
     }
-    node.involved_dim.emplace(attr.bool_list().values().begin(), attr.bool_list().values().end());
+    std::vector<bool>& involved = node.involved_dim.emplace();
+    for (const uint64_t on : attr.bool_list().values()) involved.push_back(BoolOf(name, on));
   } else if (name == "hfsim_stream") {
     node.hfsim_stream = IntegerOf(attr);
   } else if (name == "hfsim_phase") {
@@ -157,14 +193,14 @@ void ReadAttribute(const AttributeProto& attr, EtNode& node) {
     if (attr.value_case() != AttributeProto::kBoolVal) {
       throw AttributeError{"attribute \"hfsim_continues_step\" is not a bool_val"};
     }
-    node.hfsim_continues_step = attr.bool_val();
+    node.hfsim_continues_step = BoolOf(name, attr.bool_val());
   } else if (name == "hfsim_count") {
     node.hfsim_count = IntegerOf(attr);
   } else if (name == "hfsim_repeat") {
     if (attr.value_case() != AttributeProto::kBoolVal) {
       throw AttributeError{"attribute \"hfsim_repeat\" is not a bool_val"};
     }
-    node.hfsim_repeat = attr.bool_val();
+    node.hfsim_repeat = BoolOf(name, attr.bool_val());
   }
   // Every other attribute (tid, op_schema, rf_id, ...) means nothing to the timing, as in
   // ASTRA-sim.
@@ -247,9 +283,18 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
       }
       file.version = metadata.version();
       for (const auto& attr : metadata.attr()) {
-        if (attr.name() == "hfsim_sends" && attr.value_case() == AttributeProto::kStringVal) {
-          file.sends = attr.string_val();
+        if (attr.name() != "hfsim_sends") continue;
+        // hfsim's exporter writes one of two values; anything else is no promise it could keep.
+        if (attr.value_case() != AttributeProto::kStringVal ||
+            (attr.string_val() != "eager" && attr.string_val() != "rendezvous")) {
+          return fail(fmt::format(
+              "attribute \"hfsim_sends\" is {}; accepted: the string \"eager\" (sends leave when "
+              "issued, as ASTRA-sim runs them) or \"rendezvous\" (sends wait for their receives)",
+              attr.value_case() == AttributeProto::kStringVal
+                  ? fmt::format("\"{}\"", attr.string_val())
+                  : std::string("not a string_val")));
         }
+        file.sends = attr.string_val();
       }
       continue;
     }
@@ -268,6 +313,14 @@ Expected<EtFile> ParseEtFile(const std::string& path, std::string_view data,
       return NodeError(file, node, "accepted: ids up to 2^63 - 1 (hfsim's graph ids)");
     }
     node.name = proto.name();
+    // NodeType is an enum, an int32 on the wire; read wide, so 2^32 + 4 is not taken for 4.
+    if (proto.type() < std::numeric_limits<int32_t>::min() ||
+        proto.type() > std::numeric_limits<int32_t>::max()) {
+      return NodeError(file, node,
+                       fmt::format("node type {} is beyond NodeType's 32 bits (an enum); "
+                                   "accepted: 0 to 7",
+                                   proto.type()));
+    }
     node.type = static_cast<int32_t>(proto.type());
     node.ctrl_deps.assign(proto.ctrl_deps().begin(), proto.ctrl_deps().end());
     node.data_deps.assign(proto.data_deps().begin(), proto.data_deps().end());

@@ -43,6 +43,7 @@ Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
                      "lists of ranks, e.g. {\"1\": [0, 1], \"2\": [2, 3]}"};
   }
   EtGroups groups;
+  std::map<int64_t, std::string> keys;  // each id's key as written
   uint64_t listed = 0;
   for (const auto& [key, value] : root.items()) {
     int64_t id = 0;
@@ -83,6 +84,14 @@ Expected<EtGroups> ReadEtGroups(const std::string& path, uint64_t ranks) {
         twice != members.end()) {
       return UserError{fmt::format("{}: \"{}\"", path, key),
                        fmt::format("rank {} is listed twice", *twice)};
+    }
+    // ASTRA-sim reads a key with std::stoi (Workload::initialize_comm_groups), so "1" and
+    // "01" are one group there, the later in the file's order replacing the earlier.
+    if (const auto [kept, added] = keys.emplace(id, key); !added) {
+      return UserError{fmt::format("{}: \"{}\"", path, key),
+                       fmt::format("group {} is also key \"{}\"; accepted: each group id once "
+                                   "(ASTRA-sim reads both as group {} and keeps only one)",
+                                   id, kept->second, id)};
     }
     groups.members.emplace(id, std::move(members));
   }
