@@ -67,7 +67,7 @@ int WriteChakra(const Scenario& scenario, const std::string& source, const std::
                  "chakra: training, collective and graph workloads (and Chakra traces)\n";
     return 2;
   }
-  const ExecutionGraph graph = BuildExecutionGraph(scenario);
+  const ExecutionGraph& graph = PlacedGraphOf(scenario)->Graph();
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {
