@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workloads/graph/pipeline-schedule.h"
+
 namespace hfsim {
 
 namespace {
@@ -66,20 +68,10 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
       }
     }
     // Micro-batches (model chunks, when interleaved) whose activations a stage holds at once:
-    // GPipe all of them; 1F1B the p - s of its warm-up and first step; interleaved its
-    // warm-up steps and one more, each holding one chunk.
-    double in_flight = 1.0;
-    switch (layout.schedule) {
-      case PipelineSchedule::kGPipe:
-        in_flight = m;
-        break;
-      case PipelineSchedule::kOneFOneB:
-        in_flight = std::min(p - s, m);
-        break;
-      case PipelineSchedule::kInterleaved:
-        in_flight = std::min<double>(uint64_t{m} * v, (p - s - 1) * 2 + (v - 1) * p + 1) / v;
-        break;
-    }
+    // its warm-up steps (pipeline-schedule.h) and the first forward after them, each holding
+    // one chunk (GPipe: all m; 1F1B: p - s), at most every step it runs forward.
+    const double in_flight =
+        static_cast<double>(std::min<uint64_t>(uint64_t{m} * v, WarmupSteps(layout, s) + 1)) / v;
     // ZeRO shards over the replicas holding the same parameters: the data and context ranks
     // for a layer's own, the expert-data group for routed experts.
     const double expert_copies = d / experts_per_rank;

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "workloads/graph/pipeline-graph.h"
+#include "workloads/graph/parallel-layout.h"
 #include "workloads/layer.h"
 #include "workloads/training-loop.h"
 
@@ -35,7 +35,7 @@ struct RankMemory {
 };
 
 /// The rank with the largest total. `layout.pipeline` 1 is the data x tensor loop (one
-/// micro-batch of the whole replica batch in flight). Rank ids follow PipelineTrainingGraph.
+/// micro-batch of the whole replica batch in flight). Rank ids follow TrainingGraph with ranks composed from the axes.
 RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
                           const PipelineLayout& layout);
 

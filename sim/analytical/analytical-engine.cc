@@ -40,19 +40,18 @@ Report AnalyticalEngine::Run(const Scenario& scenario, std::optional<Timeline>& 
     RunGossipAnalytical(scenario, report);  // the learning, and its exchanges priced
     return report;
   }
-  auto graph = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
-  // The loader refuses every graph that does not compile; a generator's graph always does.
-  if (!graph) throw std::logic_error("AnalyticalEngine: " + graph.Error().ToString());
-  graph.Value().FillReport(report);
-  if (want_timeline) timeline = graph.Value().BuildTimeline();
+  // The graph the loader placed, priced at the scenario's bandwidths.
+  const GraphPricing graph = GraphPricing::Compile(scenario, PlacedGraphOf(scenario));
+  graph.FillReport(report);
+  if (want_timeline) timeline = graph.BuildTimeline();
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     report.in_network = PlanInNetworkReport(scenario);
   }
   AddDimensionReports(scenario.dimensions, report);
   if (RanksRunDifferentPrograms(scenario)) {
-    report.graph = graph.Value().Summary();
+    report.graph = graph.Summary();
     // Ranks differ: the job's traffic is each program's times the ranks that run it.
-    report.total_traffic_bytes = graph.Value().JobTrafficBytes();
+    report.total_traffic_bytes = graph.JobTrafficBytes();
   }
   return report;
 }

@@ -1,5 +1,5 @@
-// The analytical engine: builds the scenario's execution graph (sim/scenario/scenario-graph.h), prices
-// every collective in closed form (collective-pricing.h) and plays the graph forward
+// The analytical engine: prices the scenario's placed execution graph (sim/scenario/scenario-graph.h),
+// every collective in closed form (collective-pricing.h), and plays the graph forward
 // (graph-pricing.h). Parameter-server and gossip workloads keep their own drivers.
 // Pure: no state, no side effects, safe to call from many threads at once.
 #pragma once

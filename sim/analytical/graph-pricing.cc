@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 namespace hfsim {
@@ -141,85 +143,40 @@ GraphPricing::GraphPricing(const Scenario& scenario)
       m_endpoint_delay_ns(scenario.communication.endpoint_delay_ns),
       m_astra_sim(scenario.communication.pricing == PricingModel::kAstraSim) {}
 
+namespace {
+
+std::atomic<uint64_t> g_compiled{0};
+
+}  // namespace
+
+uint64_t GraphPricing::CompileCount() { return g_compiled.load(std::memory_order_relaxed); }
+
 Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, ExecutionGraph graph,
                                              const std::string& where) {
-  const Topology topology(scenario.dimensions);
-  if (graph.rank_count != topology.NpuCount()) {
-    return UserError{where, fmt::format("the graph has {} ranks but the fabric has {} NPUs; "
-                                        "accepted: one rank per NPU",
-                                        graph.rank_count, topology.NpuCount())};
+  auto placed = PlaceGraph(Topology(scenario.dimensions), std::move(graph));
+  if (auto* reason = std::get_if<std::string>(&placed)) return UserError{where, *reason};
+  return Compile(scenario,
+                 std::make_shared<const PlacedGraph>(std::get<PlacedGraph>(std::move(placed))));
+}
+
+GraphPricing GraphPricing::Compile(const Scenario& scenario,
+                                   std::shared_ptr<const PlacedGraph> placed) {
+  g_compiled.fetch_add(1, std::memory_order_relaxed);
+  const ExecutionGraph& graph = placed->Graph();
+  if (graph.dimension_sizes.size() != scenario.dimensions.size()) {
+    throw std::invalid_argument("GraphPricing: the graph was placed on another fabric");
   }
   for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
-    if (d >= graph.dimension_sizes.size() ||
-        graph.dimension_sizes[d] != scenario.dimensions[d].size) {
-      return UserError{where, "the graph was made for another fabric (its dimension sizes differ)"};
+    if (graph.dimension_sizes[d] != scenario.dimensions[d].size) {
+      throw std::invalid_argument("GraphPricing: the graph was placed on another fabric");
     }
   }
+  const Topology topology(scenario.dimensions);
   GraphPricing pricing(scenario);
-  if (auto error = GraphSchedule::Build(graph, pricing.m_schedule)) {
-    return UserError{where, error->ToString()};
-  }
-
-  // The shape of every group some collective runs on. Classes calling on each communicator
-  // with explicit groups are found in one pass over the programs (none when every
-  // communicator is dimension-aligned, as a generator's usually are).
-  std::vector<std::vector<uint32_t>> callers(graph.communicators.size());
-  const bool explicit_groups =
-      std::any_of(graph.communicators.begin(), graph.communicators.end(),
-                  [](const Communicator& comm) { return !comm.DimensionAligned(); });
-  for (uint32_t c = 0; c < graph.classes.size() && explicit_groups; ++c) {
-    for (const GraphNode& node : graph.classes[c].program) {
-      if (node.kind != GraphNodeKind::kCollective) continue;
-      auto& list = callers[node.communicator];
-      if (list.empty() || list.back() != c) list.push_back(c);
-    }
-  }
-  pricing.m_shapes.resize(graph.communicators.size());
-  for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
-    const Communicator& comm = graph.communicators[k];
-    Shapes& shapes = pricing.m_shapes[k];
-    if (comm.DimensionAligned()) {
-      shapes.aligned.dimensions.reserve(comm.dimensions.size());
-      shapes.aligned.sizes.reserve(comm.dimensions.size());
-      for (const uint32_t d : comm.dimensions) {
-        if (graph.dimension_sizes[d] < 2) continue;
-        shapes.aligned.dimensions.push_back(d);
-        shapes.aligned.sizes.push_back(graph.dimension_sizes[d]);
-      }
-      continue;
-    }
-    shapes.group_of_rank.assign(graph.rank_count, UINT32_MAX);
-    for (uint32_t g = 0; g < comm.groups.size(); ++g) {
-      for (const uint32_t rank : comm.groups[g]) shapes.group_of_rank[rank] = g;
-    }
-    shapes.groups.resize(comm.groups.size());
-    std::vector<bool> used(comm.groups.size(), false);
-    for (const uint32_t c : callers[k]) {
-      for (const uint32_t rank : graph.classes[c].ranks) used[shapes.group_of_rank[rank]] = true;
-    }
-    for (uint32_t g = 0; g < comm.groups.size(); ++g) {
-      if (!used[g]) continue;
-      auto shape = ShapeOfGroup(topology, comm.groups[g]);
-      if (auto* reason = std::get_if<std::string>(&shape)) {
-        return UserError{where, fmt::format("communicator \"{}\", group {} (holding rank {}): {}",
-                                            comm.name, g, comm.groups[g].front(), *reason)};
-      }
-      const GroupShape& placed = std::get<GroupShape>(shape);
-      for (size_t i = 0; i < placed.dimensions.size(); ++i) {
-        const Dimension& dim = topology.Dim(placed.dimensions[i]);
-        // Which leaves part of a Clos holds decides its cost; that is not modelled yet.
-        if (dim.kind == DimensionKind::kClos && placed.sizes[i] != dim.size) {
-          return UserError{
-              where, fmt::format("communicator \"{}\", group {} (holding rank {}) spans {} of the "
-                                 "{} NPUs of Clos dimension {}; accepted on a Clos dimension: "
-                                 "groups that span all of it or none of it",
-                                 comm.name, g, comm.groups[g].front(), placed.sizes[i], dim.size,
-                                 placed.dimensions[i])};
-        }
-      }
-      shapes.groups[g] = std::get<GroupShape>(std::move(shape));
-    }
-  }
+  pricing.m_placed = std::move(placed);
+  pricing.m_graph = &pricing.m_placed->Graph();
+  pricing.m_schedule = &pricing.m_placed->Schedule();
+  const PlacedGraph& shapes = *pricing.m_placed;
 
   // What each unit costs: identical collectives share one plan.
   FewKeys<PlanKey> plans;
@@ -228,12 +185,12 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
   // layer after layer, so the lookup is nearly always this one comparison.
   std::vector<std::pair<CallKey, uint32_t>> last_call(graph.communicators.size(),
                                                       {CallKey{0, {}, UINT32_MAX, 0}, 0});
-  const GraphSchedule& schedule = pricing.m_schedule;
+  const GraphSchedule& schedule = *pricing.m_schedule;
   // A collective's plan, when it is not the communicator's last one.
   auto plan_of = [&](const GraphNode& node, uint32_t rank, const CallKey& call)
       __attribute__((noinline)) {
     return calls.Find(call, [&] {
-      const GroupShape& shape = pricing.ShapeOf(node.communicator, rank);
+      const GroupShape& shape = shapes.ShapeOf(node.communicator, rank);
       return plans.Find(PlanKey{node.size_bytes, node.collective, &shape}, [&] {
         pricing.m_plans.push_back(pricing.m_pricer.Plan(node.collective, node.size_bytes, shape));
         return static_cast<uint32_t>(pricing.m_plans.size() - 1);
@@ -272,9 +229,8 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         // Looked up by communicator and group first (integers), by shape only when new: a
         // training job has hundreds of collectives and a handful of distinct ones.
         const uint32_t rank = rank_class.ranks.front();
-        const Shapes& shapes = pricing.m_shapes[node.communicator];
         const CallKey call{node.size_bytes, node.collective, node.communicator,
-                           shapes.group_of_rank.empty() ? 0 : shapes.group_of_rank[rank]};
+                           shapes.GroupOf(node.communicator, rank)};
         auto& [last_key, last_plan] = last_call[node.communicator];
         if (call != last_key) {
           last_key = call;
@@ -298,31 +254,14 @@ Expected<GraphPricing> GraphPricing::Compile(const Scenario& scenario, Execution
         break;
     }
   }
-  pricing.m_graph = std::move(graph);
 
-  // The reported rank: the class whose last node ends last (the first of equals).
-  if (pricing.m_graph.classes.size() > 1) {
+  // The reported rank: the class whose last node ends last at the scenario's bandwidths.
+  if (graph.classes.size() > 1) {
     std::vector<double> end;
     pricing.Play<double>(pricing.m_pricer.Bandwidths(), nullptr, &end);
-    double latest = -1.0;
-    for (uint32_t c = 0; c < pricing.m_graph.classes.size(); ++c) {
-      double last = 0.0;
-      for (uint32_t i = 0; i < pricing.m_graph.classes[c].program.size(); ++i) {
-        last = std::max(last, end[pricing.m_schedule.UnitOf(c, i)]);
-      }
-      if (last > latest) {
-        latest = last;
-        pricing.m_reported_class = c;
-      }
-    }
+    pricing.m_reported_class = pricing.m_placed->LastToEnd(end);
   }
   return pricing;
-}
-
-const GroupShape& GraphPricing::ShapeOf(uint32_t communicator, uint32_t rank) const {
-  const Shapes& shapes = m_shapes[communicator];
-  if (shapes.group_of_rank.empty()) return shapes.aligned;
-  return shapes.groups[shapes.group_of_rank[rank]];
 }
 
 namespace {
@@ -349,23 +288,23 @@ std::vector<double> ClassTraffic(const RankClass& rank_class, size_t dimension_c
 }  // namespace
 
 std::vector<double> GraphPricing::TrafficBytes() const {
-  return ClassTraffic(m_graph.classes[m_reported_class], m_dimensions.size(), m_plans, m_routes,
+  return ClassTraffic(m_graph->classes[m_reported_class], m_dimensions.size(), m_plans, m_routes,
                       [&](uint32_t i) {
-                        const Work& work = m_unit_work[m_schedule.UnitOf(m_reported_class, i)];
+                        const Work& work = m_unit_work[m_schedule->UnitOf(m_reported_class, i)];
                         return std::pair(work.plan, work.value);
                       });
 }
 
 double GraphPricing::JobTrafficBytes() const {
   double total = 0.0;
-  for (uint32_t c = 0; c < m_graph.classes.size(); ++c) {
+  for (uint32_t c = 0; c < m_graph->classes.size(); ++c) {
     const auto traffic =
-        ClassTraffic(m_graph.classes[c], m_dimensions.size(), m_plans, m_routes, [&](uint32_t i) {
-          const Work& work = m_unit_work[m_schedule.UnitOf(c, i)];
+        ClassTraffic(m_graph->classes[c], m_dimensions.size(), m_plans, m_routes, [&](uint32_t i) {
+          const Work& work = m_unit_work[m_schedule->UnitOf(c, i)];
           return std::pair(work.plan, work.value);
         });
     for (const double bytes : traffic) {
-      total += bytes * static_cast<double>(m_graph.classes[c].ranks.size());
+      total += bytes * static_cast<double>(m_graph->classes[c].ranks.size());
     }
   }
   return total;
@@ -376,7 +315,7 @@ void GraphPricing::FillReport(Report& report) const {
   // layer by layer, phases forward, input_grad, weight_grad within a layer, would find them
   // (nodes of no layer last): by their earliest (layer, phase), the first layer being that
   // one and the last layer the latest. Gathered while the graph is played: one pass.
-  const RankClass& reported = m_graph.classes[m_reported_class];
+  const RankClass& reported = m_graph->classes[m_reported_class];
   using OrderKey = std::pair<uint32_t, GraphPhase>;  // (layer, phase)
   struct Entry {
     GraphPhase phase;
@@ -412,7 +351,7 @@ void GraphPricing::FillReport(Report& report) const {
     point_to_point_ns += took;  // a unit's duration is its route's price
     if (node.kind != GraphNodeKind::kSend) return;
     const PointToPointPlan& route =
-        m_routes[m_unit_work[m_schedule.UnitOf(m_reported_class, i)].plan];
+        m_routes[m_unit_work[m_schedule->UnitOf(m_reported_class, i)].plan];
     if (report.point_to_point_traffic_bytes.empty()) {
       report.point_to_point_traffic_bytes.assign(m_dimensions.size(), 0.0);
       report.point_to_point_busy_ns.assign(m_dimensions.size(), 0.0);
@@ -445,15 +384,15 @@ void GraphPricing::FillReport(Report& report) const {
   auto layer_name = [&](uint32_t i) -> const std::string& {
     static const std::string kNone;
     const uint32_t layer = reported.program[i].layer;
-    return layer == kNoLayer ? kNone : m_graph.layers[layer];
+    return layer == kNoLayer ? kNone : m_graph->layers[layer];
   };
   report.collectives.reserve(report.collectives.size() + entries.size());
   for (const Entry& e : entries) {
-    const Work& work = m_unit_work[m_schedule.UnitOf(m_reported_class, e.first_node)];
+    const Work& work = m_unit_work[m_schedule->UnitOf(m_reported_class, e.first_node)];
     CollectivePrice price = m_pricer.Price(m_plans[work.plan]);
     CollectiveReport& entry = report.collectives.emplace_back();
     entry.phase = ToString(e.phase);
-    entry.group = m_graph.communicators[e.communicator].name;
+    entry.group = m_graph->communicators[e.communicator].name;
     entry.kind = e.kind;
     entry.dimensions = ShapeOf(e.communicator, rank).dimensions;
     entry.size_bytes = e.size_bytes;
@@ -472,10 +411,10 @@ void GraphPricing::FillReport(Report& report) const {
 
 GraphReport GraphPricing::Summary() const {
   GraphReport summary;
-  summary.programs = static_cast<uint32_t>(m_graph.classes.size());
-  for (const RankClass& rank_class : m_graph.classes) summary.nodes += rank_class.program.size();
-  summary.communicators = static_cast<uint32_t>(m_graph.communicators.size());
-  const RankClass& reported = m_graph.classes[m_reported_class];
+  summary.programs = static_cast<uint32_t>(m_graph->classes.size());
+  for (const RankClass& rank_class : m_graph->classes) summary.nodes += rank_class.program.size();
+  summary.communicators = static_cast<uint32_t>(m_graph->communicators.size());
+  const RankClass& reported = m_graph->classes[m_reported_class];
   summary.reported_rank = reported.ranks.front();
   summary.reported_class_ranks = reported.ranks.size();
   return summary;
@@ -485,21 +424,21 @@ Timeline GraphPricing::BuildTimeline() const {
   const std::vector<double>& bandwidths = m_pricer.Bandwidths();
   const UnitDurations<double> duration = PriceUnits<double>(bandwidths);
   std::vector<double> start, end;
-  m_schedule.Play<double>(duration, start, end);
+  m_schedule->Play<double>(duration, start, end);
   std::vector<CollectivePrice> prices;
   for (const CollectivePlan& plan : m_plans) prices.push_back(m_pricer.Price(plan));
 
   Timeline timeline;
-  timeline.total_ns = m_schedule.Total(end);
-  for (uint32_t c = 0; c < m_graph.classes.size(); ++c) {
-    const RankClass& rank_class = m_graph.classes[c];
+  timeline.total_ns = m_schedule->Total(end);
+  for (uint32_t c = 0; c < m_graph->classes.size(); ++c) {
+    const RankClass& rank_class = m_graph->classes[c];
     timeline.classes.push_back(TimelineClass{rank_class.ranks});
     for (uint32_t i = 0; i < rank_class.program.size(); ++i) {
       const GraphNode& node = rank_class.program[i];
-      const uint32_t unit = m_schedule.UnitOf(c, i);
+      const uint32_t unit = m_schedule->UnitOf(c, i);
       const Work& work = m_unit_work[unit];
       TimelineSpan span;
-      if (!DescribeNode(m_graph, c, node, span)) continue;
+      if (!DescribeNode(*m_graph, c, node, span)) continue;
       span.start_ns = start[unit];
       span.duration_ns = duration(unit);
       timeline.spans.push_back(span);

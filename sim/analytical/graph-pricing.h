@@ -2,16 +2,18 @@
 // closed form over the dimensions its group spans (collective-pricing.h), every send by its
 // route, compute by its duration, all combined by the graph's schedule with + and max only.
 //
-// Compiled once per scenario, played at any bandwidths and on any timeline number type: the
-// engine plays it once on doubles at the scenario's bandwidths; the optimiser and sweeps play
-// the same object on a number type carrying a gradient (sim/optimize/time-model.h), so there is
-// one pricer.
+// Compiled from the scenario's placed graph (workloads/graph/placed-graph.h, built once by the
+// loader and shared, never copied), played at any bandwidths and on any timeline number type:
+// the engine plays it once on doubles at the scenario's bandwidths; the optimiser and sweeps
+// play the same object on a number type carrying a gradient (sim/optimize/time-model.h), so
+// there is one pricer.
 //
 // The report describes one rank: the one whose program ends last (the first such class). Its
 // compute and communication are summed by phase in program order.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@
 #include "workloads/graph/execution-graph.h"
 #include "workloads/graph/graph-breakdown.h"
 #include "workloads/graph/graph-schedule.h"
+#include "workloads/graph/placed-graph.h"
 
 namespace hfsim {
 
@@ -46,11 +49,19 @@ struct PointToPointPlan {
 
 class GraphPricing {
  public:
-  /// Compiles a graph that passed CheckGraph (generators' graphs do by construction) against
-  /// the scenario's fabric. Refuses, naming `where` (a JSON path or a file) and the node or
-  /// group, a graph whose ranks wait on each other in a circle or whose group cannot be priced.
+  /// Prices a graph placed on the scenario's fabric (std::invalid_argument when it was placed
+  /// on another): a plan per distinct collective, a route per send, and the class the report
+  /// describes, chosen at the scenario's bandwidths. The placed graph is shared, not copied.
+  static GraphPricing Compile(const Scenario& scenario, std::shared_ptr<const PlacedGraph> placed);
+  /// Places a graph that passed CheckGraph (generators' graphs do by construction) on the
+  /// scenario's fabric (PlaceGraph) and prices it. Refuses, naming `where` (a JSON path or a
+  /// file) and the node or group, a graph whose ranks wait on each other in a circle or whose
+  /// group cannot be priced.
   static Expected<GraphPricing> Compile(const Scenario& scenario, ExecutionGraph graph,
                                         const std::string& where);
+  /// How many times this process has priced a graph (Compile, either form): tests hold a run
+  /// to what it needs.
+  static uint64_t CompileCount();
 
   /// Plays the graph with bandwidth_Bpns[d] on dimension d. Fills start/end (per schedule
   /// unit) when given.
@@ -80,12 +91,16 @@ class GraphPricing {
   double JobTrafficBytes() const;
 
   /// The graph as compiled (rank classes split where their groups' shapes differ).
-  const ExecutionGraph& Graph() const { return m_graph; }
+  const ExecutionGraph& Graph() const { return *m_graph; }
+  /// The placed graph it prices.
+  const std::shared_ptr<const PlacedGraph>& Placed() const { return m_placed; }
   /// The rank class whose breakdown the report shows: the first whose program ends last.
   uint32_t ReportedClass() const { return m_reported_class; }
 
   /// Communicator k's group holding rank `rank`'s shape on the fabric.
-  const GroupShape& ShapeOf(uint32_t communicator, uint32_t rank) const;
+  const GroupShape& ShapeOf(uint32_t communicator, uint32_t rank) const {
+    return m_placed->ShapeOf(communicator, rank);
+  }
 
  private:
   explicit GraphPricing(const Scenario& scenario);
@@ -140,20 +155,13 @@ class GraphPricing {
   std::vector<Dimension> m_dimensions;
   double m_endpoint_delay_ns = 0.0;
   bool m_astra_sim = false;  ///< communication.pricing is astra_sim: sends as ASTRA-sim's
-  ExecutionGraph m_graph;
-  GraphSchedule m_schedule;
+  /// The placed graph, shared; the two references below point into it (kept alive by it).
+  std::shared_ptr<const PlacedGraph> m_placed;
+  const ExecutionGraph* m_graph = nullptr;
+  const GraphSchedule* m_schedule = nullptr;
   std::vector<CollectivePlan> m_plans;
   std::vector<PointToPointPlan> m_routes;
   std::vector<Work> m_unit_work;       ///< per schedule unit
-  std::vector<uint32_t> m_node_plan;   ///< per node of the reported class: plan or route index
-  /// Per communicator: the shape of its groups (one for a dimension-aligned communicator; per
-  /// group, indexed through group_of_rank, for explicit groups that run collectives).
-  struct Shapes {
-    GroupShape aligned;
-    std::vector<uint32_t> group_of_rank;
-    std::vector<GroupShape> groups;
-  };
-  std::vector<Shapes> m_shapes;
   uint32_t m_reported_class = 0;
 };
 
@@ -200,7 +208,7 @@ GraphPricing::UnitDurations<Time> GraphPricing::PriceUnits(
 
 template <typename Time>
 Time GraphPricing::TotalNs(const std::vector<double>& bandwidth_Bpns) const {
-  return m_schedule.PlayTotal<Time>(PriceUnits<Time>(bandwidth_Bpns));
+  return m_schedule->PlayTotal<Time>(PriceUnits<Time>(bandwidth_Bpns));
 }
 
 template <typename Time>
@@ -220,36 +228,36 @@ BasicIterationTimeline<Time> GraphPricing::PlayReported(const std::vector<double
   thread_local std::vector<Time> end_local;  // when the caller keeps none
   std::vector<Time>& end = end_out ? *end_out : end_local;
   if (start_out) {
-    m_schedule.Play<Time>(duration, *start_out, end);
+    m_schedule->Play<Time>(duration, *start_out, end);
   } else {
-    m_schedule.PlayEnds<Time>(duration, end);
+    m_schedule->PlayEnds<Time>(duration, end);
   }
 
   // The reported rank's breakdown, summed in program order into a local (kept in registers
   // rather than added to memory node after node).
   BasicIterationTimeline<Time> sums;
-  const RankClass& reported = m_graph.classes[m_reported_class];
+  const RankClass& reported = m_graph->classes[m_reported_class];
   Time main_stream_gradient_comm(0.0);
   for (uint32_t i = 0; i < reported.program.size(); ++i) {
     const GraphNode& node = reported.program[i];
     // A node's own duration: time spent waiting for other ranks is not its work.
-    const Time took = duration(m_schedule.UnitOf(m_reported_class, i));
+    const Time took = duration(m_schedule->UnitOf(m_reported_class, i));
     AddToBreakdown(node, took, sums, main_stream_gradient_comm);
     visit(i, node, took);
   }
   BasicIterationTimeline<Time> timeline = sums;
-  timeline.total_ns = m_schedule.Total(end);
+  timeline.total_ns = m_schedule->Total(end);
   // Gradient communication on the main stream is all exposed; on a background stream, only the
   // tail that runs on after the main stream ends. (Other work beside the main stream, a
   // trace's host operations, is no gradient communication: its tail does not count here.)
-  const uint32_t main_end = m_schedule.MainStreamEnd(m_reported_class);
+  const uint32_t main_end = m_schedule->MainStreamEnd(m_reported_class);
   Time tail(0.0);
   if (main_end != UINT32_MAX) {
     bool any = false;
     Time latest(0.0);
     for (uint32_t i = 0; i < reported.program.size(); ++i) {
       if (!IsBackgroundGradientComm(reported.program[i])) continue;
-      const Time& ends = end[m_schedule.UnitOf(m_reported_class, i)];
+      const Time& ends = end[m_schedule->UnitOf(m_reported_class, i)];
       latest = any ? TimeMax(latest, ends) : ends;
       any = true;
     }

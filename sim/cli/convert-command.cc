@@ -117,7 +117,7 @@ int WriteChakra(const Scenario& scenario, const std::string& source, const std::
     std::cerr << "hfsim: error: -o: " << refusal->message << "\n";
     return refusal->exit_code;
   }
-  const ExecutionGraph graph = BuildExecutionGraph(scenario);
+  const ExecutionGraph& graph = PlacedGraphOf(scenario)->Graph();
   const std::string prefix = (std::filesystem::path(dir) / "trace").string();
   // Each rank's file goes to the staging directory as it is made: never all in memory.
   OutputFiles files(dir);

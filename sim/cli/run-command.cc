@@ -22,6 +22,7 @@
 #include "sim/report/summary-table.h"
 #include "sim/report/timeline-plot.h"
 #include "sim/report/trace-json.h"
+#include "sim/runs/expected-end.h"
 #include "sim/runs/run-progress.h"
 #include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/json-text.h"
@@ -93,22 +94,6 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
     }
   }
   return scenario;
-}
-
-// Where a packet or flow run is expected to end, for its progress line: the analytical engine's
-// time of everything the run simulates (every parameter-server iteration, every gossip step; its
-// report gives one), or 0 when it cannot price the scenario.
-double ExpectedEndNs(const Scenario& scenario) {
-  try {
-    const double one = AnalyticalEngine().Run(scenario).iteration.total_ns;
-    if (scenario.workload_kind == WorkloadKind::kParameterServer) {
-      return one * scenario.parameter_server.iterations;
-    }
-    if (scenario.workload_kind == WorkloadKind::kGossip) return one * scenario.gossip.spec.steps;
-    return one;
-  } catch (const std::exception&) {
-    return 0.0;
-  }
 }
 
 // A packet or flow run with its progress line on a terminal. Only there: the estimate costs an

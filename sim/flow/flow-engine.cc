@@ -83,10 +83,8 @@ Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeli
   ExecutorOptions options;
   options.record_message_times = false;
   CollectiveExecutor executor(topology, scenario.communication, clock, mux.Channel(0), options);
-  auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
-  // The loader refuses every graph that does not compile; a generator's graph always does.
-  if (!compiled) throw std::logic_error("FlowEngine: " + compiled.Error().ToString());
-  const GraphPricing& pricing = compiled.Value();
+  // The graph the loader placed; priced for the rank the analytical engine reports.
+  const GraphPricing pricing = GraphPricing::Compile(scenario, PlacedGraphOf(scenario));
   GraphDriver driver(topology, pricing.Graph(), executor, mux.Channel(1), clock,
                      scenario.communication.endpoint_delay_ns);
   const auto started = std::chrono::steady_clock::now();

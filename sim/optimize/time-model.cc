@@ -43,9 +43,8 @@ GraphPricing CompileModel(const Scenario& scenario) {
   if (const auto refusal = TimeModelRefusal(scenario)) {
     throw std::invalid_argument("TimeModel: " + refusal->ToString());
   }
-  auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
-  if (!compiled) throw std::invalid_argument("TimeModel: " + compiled.Error().ToString());
-  return std::move(compiled).Value();
+  // The graph the loader placed, shared with every other model of this scenario.
+  return GraphPricing::Compile(scenario, PlacedGraphOf(scenario));
 }
 
 }  // namespace

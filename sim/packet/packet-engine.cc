@@ -273,10 +273,8 @@ void RunGossipPacket(const Scenario& scenario, Report& report) {
 // the scenario) on the simulation; fills the timeline, the collectives and the sends.
 void RunGraph(const Scenario& scenario, Simulation& sim, Report& report, bool want_timeline,
               std::optional<Timeline>& timeline) {
-  auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
-  // The loader refuses every graph that does not compile; a generator's graph always does.
-  if (!compiled) throw std::logic_error("PacketEngine: " + compiled.Error().ToString());
-  const GraphPricing& pricing = compiled.Value();
+  // The graph the loader placed; priced for the rank the analytical engine reports.
+  const GraphPricing pricing = GraphPricing::Compile(scenario, PlacedGraphOf(scenario));
   const ExecutionGraph& graph = pricing.Graph();
   GraphDriver driver(sim.topology, graph, sim.executor, sim.mux.Channel(1), sim.clock,
                      scenario.communication.endpoint_delay_ns);

@@ -6,7 +6,6 @@
 
 #include "models/multi-dim-collective.h"
 #include "models/schedule-profile.h"
-#include "sim/analytical/graph-pricing.h"
 #include "sim/scenario/scenario-graph.h"
 #include "topologies/fabric-graph.h"
 #include "topologies/topology.h"
@@ -33,18 +32,16 @@ FlowMemoryEstimate EstimateFlowMemory(const Scenario& scenario) {
   estimate.fabric_bytes = kBaseBytes + kBytesPerVertex * static_cast<double>(size.vertex_count) +
                           kBytesPerLink * static_cast<double>(size.link_count);
   if (!RunsAsGraph(scenario)) return estimate;
-  // A graph that does not compile is refused by the loader; it has no estimate beyond the fabric.
-  auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
-  if (!compiled) return estimate;
-  const GraphPricing& pricing = compiled.Value();
+  // The graph the loader placed: its groups' shapes give each collective's schedules.
+  const PlacedGraph& placed = *PlacedGraphOf(scenario);
   const CommunicationSpec& comm = scenario.communication;
   const double npus = static_cast<double>(pricing.Graph().rank_count);
   // The executor's cache key: kind, algorithm and the group's size along the stage.
   std::set<std::tuple<CollectiveKind, CollectiveAlgorithm, uint32_t>> schedules;
-  for (const RankClass& rank_class : pricing.Graph().classes) {
+  for (const RankClass& rank_class : placed.Graph().classes) {
     for (const GraphNode& node : rank_class.program) {
       if (node.kind != GraphNodeKind::kCollective) continue;
-      const GroupShape& shape = pricing.ShapeOf(node.communicator, rank_class.ranks.front());
+      const GroupShape& shape = placed.ShapeOf(node.communicator, rank_class.ranks.front());
       if (shape.dimensions.empty()) continue;
       const Topology seen(DimensionsSeenBy(scenario.dimensions, shape));
       // Each group of the class's ranks runs the node `count` times.

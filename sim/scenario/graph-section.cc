@@ -302,8 +302,8 @@ ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scena
         "then hold more than {} nodes; accepted: programs whose ranks sit alike",
         kMaxGraphNodes));
   }
-  // Algorithms on each group, deadlocks and groups the analytical engine can price are checked
-  // once the whole scenario is read (CheckGraphWorkload).
+  // Algorithms on each group, deadlocks and groups the engines can price are checked once the
+  // whole scenario is read, when the loader places the graph.
   return graph;
 }
 

@@ -19,7 +19,7 @@ inline constexpr uint64_t kMaxGraphNodes = uint64_t{1} << 22;
 /// what needs no other section: ids, dependencies (no cycle), ranks, groups, matching
 /// collectives, sends and receives (workloads/graph/graph-check.h). The rest (algorithms on
 /// each group, circular waits, groups the engines can price) needs the whole scenario: the
-/// loader checks it through sim/analytical/graph-pricing.h once every section is read.
+/// loader places the graph (workloads/graph/placed-graph.h) once every section is read.
 ExecutionGraph ReadGraphSection(const JsonCursor& section, const Scenario& scenario);
 
 /// {"graph": {...}} for the report's echo of the scenario: reads back as the same graph.

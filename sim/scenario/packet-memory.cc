@@ -6,7 +6,6 @@
 
 #include "models/multi-dim-collective.h"
 #include "models/schedule-profile.h"
-#include "sim/analytical/graph-pricing.h"
 #include "sim/scenario/scenario-graph.h"
 #include "topologies/fabric-graph.h"
 #include "topologies/topology.h"
@@ -49,18 +48,16 @@ PacketMemoryEstimate EstimatePacketMemory(const Scenario& scenario) {
   estimate.fabric_bytes = kBaseBytes + per_vertex * static_cast<double>(size.vertex_count) +
                           kBytesPerLink * static_cast<double>(size.link_count);
   if (!RunsAsGraph(scenario)) return estimate;
-  // Every rank class's collectives and sends, each times the ranks that run it. A graph that
-  // does not compile is refused by the loader; it has no estimate beyond the fabric.
-  auto compiled = GraphPricing::Compile(scenario, BuildExecutionGraph(scenario), "workload");
-  if (!compiled) return estimate;
-  const GraphPricing& pricing = compiled.Value();
+  // Every rank class's collectives and sends, each times the ranks that run it, in the graph
+  // the loader placed.
+  const PlacedGraph& placed = *PlacedGraphOf(scenario);
   double messages = 0.0;
-  for (const RankClass& rank_class : pricing.Graph().classes) {
+  for (const RankClass& rank_class : placed.Graph().classes) {
     const double ranks = static_cast<double>(rank_class.ranks.size());
     for (const GraphNode& node : rank_class.program) {
       if (node.kind == GraphNodeKind::kSend) messages += ranks;
       if (node.kind != GraphNodeKind::kCollective) continue;
-      const GroupShape& shape = pricing.ShapeOf(node.communicator, rank_class.ranks.front());
+      const GroupShape& shape = placed.ShapeOf(node.communicator, rank_class.ranks.front());
       if (shape.dimensions.empty()) continue;
       messages += MessagesPerNpu(scenario, node.collective, shape) * ranks *
                   scenario.communication.chunks * node.count;

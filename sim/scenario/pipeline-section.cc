@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "workloads/graph/pipeline-rules.h"
+
 namespace hfsim {
 
 namespace {
@@ -58,15 +60,7 @@ void ReadContextDegree(const JsonCursor& context, TrainingWorkload& workload) {
                              "accepted: 1 for this model",
                              workload.model_name, degree));
   }
-  for (const Layer& layer : layers) {
-    if (layer.kv_elements_per_sample > 0 && (layer.forward_ns || layer.input_grad_ns)) {
-      context.Fail(fmt::format("layer \"{}\" gives measured times, which cannot be cut into "
-                               "ring attention's blocks; accepted with context above 1: "
-                               "FLOPs (forward_flops_per_sample, attention_flops_per_sample) "
-                               "for attention layers",
-                               layer.name));
-    }
-  }
+  if (auto reason = RingAttentionRefusal(workload.model, degree)) context.Fail(*reason);
   const uint32_t seq = workload.sequence_length_tokens;
   if (!workload.custom_model && seq % (2 * degree) != 0) {
     context.Fail(fmt::format("got {}; a sequence of {} tokens does not cut into 2 x {} equal "
@@ -74,10 +68,8 @@ void ReadContextDegree(const JsonCursor& context, TrainingWorkload& workload) {
                              "context degree whose double divides {}",
                              degree, seq, degree, seq));
   }
-  if (workload.config.expert_parallel > 1) {
-    context.Fail(fmt::format("got {} with expert {}: context parallelism with expert "
-                             "parallelism is not modelled; accepted: context 1 with experts",
-                             degree, workload.config.expert_parallel));
+  if (auto reason = ContextWithExpertsRefusal(degree, workload.config.expert_parallel)) {
+    context.Fail(*reason);
   }
   workload.config.context_parallel = degree;
 }
@@ -113,20 +105,15 @@ void ReadOrder(const JsonCursor& order, TrainingWorkload& workload) {
   std::copy(given.begin(), given.end(), workload.pipeline.order.begin());
 }
 
-// parallelism.placement: the NPU of every rank id, each NPU once.
+// parallelism.placement: the NPU of every rank id, each NPU once (PlacementRefusal).
 void ReadPlacement(const JsonCursor& placement, uint64_t npus, TrainingWorkload& workload) {
   std::vector<uint32_t>& npu_of = workload.pipeline.placement;
-  std::vector<int64_t> listed_at(npus, -1);
   const std::vector<JsonCursor> entries = placement.Elements(npus, npus);
-  for (size_t r = 0; r < entries.size(); ++r) {
-    const auto npu = static_cast<uint32_t>(entries[r].Integer(0, npus - 1));
-    if (listed_at[npu] >= 0) {
-      entries[r].Fail(fmt::format("NPU {} is listed twice (also for rank {}); accepted: each of "
-                                  "the {} NPUs once",
-                                  npu, listed_at[npu], npus));
-    }
-    listed_at[npu] = static_cast<int64_t>(r);
-    npu_of.push_back(npu);
+  for (const JsonCursor& entry : entries) {
+    npu_of.push_back(static_cast<uint32_t>(entry.Integer(0, npus - 1)));
+  }
+  if (auto problem = PlacementRefusal(npu_of, npus)) {
+    (problem->rank < entries.size() ? entries[problem->rank] : placement).Fail(problem->message);
   }
 }
 
@@ -179,12 +166,10 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   } else if (others <= npus && npus % others == 0) {
     data_degree = npus / others;
   }
-  if (others > npus || others * data_degree != npus) {
-    parallelism.Fail(fmt::format(
-        "tensor ({}) x context ({}) x data ({}) x pipeline ({}) must be the fabric's {} NPUs; "
-        "accepted: degrees whose product is {}",
-        tensor_degree, context_degree, data ? std::to_string(data_degree) : "not given",
-        layout.pipeline, npus, npus));
+  if (auto reason = DegreesRefusal(tensor_degree, context_degree,
+                                   data ? std::optional<uint64_t>(data_degree) : std::nullopt,
+                                   layout.pipeline, npus)) {
+    parallelism.Fail(*reason);
   }
   // Without stages, one micro-batch (`count` then only stands in and is never read).
   const JsonCursor count =
@@ -195,28 +180,10 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   if (schedule) layout.schedule = static_cast<PipelineSchedule>(schedule->Choice(ScheduleNames()));
   if (virtual_stages) {
     layout.virtual_stages = static_cast<uint32_t>(virtual_stages->Integer(1, 1024));
-    if (layout.virtual_stages > 1 && layout.schedule != PipelineSchedule::kInterleaved) {
-      virtual_stages->Fail(
-          fmt::format("got {}; more than one model chunk per stage needs "
-                      "\"pipeline_schedule\": \"interleaved\"",
-                      layout.virtual_stages));
-    }
+    if (auto reason = VirtualStagesRefusal(layout)) virtual_stages->Fail(*reason);
   }
-  if (layout.schedule == PipelineSchedule::kInterleaved &&
-      layout.micro_batches % layout.pipeline != 0) {
-    count.Fail(
-        fmt::format("got {}; the interleaved schedule runs micro-batches in groups of the "
-                    "pipeline depth; accepted: a multiple of {}",
-                    layout.micro_batches, layout.pipeline));
-  }
-  const uint64_t chunks = uint64_t{layout.pipeline} * layout.virtual_stages;
-  if (workload.model.layers.size() < chunks) {
-    depth.Fail(
-        fmt::format("the model's {} layers cannot fill {} pipeline chunks (pipeline {} x "
-                    "virtual stages {}); accepted: at most {} chunks",
-                    workload.model.layers.size(), chunks, layout.pipeline, layout.virtual_stages,
-                    workload.model.layers.size()));
-  }
+  if (auto reason = InterleavedMicroBatchesRefusal(layout)) count.Fail(*reason);
+  if (auto reason = ChunksRefusal(workload.model.layers.size(), layout)) depth.Fail(*reason);
   workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
   workload.config.data_parallel = static_cast<uint32_t>(data_degree);
   if (expert) ReadExpertDegree(*expert, workload);
@@ -228,32 +195,14 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
 }
 
 void CheckPipelineBatch(const JsonCursor& batch, const TrainingWorkload& workload) {
-  const PipelineLayout& layout = workload.pipeline;
-  const uint64_t split = uint64_t{workload.config.data_parallel} * layout.micro_batches;
-  if (workload.config.global_batch_samples % split != 0) {
-    batch.Fail(
-        fmt::format("got {}, which does not split into {} data-parallel replicas x {} "
-                    "micro-batches; accepted: a multiple of {}",
-                    workload.config.global_batch_samples, workload.config.data_parallel,
-                    layout.micro_batches, split));
+  const TrainingConfig& config = workload.config;
+  if (auto reason =
+          BatchSplitRefusal(config.global_batch_samples, config.data_parallel, workload.pipeline)) {
+    batch.Fail(*reason);
   }
-  // Every stage runs one program per context rank (its other ranks share it): per micro-batch
-  // and chunk, a receive, a send and up to three nodes per layer each way, with ring attention
-  // up to 6 C more; and one gradient collective per layer at the end. The generator refuses, in
-  // the same terms, a layout whose ranks need more programs.
-  const uint64_t layers = workload.model.layers.size();
-  const uint64_t context = workload.config.context_parallel;
-  const uint64_t per_layer = 5 + (context > 1 ? 6 * context : 0);
-  const uint64_t per_stage =
-      uint64_t{layout.micro_batches} *
-          (4 * uint64_t{layout.virtual_stages} + per_layer * layers / layout.pipeline + 5) +
-      layers;
-  const uint64_t programs = uint64_t{layout.pipeline} * context;
-  if (per_stage * programs > kMaxGeneratedGraphNodes) {
-    batch.Fail(
-        fmt::format("this pipeline job's graph would hold about {} nodes ({} programs x {}), "
-                    "above the {} hfsim builds; accepted: fewer micro-batches",
-                    per_stage * programs, programs, per_stage, kMaxGeneratedGraphNodes));
+  if (auto reason = GraphSizeRefusal(workload.model, config, workload.pipeline,
+                                     kMaxGeneratedGraphNodes)) {
+    batch.Fail(*reason);
   }
 }
 

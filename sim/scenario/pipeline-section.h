@@ -1,6 +1,7 @@
 // Pipeline parallelism in "workload.training.parallelism" (docs/scenario.md §3.2): the keys
 // "pipeline", "micro_batches", "pipeline_schedule" and "virtual_stages", read into the
-// workload's PipelineLayout (workloads/graph/pipeline-graph.h). Internal to the loader (throws
+// workload's PipelineLayout (workloads/graph/parallel-layout.h), each checked by its rule
+// (workloads/graph/pipeline-rules.h) at the key that breaks it. Internal to the loader (throws
 // JsonPathError).
 #pragma once
 

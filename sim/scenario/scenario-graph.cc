@@ -8,6 +8,22 @@
 
 namespace hfsim {
 
+namespace {
+
+// Where each workload's graph is refused.
+std::string WorkloadKey(const Scenario& scenario) {
+  switch (scenario.workload_kind) {
+    case WorkloadKind::kTraining:
+      return "workload.training.parallelism";
+    case WorkloadKind::kCollective:
+      return "workload.collective";
+    default:
+      return "workload.graph";
+  }
+}
+
+}  // namespace
+
 bool RanksRunDifferentPrograms(const Scenario& scenario) {
   return scenario.workload_kind == WorkloadKind::kGraph ||
          (scenario.workload_kind == WorkloadKind::kTraining && scenario.training.MegatronLayout());
@@ -19,25 +35,24 @@ bool RunsAsGraph(const Scenario& scenario) {
          scenario.workload_kind == WorkloadKind::kGraph;
 }
 
-ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
+Expected<ExecutionGraph> GenerateWorkloadGraph(const Scenario& scenario) {
   switch (scenario.workload_kind) {
     case WorkloadKind::kTraining: {
       const TrainingWorkload& training = scenario.training;
-      if (training.MegatronLayout()) {
-        auto graph = PipelineTrainingGraph(training.model, training.config, training.pipeline,
-                                           Topology(scenario.dimensions), kMaxGeneratedGraphNodes);
-        // The loader checked the layout against the fabric, the model and the batch.
-        if (auto* reason = std::get_if<std::string>(&graph)) {
-          throw std::logic_error("BuildExecutionGraph: " + *reason);
-        }
-        return std::get<ExecutionGraph>(std::move(graph));
+      // Ranks along the dimension lists (the data x tensor loop), or composed from the axes.
+      DimensionPlacement lists;
+      if (!training.MegatronLayout()) {
+        lists = {training.data_dimensions, training.tensor_dimensions,
+                 training.tensor_per_dimension};
       }
-      TrainingIteration iteration = BuildTrainingIteration(training.model, training.config);
-      BucketGradients(iteration.layers, 0, static_cast<uint32_t>(iteration.layers.size()),
-                      training.config.bucket_bytes);
-      return TrainingGraph(std::move(iteration), Topology(scenario.dimensions),
-                           training.data_dimensions,
-                           training.tensor_dimensions, training.tensor_per_dimension);
+      auto graph = TrainingGraph(training.model, training.config, training.pipeline,
+                                 Topology(scenario.dimensions),
+                                 training.MegatronLayout() ? nullptr : &lists,
+                                 kMaxGeneratedGraphNodes);
+      if (auto* reason = std::get_if<std::string>(&graph)) {
+        return UserError{WorkloadKey(scenario), *reason};
+      }
+      return std::get<ExecutionGraph>(std::move(graph));
     }
     case WorkloadKind::kCollective: {
       const CollectiveWorkload& collective = scenario.collective;
@@ -50,7 +65,32 @@ ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
     case WorkloadKind::kGossip:
       break;
   }
-  throw std::invalid_argument("BuildExecutionGraph: this workload has its own driver");
+  throw std::invalid_argument("GenerateWorkloadGraph: this workload has its own driver");
+}
+
+ExecutionGraph BuildExecutionGraph(const Scenario& scenario) {
+  auto graph = GenerateWorkloadGraph(scenario);
+  // The loader refused every layout the generator refuses.
+  if (!graph) throw std::logic_error("BuildExecutionGraph: " + graph.Error().ToString());
+  return std::move(graph).Value();
+}
+
+Expected<std::shared_ptr<const PlacedGraph>> PlaceWorkloadGraph(const Scenario& scenario) {
+  auto graph = GenerateWorkloadGraph(scenario);
+  if (!graph) return graph.Error();
+  auto placed = PlaceGraph(Topology(scenario.dimensions), std::move(graph).Value());
+  if (auto* reason = std::get_if<std::string>(&placed)) {
+    return UserError{WorkloadKey(scenario), *reason};
+  }
+  return std::make_shared<const PlacedGraph>(std::get<PlacedGraph>(std::move(placed)));
+}
+
+const std::shared_ptr<const PlacedGraph>& PlacedGraphOf(const Scenario& scenario) {
+  if (!scenario.placed_graph) {
+    throw std::logic_error("PlacedGraphOf: the scenario has no placed graph (not loaded, or its "
+                           "workload runs its own driver)");
+  }
+  return scenario.placed_graph;
 }
 
 }  // namespace hfsim

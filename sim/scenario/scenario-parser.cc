@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
-#include <set>
+#include <iterator>
 #include <sstream>
 
 #include "models/multi-dim-collective.h"
-#include "sim/analytical/graph-pricing.h"
 #include "sim/scenario/aggregation-section.h"
 #include "sim/scenario/compression-section.h"
 #include "sim/scenario/flow-refusal.h"
@@ -292,105 +292,61 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
   }
 }
 
-// A graph given (workload.graph) or generated (a pipeline), once every section is read (its
-// structure was checked where it was read or made): every group's algorithms, then the
-// schedule (no circular waits) and the groups' shapes, through the analytical engine's own
-// compilation. Errors name `where`.
-void CheckGraphFits(const JsonCursor& root, const Scenario& scenario, const ExecutionGraph& graph,
-                    const std::string& where) {
-  const Topology topology(scenario.dimensions);
-  std::vector<std::pair<CollectiveKind, GroupShape>> checked;
-  for (uint32_t k = 0; k < graph.communicators.size(); ++k) {
-    const GroupIndex index(graph, k);
-    for (const RankClass& rank_class : graph.classes) {
-      std::vector<const GraphNode*> calls;
-      for (const GraphNode& node : rank_class.program) {
-        if (node.kind == GraphNodeKind::kCollective && node.communicator == k)
-          calls.push_back(&node);
-      }
-      if (calls.empty()) continue;
-      std::set<uint32_t> groups_seen;  // each group's shape once
-      for (const uint32_t rank : rank_class.ranks) {
-        const uint32_t group = index.GroupOf(rank);
-        if (!groups_seen.insert(group).second) continue;
-        auto shape = ShapeOfGroup(topology, index.Members(rank));
-        if (auto* reason = std::get_if<std::string>(&shape)) {
-          throw JsonPathError(
-              where, fmt::format("rank {}, node {}: the group of communicator "
-                                 "\"{}\" holding the rank: {}",
-                                 rank, calls.front()->id, graph.communicators[k].name, *reason));
-        }
-        // A group of one rank has nothing to exchange: no stage, no algorithm to fit.
-        if (std::get<GroupShape>(shape).dimensions.empty()) continue;
-        for (const GraphNode* node : calls) {
-          std::pair<CollectiveKind, GroupShape> key{node->collective, std::get<GroupShape>(shape)};
-          if (std::find(checked.begin(), checked.end(), key) != checked.end()) continue;
-          CheckAlgorithmsFit(
-              root, scenario, node->collective, key.second.dimensions,
-              fmt::format("{} of node {} (rank {})", ToString(node->collective), node->id, rank),
-              &key.second);
-          checked.push_back(std::move(key));
-        }
-      }
-    }
+// What a collective is, in an error about the algorithm that cannot run it: the workload for
+// a lone collective, the group for a generated training job, the node for a graph written out.
+std::string CollectivePurpose(const Scenario& scenario, const ExecutionGraph& graph,
+                              const GraphNode& node, uint32_t rank) {
+  switch (scenario.workload_kind) {
+    case WorkloadKind::kCollective:
+      return fmt::format("{} workload", ToString(node.collective));
+    case WorkloadKind::kTraining:
+      return fmt::format("{} over the {} group", ToString(node.collective),
+                         graph.communicators[node.communicator].name);
+    default:
+      return fmt::format("{} of node {} (rank {})", ToString(node.collective), node.id, rank);
   }
-  auto compiled = GraphPricing::Compile(scenario, graph, where);
-  if (!compiled) throw JsonPathError(where, compiled.Error().message);
 }
 
-void CheckCollectivesFit(const JsonCursor& root, const Scenario& scenario) {
+// The workload's graph (training, collective or graph), generated once every section is read
+// and placed on the fabric (no circular waits, groups the engines can price), kept in the
+// scenario for every later stage; then every collective it really holds checked against the
+// algorithms chosen for its group's dimensions, naming the algorithm's JSON path. A group of
+// one rank has nothing to exchange: no stage, no algorithm to fit.
+void PlaceWorkload(const JsonCursor& root, Scenario& scenario) {
   if (scenario.workload_kind == WorkloadKind::kParameterServer ||
       scenario.workload_kind == WorkloadKind::kGossip) {
     CheckPointToPointWorkloadFits(root, scenario);
     return;
   }
-  if (scenario.workload_kind == WorkloadKind::kCollective) {
-    CheckAlgorithmsFit(root, scenario, scenario.collective.kind, scenario.collective.dimensions,
-                       fmt::format("{} workload", ToString(scenario.collective.kind)));
-    return;
-  }
-  if (scenario.workload_kind == WorkloadKind::kGraph) {
-    CheckGraphFits(root, scenario, scenario.graph, "workload.graph");
-    return;
-  }
-  const TrainingWorkload& training = scenario.training;
-  if (training.MegatronLayout()) {
-    auto graph = PipelineTrainingGraph(training.model, training.config, training.pipeline,
-                                       Topology(scenario.dimensions), kMaxGeneratedGraphNodes);
-    if (auto* reason = std::get_if<std::string>(&graph)) {
-      throw JsonPathError("workload.training.parallelism", *reason);
+  auto placed = PlaceWorkloadGraph(scenario);
+  if (!placed) throw JsonPathError(placed.Error().where, placed.Error().message);
+  const PlacedGraph& graph = *placed.Value();
+  // Each (kind, group shape) once. A class's ranks all see groups of one shape, so within a
+  // class each (communicator, kind) is looked at once.
+  std::vector<std::pair<CollectiveKind, const GroupShape*>> checked;
+  const size_t kinds = std::size(kAllCollectiveKinds);
+  std::vector<bool> seen_in_class(graph.Graph().communicators.size() * kinds);
+  for (uint32_t c = 0; c < graph.Graph().classes.size(); ++c) {
+    const RankClass& rank_class = graph.Graph().classes[c];
+    const uint32_t rank = rank_class.ranks.front();
+    std::fill(seen_in_class.begin(), seen_in_class.end(), false);
+    for (const GraphNode& node : rank_class.program) {
+      if (node.kind != GraphNodeKind::kCollective) continue;
+      const size_t call = node.communicator * kinds + static_cast<size_t>(node.collective);
+      if (seen_in_class[call]) continue;
+      seen_in_class[call] = true;
+      const GroupShape& shape = graph.ShapeOf(node.communicator, rank);
+      if (shape.dimensions.empty()) continue;
+      const bool seen = std::any_of(checked.begin(), checked.end(), [&](const auto& done) {
+        return done.first == node.collective && *done.second == shape;
+      });
+      if (seen) continue;
+      CheckAlgorithmsFit(root, scenario, node.collective, shape.dimensions,
+                         CollectivePurpose(scenario, graph.Graph(), node, rank), &shape);
+      checked.emplace_back(node.collective, &shape);
     }
-    CheckGraphFits(root, scenario, std::get<ExecutionGraph>(graph),
-                   "workload.training.parallelism");
-    return;
   }
-  if (!training.tensor_per_dimension.empty()) {
-    // Each group sees the dimensions it spans with its own share of their NPUs.
-    GroupShape data, tensor;
-    for (uint32_t d = 0; d < scenario.dimensions.size(); ++d) {
-      const uint32_t t = training.tensor_per_dimension[d];
-      const uint32_t n = scenario.dimensions[d].size;
-      if (t > 1) tensor.dimensions.push_back(d), tensor.sizes.push_back(t);
-      if (n / t > 1) data.dimensions.push_back(d), data.sizes.push_back(n / t);
-    }
-    if (training.config.data_parallel > 1) {
-      CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, data.dimensions,
-                         "data-parallel gradient all-reduce", &data);
-    }
-    if (training.config.tensor_parallel > 1) {
-      CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, tensor.dimensions,
-                         "tensor-parallel activation all-reduce", &tensor);
-    }
-    return;
-  }
-  if (training.config.data_parallel > 1) {
-    CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, training.data_dimensions,
-                       "data-parallel gradient all-reduce");
-  }
-  if (training.config.tensor_parallel > 1) {
-    CheckAlgorithmsFit(root, scenario, CollectiveKind::kAllReduce, training.tensor_dimensions,
-                       "tensor-parallel activation all-reduce");
-  }
+  scenario.placed_graph = std::move(placed).Value();
 }
 
 Scenario ReadScenario(const JsonCursor& root) {
@@ -431,9 +387,9 @@ Scenario ReadScenario(const JsonCursor& root) {
       throw JsonPathError(refusal->where, refusal->message);
     }
   }
-  CheckCollectivesFit(root, scenario);
+  PlaceWorkload(root, scenario);
   ApplyCompression(root, scenario);
-  // After every check of the workload: the flow engine's memory estimate compiles its graph.
+  // After every check of the workload: the engines' memory estimates read its placed graph.
   if (scenario.engine == EngineKind::kFlow) {
     if (auto refusal = FlowRefusal(scenario)) throw JsonPathError("engine", *refusal);
   }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/graph/pipeline-rules.h"
+
 namespace hfsim {
 
 namespace {
@@ -30,11 +32,8 @@ void ReadSharding(const JsonCursor& training, TrainingWorkload& workload) {
       stage->Fail("ZeRO-3 with expert parallelism (gathering routed experts) is not modelled; "
                   "accepted with \"expert\" above 1: 0 to 2");
     }
-    if (config.zero_stage > 1 && workload.pipeline.pipeline > 1) {
-      stage->Fail(fmt::format(
-          "ZeRO stage {} shards gradients, which a pipeline accumulates over its "
-          "micro-batches; accepted with a pipeline: 0 or 1 (DeepSpeed refuses the same)",
-          config.zero_stage));
+    if (auto reason = GradientShardingRefusal(config.zero_stage, workload.pipeline)) {
+      stage->Fail(*reason);
     }
   }
   if (const auto bucket = parallelism->Find("bucket_MiB")) {

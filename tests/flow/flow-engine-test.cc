@@ -12,10 +12,15 @@
 #include <map>
 
 #include "sim/analytical/analytical-engine.h"
+#include "sim/analytical/graph-pricing.h"
 #include "sim/report/report-csv.h"
 #include "sim/report/report-json.h"
+#include "sim/runs/expected-end.h"
 #include "sim/scenario/flow-memory.h"
+#include "sim/scenario/flow-refusal.h"
 #include "tests/sim/scenario-test-util.h"
+#include "workloads/graph/placed-graph.h"
+#include "workloads/graph/training-graph.h"
 
 namespace hfsim {
 namespace {
@@ -47,6 +52,28 @@ nlohmann::json PipelineJob() {
          {{"model", {{"name", "blocks"}, {"layers", layers}}},
           {"global_batch_samples", 8},
           {"parallelism", {{"tensor", 2}, {"data", 2}, {"pipeline", 2}, {"micro_batches", 4}}}}}}}};
+}
+
+// `hfsim run --engine flow` on a terminal, step by step as RunCommand::Execute takes them: the
+// loader (which checks the flow engine's memory estimate for a scenario naming it), the run's
+// own admission check, the progress line's estimate and the engine. The graph is generated and
+// placed once, by the loader; the rest read it. (They used to build it and compile its schedule
+// five times: the loader, the estimate twice, the progress estimate and the engine.) It is
+// priced twice, at the scenario's bandwidths: for the progress line's end, and for the rank the
+// flow report describes.
+TEST(FlowEngine, ARunGeneratesAndPlacesItsGraphOnce) {
+  nlohmann::json doc = PipelineJob();
+  doc["engine"] = "flow";
+  const uint64_t generated = GeneratedGraphCount(), placed = PlacedGraphCount();
+  const uint64_t priced = GraphPricing::CompileCount();
+  const Scenario scenario = test::ParseOrDie(doc);
+  EXPECT_FALSE(FlowRefusal(scenario).has_value());
+  const double expected_end = ExpectedEndNs(scenario);
+  const Report report = FlowEngine().Run(scenario);
+  EXPECT_EQ(GeneratedGraphCount() - generated, 1u);
+  EXPECT_EQ(PlacedGraphCount() - placed, 1u);
+  EXPECT_EQ(GraphPricing::CompileCount() - priced, 2u);
+  EXPECT_NEAR(report.iteration.total_ns / expected_end, 1.0, 0.01);
 }
 
 TEST(FlowEngine, AnUncongestedPipelineJobAgreesWithTheAnalyticalEngine) {

@@ -9,6 +9,8 @@
 #include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "tests/sim/scenario-test-util.h"
+#include "workloads/graph/placed-graph.h"
+#include "workloads/graph/training-graph.h"
 
 namespace hfsim {
 namespace {
@@ -164,6 +166,22 @@ TEST(OptimizeVerify, PacketSectionIsHonoured) {
   ASSERT_TRUE(a && b);
   EXPECT_EQ(a.Value()[0].analytical_ns, b.Value()[0].analytical_ns);
   EXPECT_NE(a.Value()[0].simulated_ns, b.Value()[0].simulated_ns);
+}
+
+// Optimising and verifying change only bandwidths: the optimiser's model and every verifying run
+// (analytical and flow, at each allocation) price the graph the loader placed, and none
+// generates or places another.
+TEST(OptimizeVerify, OptimiseAndVerifyReuseTheLoadersGraph) {
+  nlohmann::json doc = test::BaseTrainingScenario();
+  doc["optimize"] = SmallScenario()["optimize"];
+  const Scenario s = test::ParseOrDie(doc);
+  const uint64_t generated = GeneratedGraphCount(), placed = PlacedGraphCount();
+  const VerifyPlan plan = PlanVerification(Solve(s), 2);
+  auto rows = Verify(s, plan, FlowEngine(), EngineKind::kFlow);
+  ASSERT_TRUE(rows) << rows.Error().ToString();
+  EXPECT_GE(rows.Value().size(), 2u);
+  EXPECT_EQ(GeneratedGraphCount(), generated);
+  EXPECT_EQ(PlacedGraphCount(), placed);
 }
 
 // On the flow engine, each verified time is what `hfsim run --engine flow` reports for the file

@@ -89,6 +89,22 @@ TEST_F(CliTest, BadScenarioExitsTwoNamingThePathAndKeepsEarlierOutput) {
   EXPECT_EQ(Slurp(m_dir / "report.json"), before);  // nothing already written is touched
 }
 
+// An algorithm that cannot run the reduce-scatter ZeRO runs over the data group is the input's
+// fault, found at load: exit 2 naming the algorithm's key, before anything runs (it used to pass
+// the loader and fail in the engine with exit 1: issue 33, point 10).
+TEST_F(CliTest, AnAlgorithmThatCannotRunZerosReduceScatterExitsTwo) {
+  nlohmann::json scenario = nlohmann::json::parse(Slurp(kQuickstart));
+  scenario["workload"]["training"]["parallelism"]["zero_stage"] = 1;
+  scenario["communication"]["algorithms"]["reduce_scatter"] = "double_binary_tree";
+  std::ofstream(m_dir / "zero.json") << scenario.dump();
+  const Result result = Hfsim("run " + (m_dir / "zero.json").string());
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("communication.algorithms.reduce_scatter: \"double_binary_tree\" "
+                               "cannot run the reduce_scatter stage"),
+            std::string::npos)
+      << result.output;
+}
+
 TEST_F(CliTest, BadCommandLineExitsTwo) {
   EXPECT_EQ(Hfsim("run " + kQuickstart + " --format xml").exit_code, 2);
   EXPECT_EQ(Hfsim("run /nonexistent.json").exit_code, 2);

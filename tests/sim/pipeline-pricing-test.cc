@@ -7,7 +7,7 @@
 
 #include "sim/analytical/graph-pricing.h"
 #include "tests/workloads/pipeline-test-util.h"
-#include "workloads/graph/pipeline-graph.h"
+#include "workloads/graph/training-graph.h"
 
 namespace hfsim {
 namespace {
@@ -23,7 +23,7 @@ Scenario Fabric(std::vector<Dimension> dims) {
 
 double Price(const Scenario& scenario, const Model& model, const TrainingConfig& config,
              const PipelineLayout& layout) {
-  auto graph = PipelineTrainingGraph(model, config, layout, Topology(scenario.dimensions));
+  auto graph = TrainingGraph(model, config, layout, Topology(scenario.dimensions));
   if (auto* reason = std::get_if<std::string>(&graph)) {
     ADD_FAILURE() << *reason;
     return 0.0;
@@ -79,8 +79,8 @@ TEST(PipelinePricing, SharedStageProgramsPriceAsOneProgramPerRank) {
         PipelineLayout{4, 8, 2, PipelineSchedule::kInterleaved},
         PipelineLayout{2, 4, 1, PipelineSchedule::kGPipe}}) {
     const uint32_t data = 32 / 2 / layout.pipeline;
-    auto built = PipelineTrainingGraph(model, PipelineConfig(2, data, 64), layout,
-                                       Topology(scenario.dimensions));
+    auto built =
+        TrainingGraph(model, PipelineConfig(2, data, 64), layout, Topology(scenario.dimensions));
     ASSERT_TRUE(std::holds_alternative<ExecutionGraph>(built)) << std::get<std::string>(built);
     const ExecutionGraph shared = std::get<ExecutionGraph>(std::move(built));
     EXPECT_EQ(shared.classes.size(), layout.pipeline);

@@ -16,6 +16,8 @@
 #include "sim/sweep/point-evaluator.h"
 #include "sim/sweep/sweep-table.h"
 #include "tests/sweep/sweep-test-util.h"
+#include "workloads/graph/placed-graph.h"
+#include "workloads/graph/training-graph.h"
 
 namespace hfsim {
 namespace {
@@ -103,6 +105,35 @@ TEST(SweepEvaluator, AnalyticalOverlappedTrainingPointsEqualTheEngineToTheBit) {
                         {Parameter("workload.training.overlap", {"none", "backward"}),
                          Parameter("workload.training.model", {"bert_large", "gpt2_medium"})}}};
   ExpectAnalyticalToTheBit(document, axes, 36);
+}
+
+// A sweep parameter that changes what the graph is made of (here the data dimension's size,
+// and with it the NPUs and the data degree) gives each combination a graph of its own, placed
+// when the combination is loaded; the points of a combination, which differ in bandwidths only,
+// reuse it, on the analytical and on the flow engine alike: evaluating them generates and
+// places nothing.
+TEST(SweepEvaluator, PointsReuseTheirCombinationsPlacedGraph) {
+  json document = LoadConfig("quickstart.json");
+  document["workload"]["training"]["parallelism"].erase("data");
+  document["sweep"] = {{"bandwidth_GBps", {{"grid", {{200}, {25, 50}}}}},
+                       {"parameters", {Parameter("topology.dimensions[1].size", {2, 4})}}};
+  for (const char* engine : {"analytical", "flow"}) {
+    SCOPED_TRACE(engine);
+    document["sweep"]["engine"] = engine;
+    const auto plan = test::PlanOrFail(document);
+    ASSERT_TRUE(plan);
+    ASSERT_EQ(plan->Combinations().size(), 2u);
+    for (uint32_t c = 0; c < 2; ++c) {
+      const auto& placed = plan->Combinations()[c].scenario.placed_graph;
+      ASSERT_TRUE(placed);
+      EXPECT_EQ(placed->Graph().rank_count, 8u * (2 << c));  // Ring 8 x Switch 2, then 4
+    }
+    const uint64_t generated = GeneratedGraphCount(), placed = PlacedGraphCount();
+    PointEvaluator evaluator(*plan);
+    for (uint64_t p = 0; p < plan->PointCount(); ++p) EXPECT_GT(evaluator.TimeNs(p), 0.0);
+    EXPECT_EQ(GeneratedGraphCount(), generated);
+    EXPECT_EQ(PlacedGraphCount(), placed);
+  }
 }
 
 TEST(SweepEvaluator, AnalyticalCollectivePointsEqualTheEngineToTheBit) {

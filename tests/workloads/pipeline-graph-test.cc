@@ -4,7 +4,7 @@
 // graphs pass the graph checks (every send has its receive, groups are consistent), bytes
 // sent equal bytes received, every layer's gradients are all-reduced exactly once per rank,
 // and layouts that cannot run are refused with the reason.
-#include "workloads/graph/pipeline-graph.h"
+#include "workloads/graph/training-graph.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include "tests/workloads/pipeline-test-util.h"
 #include "workloads/graph/graph-check.h"
 #include "workloads/graph/graph-schedule.h"
+#include "workloads/graph/pipeline-schedule.h"
 
 namespace hfsim {
 namespace {
@@ -35,7 +36,7 @@ Topology Ring(uint32_t npus) {
 
 ExecutionGraph BuildOrDie(const Model& model, const TrainingConfig& config,
                           const PipelineLayout& layout, const Topology& topology) {
-  auto graph = PipelineTrainingGraph(model, config, layout, topology);
+  auto graph = TrainingGraph(model, config, layout, topology);
   if (auto* reason = std::get_if<std::string>(&graph)) {
     ADD_FAILURE() << *reason;
     return {};
@@ -149,7 +150,7 @@ TEST(PipelineGraph, BytesSentEqualBytesReceivedAndGradientsReducedOnce) {
 TEST(PipelineGraph, RefusesLayoutsThatCannotRun) {
   auto reason = [](const Model& model, const TrainingConfig& config, const PipelineLayout& layout,
                    const Topology& topology) {
-    auto graph = PipelineTrainingGraph(model, config, layout, topology);
+    auto graph = TrainingGraph(model, config, layout, topology);
     return std::holds_alternative<std::string>(graph) ? std::get<std::string>(graph)
                                                       : std::string();
   };

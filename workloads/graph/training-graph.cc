@@ -1,220 +1,227 @@
 #include "workloads/graph/training-graph.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
 #include <numeric>
-#include <stdexcept>
+
+#include "workloads/graph/pipeline-rules.h"
+#include "workloads/graph/pipeline-schedule.h"
+#include "workloads/graph/rank-classes.h"
+#include "workloads/graph/stage-program.h"
+#include "workloads/graph/training-communicators.h"
 
 namespace hfsim {
 
 namespace {
 
-// Writes nodes into a program sized beforehand: a training graph has thousands of nodes and
-// sweeps build it once per evaluation, so each node is written once, in place.
-struct ProgramWriter {
-  GraphNode* next;
-  uint32_t position = 0;
-  uint32_t last_main = UINT32_MAX;  // previous node on stream 0
-  uint32_t last_background = UINT32_MAX;  // previous gradient collective on stream 1
+std::atomic<uint64_t> g_generated{0};
 
-  void Compute(GraphPhase phase, uint32_t layer, double duration_ns, bool continues = false) {
-    GraphNode& node = Add(phase, layer, 0, continues);
-    node.kind = GraphNodeKind::kCompute;
-    node.duration_ns = duration_ns;
-  }
-  void Collective(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream,
-                  bool continues = false) {
-    for (const CollectiveKind kind : SplitKinds(request)) {
-      SetCollective(Add(phase, layer, stream, continues), kind, request);
-      continues = continues || request.split;  // the second half follows the first
+// One micro-batch's work per rank: the loop's formulas with the micro-batch as the batch.
+// Measured times and explicit activation collectives are given per iteration: each micro-batch
+// takes its share (explicit sizes rounded up to a byte).
+TrainingIteration MicroBatchWork(const Model& model, const TrainingConfig& config, uint32_t m) {
+  if (m == 1) return BuildTrainingIteration(model, config);
+  TrainingConfig micro_config = config;
+  micro_config.global_batch_samples = config.global_batch_samples / m;
+  TrainingIteration micro = BuildTrainingIteration(model, micro_config);
+  for (uint32_t i = 0; i < model.layers.size(); ++i) {
+    const Layer& layer = model.layers[i];
+    LayerWork& work = micro.layers[i];
+    if (layer.forward_ns) work.forward_ns = *layer.forward_ns / m;
+    if (layer.input_grad_ns) work.input_grad_ns = *layer.input_grad_ns / m;
+    if (layer.weight_grad_ns) work.weight_grad_ns = *layer.weight_grad_ns / m;
+    if (layer.forward_comm && work.forward_comm) {
+      work.forward_comm->size_bytes = (layer.forward_comm->size_bytes + m - 1) / m;
+    }
+    if (layer.input_grad_comm && work.input_grad_comm) {
+      work.input_grad_comm->size_bytes = (layer.input_grad_comm->size_bytes + m - 1) / m;
     }
   }
-  // A collective on its own stream, issued when the main stream reaches this point (ZeRO-3's
-  // prefetched parameter gathers); returns its position.
-  uint32_t Ahead(GraphPhase phase, uint32_t layer, const CommRequest& request, uint32_t stream) {
-    SetCollective(Add(phase, layer, stream, false), request.kind, request);
-    return position - 1;
-  }
-  // Each node waits for the main stream's previous node: the program is sequential except for
-  // what runs on the background streams, which wait for the compute that made their data (and,
-  // by their stream, for the node before them on it).
-  GraphNode& Add(GraphPhase phase, uint32_t layer, uint32_t stream, bool continues) {
-    GraphNode& node = *next++;
-    node.id = position;
-    node.phase = phase;
-    node.layer = layer;
-    node.stream = stream;
-    node.continues_step = continues;
-    if (last_main != UINT32_MAX) node.deps.push_back(last_main);
-    if (stream == 0) last_main = position;
-    if (stream == 1) last_background = position;
-    ++position;
-    return node;
-  }
-};
-
-Communicator CommunicatorAlong(std::string name, const std::vector<uint32_t>& dimensions) {
-  Communicator comm;
-  comm.name = std::move(name);
-  comm.dimensions = dimensions;
-  return comm;
+  return micro;
 }
 
-// The groups of one side of a split: along each dimension a coordinate is tensor index + t x data
-// index; a tensor group shares every data index, a data group every tensor index. Groups are
-// numbered by the shared indices (a mixed-radix number), ranks ascending within each.
-Communicator SplitCommunicator(std::string name, const Topology& topology,
-                               const std::vector<uint32_t>& tensor_per_dimension, bool tensor) {
-  Communicator comm;
-  comm.name = std::move(name);
-  uint64_t group_count = 1;
-  for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
-    const uint32_t t = tensor_per_dimension[d];
-    group_count *= tensor ? topology.Dim(d).size / t : t;
+// Bytes a chunk ending with layer i passes on per micro-batch (and gets back as gradient): the
+// layer's whole output, from every tensor rank; a context rank's share of the tokens.
+std::vector<uint64_t> BoundaryBytes(const Model& model, const TrainingConfig& config,
+                                    const PipelineLayout& layout) {
+  const uint64_t micro_samples =
+      config.global_batch_samples / layout.micro_batches / config.data_parallel;
+  const uint64_t context = config.context_parallel;
+  std::vector<uint64_t> bytes;
+  bytes.reserve(model.layers.size());
+  for (const Layer& layer : model.layers) {
+    const uint64_t whole = micro_samples * layer.output_elements_per_sample *
+                           config.activation_bytes_per_element;
+    bytes.push_back((whole + context - 1) / context);
   }
-  comm.groups.resize(group_count);
-  for (uint64_t rank = 0; rank < topology.NpuCount(); ++rank) {
-    uint64_t group = 0, radix = 1;
-    for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
-      const uint32_t t = tensor_per_dimension[d];
-      const uint32_t c = topology.Coordinate(rank, d);
-      const uint32_t shared = tensor ? c / t : c % t;  // the index the group's members share
-      group += shared * radix;
-      radix *= tensor ? topology.Dim(d).size / t : t;
-    }
-    comm.groups[group].push_back(static_cast<uint32_t>(rank));
-  }
-  return comm;
+  return bytes;
 }
 
-// Every rank runs the one program; the graph is read against the fabric's dimension sizes.
-ExecutionGraph SymmetricGraph(const Topology& topology) {
-  ExecutionGraph graph;
-  graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
-  for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
+// The data x tensor loop: one stage, one micro-batch, every rank running the one program.
+ExecutionGraph LayerLoopGraph(ExecutionGraph graph, const StageWork& work,
+                              const PipelineLayout& layout) {
   RankClass& all = graph.classes.emplace_back();
-  all.ranks.resize(topology.NpuCount());
+  all.ranks.resize(graph.rank_count);
   std::iota(all.ranks.begin(), all.ranks.end(), 0u);
+  all.program.reserve(LayerLoopNodeCount(*work.micro));
+  WriteStageProgram(work, 0, StageSchedule(layout, 0), StagePeers{}, all.program);
+  return graph;
+}
+
+// Ranks composed from the parallel axes: one program per stage and context index, shared by its
+// T x D ranks, written for its first (lowest) rank; the i-th rank of one class talks to the i-th
+// of the next stage's, or of its ring neighbour's, which must be the rank with the same t and d.
+// Composed ranks keep that order in every class (each is the first's shifted by a stride); an
+// explicit placement may not, and then every rank gets a program of its own.
+std::variant<ExecutionGraph, std::string> ComposedGraph(
+    ExecutionGraph graph, const StageWork& work, const PipelineLayout& layout,
+    const TrainingConfig& config, const RankPlacement& placement, const Topology& topology,
+    uint64_t max_nodes) {
+  const uint32_t p = layout.pipeline, context = config.context_parallel;
+  const uint32_t tensor = config.tensor_parallel, data = config.data_parallel;
+  const uint64_t members = uint64_t{tensor} * data;
+  // Per class, its NPUs ascending with each one's tensor and data index (t + T d).
+  auto members_of = [&](uint32_t s, uint32_t c) {
+    std::vector<std::pair<uint32_t, uint32_t>> ranks;
+    ranks.reserve(members);
+    for (uint32_t dd = 0; dd < data; ++dd) {
+      for (uint32_t tt = 0; tt < tensor; ++tt) {
+        ranks.emplace_back(placement.NpuOf(tt, c, dd, s), tt + tensor * dd);
+      }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  };
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> class_members;
+  class_members.reserve(uint64_t{p} * context);
+  bool shared = true;
+  for (uint32_t s = 0; s < p; ++s) {
+    for (uint32_t c = 0; c < context; ++c) {
+      const auto& ranks = class_members.emplace_back(members_of(s, c));
+      shared =
+          shared && std::equal(ranks.begin(), ranks.end(), class_members.front().begin(),
+                               [](const auto& a, const auto& b) { return a.second == b.second; });
+    }
+  }
+  for (uint32_t s = 0; s < p; ++s) {
+    const std::vector<StageStep> steps = StageSchedule(layout, s);
+    for (uint32_t c = 0; c < context; ++c) {
+      const auto& ranks = class_members[uint64_t{s} * context + c];
+      // The ranks a program is written for: the class's first, or each one.
+      for (uint64_t writer = 0; writer < (shared ? 1 : members); ++writer) {
+        const uint32_t key = ranks[writer].second;
+        const uint32_t t = key % tensor, d = key / tensor;
+        RankClass& rank_class = graph.classes.emplace_back();
+        if (shared) {
+          for (const auto& rank : ranks) rank_class.ranks.push_back(rank.first);
+        } else {
+          rank_class.ranks.push_back(ranks[writer].first);
+        }
+        StagePeers peers;
+        for (uint32_t stage = 0; stage < p; ++stage) {
+          peers.stage_rank.push_back(placement.NpuOf(t, c, d, stage));
+        }
+        // Ring attention: keys and values go to the next context rank.
+        peers.ring = {placement.NpuOf(t, (c + 1) % context, d, s),
+                      placement.NpuOf(t, (c + context - 1) % context, d, s)};
+        WriteStageProgram(work, s, steps, peers, rank_class.program);
+        // Programs of their own for every rank: refused past the node budget, estimated from
+        // the first program before the others are written.
+        if (!shared && graph.classes.size() == 1 &&
+            rank_class.program.size() * uint64_t{graph.rank_count} > max_nodes) {
+          return fmt::format(
+              "the placement puts stages' ranks in different orders, so every rank needs a "
+              "program of its own, and the graph would hold about {} nodes, above {}; accepted: "
+              "a placement that keeps each stage's ranks in the same order of tensor and data "
+              "index, or fewer micro-batches",
+              rank_class.program.size() * uint64_t{graph.rank_count}, max_nodes);
+        }
+      }
+    }
+  }
+  // Stages whose ranks sit differently on the fabric (groups of other shapes, sends crossing
+  // other dimensions) are told apart here, so the engines can time a class by its first rank.
+  if (!RefineRankClasses(graph, topology, max_nodes)) {
+    return fmt::format(
+        "the stages' ranks sit on the fabric so unevenly (their groups or their sends to the "
+        "next stage differ in shape) that they need programs of their own, and the graph would "
+        "hold more than {} nodes; accepted: degrees whose groups line up with the dimensions, "
+        "or fewer micro-batches",
+        max_nodes);
+  }
   return graph;
 }
 
 }  // namespace
 
-ExecutionGraph TrainingGraph(TrainingIteration iteration, const Topology& topology,
-                             const std::vector<uint32_t>& data_dimensions,
-                             const std::vector<uint32_t>& tensor_dimensions,
-                             const std::vector<uint32_t>& tensor_per_dimension) {
-  ExecutionGraph graph = SymmetricGraph(topology);
-  if (tensor_per_dimension.empty()) {
-    graph.communicators.push_back(CommunicatorAlong("data", data_dimensions));
-    graph.communicators.push_back(CommunicatorAlong("tensor", tensor_dimensions));
-  } else {
-    graph.communicators.push_back(SplitCommunicator("data", topology, tensor_per_dimension, false));
-    graph.communicators.push_back(SplitCommunicator("tensor", topology, tensor_per_dimension, true));
+std::variant<ExecutionGraph, std::string> TrainingGraph(const Model& model,
+                                                        const TrainingConfig& config,
+                                                        const PipelineLayout& layout,
+                                                        const Topology& topology,
+                                                        const DimensionPlacement* along_dimensions,
+                                                        uint64_t max_nodes) {
+  g_generated.fetch_add(1, std::memory_order_relaxed);
+  if (auto reason = TrainingLayoutRefusal(model, config, layout, topology.NpuCount())) {
+    return *reason;
   }
-  size_t node_count = 0;
-  graph.layers.reserve(iteration.layers.size());
-  auto nodes_of = [](const std::optional<CommRequest>& comm) -> size_t {
-    return comm ? SplitKinds(*comm).size() : 0;
-  };
-  for (LayerWork& layer : iteration.layers) {
-    if (layer.forward_expert || layer.expert_grad_comm) {
-      throw std::invalid_argument("TrainingGraph: expert parallelism runs in PipelineTrainingGraph");
-    }
-    graph.layers.push_back(std::move(layer.name));
-    node_count += 3 + nodes_of(layer.forward_comm) + nodes_of(layer.input_grad_comm) +
-                  nodes_of(layer.weight_grad_comm) + nodes_of(layer.forward_gather) +
-                  nodes_of(layer.backward_gather) + nodes_of(layer.step_gather);
+  if (along_dimensions && (layout.pipeline != 1 || layout.micro_batches != 1 ||
+                           config.context_parallel != 1 || config.expert_parallel != 1 ||
+                           !layout.placement.empty())) {
+    return std::string(
+        "ranks placed along dimension lists run without a pipeline, context or expert "
+        "parallelism and without an explicit placement");
   }
-  std::vector<GraphNode>& program = graph.classes[0].program;
-  program.resize(node_count);
-  ProgramWriter writer{program.data()};
-  const uint32_t layers = static_cast<uint32_t>(iteration.layers.size());
-  const std::vector<LayerWork>& work = iteration.layers;
-  // ZeRO-3's parameter gathers. Prefetched, they run on stream 2, one layer ahead: a layer's
-  // gather is issued when the compute of the layer before it (in the pass's order) starts, and
-  // the layer's compute waits for it. Otherwise each runs on the main stream just before its
-  // layer. `gathered[i]`: the position of layer i's gather in the current pass.
-  constexpr uint32_t kGatherStream = 2;
-  std::vector<uint32_t> gathered(layers, UINT32_MAX);
-  auto gather = [&](uint32_t i, bool forward) {
-    const std::optional<CommRequest>& request =
-        forward ? work[i].forward_gather : work[i].backward_gather;
-    if (!request || gathered[i] != UINT32_MAX) return;
-    if (iteration.prefetch_parameters) {
-      gathered[i] = writer.Ahead(GraphPhase::kCollective, i, *request, kGatherStream);
-    } else {
-      writer.Collective(GraphPhase::kCollective, i, *request, 0);
-    }
-  };
-  // Before layer i's compute in a pass: its own gather, and with prefetch the next one's.
-  auto gathers_before = [&](uint32_t i, bool forward) {
-    gather(i, forward);
-    if (!iteration.prefetch_parameters) return;
-    if (forward) {
-      for (uint32_t j = i + 1; j < layers; ++j) {
-        if (work[j].forward_gather) {
-          gather(j, true);
-          break;
-        }
-      }
-    } else {
-      for (uint32_t j = i; j-- > 0;) {
-        if (work[j].backward_gather) {
-          gather(j, false);
-          break;
-        }
-      }
-    }
-  };
-  auto wait_for_gather = [&](uint32_t i) {
-    if (gathered[i] != UINT32_MAX) program[writer.position - 1].deps.push_back(gathered[i]);
-  };
-  for (uint32_t i = 0; i < layers; ++i) {
-    const LayerWork& layer = work[i];
-    gathers_before(i, true);
-    writer.Compute(GraphPhase::kForward, i, layer.forward_ns);
-    wait_for_gather(i);
-    if (layer.forward_comm) writer.Collective(GraphPhase::kForward, i, *layer.forward_comm, 0, true);
+  const uint32_t chunks = layout.pipeline * layout.virtual_stages;
+  TrainingIteration micro = MicroBatchWork(model, config, layout.micro_batches);
+  StageWork work;
+  work.micro = &micro;
+  work.boundary = PipelineChunks(model, config, chunks);
+  // Buckets never span two chunks: each chunk's gradients are ready at a different time.
+  for (uint32_t k = 0; k < chunks; ++k) {
+    BucketGradients(micro.layers, work.boundary[k], work.boundary[k + 1], config.bucket_bytes);
   }
-  std::fill(gathered.begin(), gathered.end(), UINT32_MAX);
-  const uint32_t gradient_stream = iteration.overlap == OverlapMode::kNone ? 0 : 1;
-  for (uint32_t i = layers; i-- > 0;) {
-    const LayerWork& layer = work[i];
-    gathers_before(i, false);
-    writer.Compute(GraphPhase::kInputGrad, i, layer.input_grad_ns);
-    wait_for_gather(i);
-    if (layer.input_grad_comm) {
-      writer.Collective(GraphPhase::kInputGrad, i, *layer.input_grad_comm, 0, true);
-    }
-    writer.Compute(GraphPhase::kWeightGrad, i, layer.weight_grad_ns, true);
-    if (layer.weight_grad_comm) {
-      writer.Collective(GraphPhase::kWeightGrad, i, *layer.weight_grad_comm, gradient_stream);
-    }
-  }
-  // ZeRO-1/2: once every gradient is reduced and the step taken, the updated parameters are
-  // gathered, layer by layer (bucket by bucket), before the next iteration can start.
-  bool first_gather = true;
-  for (uint32_t i = 0; i < layers; ++i) {
-    if (!work[i].step_gather) continue;
-    writer.Collective(GraphPhase::kWeightGrad, i, *work[i].step_gather, 0);
-    if (first_gather && writer.last_background != UINT32_MAX) {
-      program[writer.position - 1].deps.push_back(writer.last_background);
-    }
-    first_gather = false;
-  }
-  return graph;
+  if (chunks > 1) work.boundary_bytes = BoundaryBytes(model, config, layout);
+  work.pipeline = layout.pipeline;
+  work.context = config.context_parallel;
+  work.overlap = config.overlap == OverlapMode::kBackward;
+  work.form = along_dimensions ? ProgramForm::kLayerLoop : ProgramForm::kMegatron;
+
+  ExecutionGraph graph;
+  graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
+  for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
+  graph.layers.reserve(model.layers.size());
+  for (const Layer& layer : model.layers) graph.layers.push_back(layer.name);
+  const RankPlacement placement = along_dimensions
+                                      ? RankPlacement::AlongDimensions(topology, *along_dimensions)
+                                      : RankPlacement::Composed(config, layout);
+  graph.communicators = TrainingCommunicators(placement, config, layout.pipeline);
+  if (along_dimensions) return LayerLoopGraph(std::move(graph), work, layout);
+  return ComposedGraph(std::move(graph), work, layout, config, placement, topology, max_nodes);
 }
 
 ExecutionGraph CollectiveGraph(CollectiveKind kind, uint64_t size_bytes, const Topology& topology,
                                const std::vector<uint32_t>& dimensions) {
-  ExecutionGraph graph = SymmetricGraph(topology);
-  graph.communicators.push_back(CommunicatorAlong("all", dimensions));
+  g_generated.fetch_add(1, std::memory_order_relaxed);
+  ExecutionGraph graph;
+  graph.rank_count = static_cast<uint32_t>(topology.NpuCount());
+  for (const Dimension& dim : topology.Dimensions()) graph.dimension_sizes.push_back(dim.size);
+  Communicator& all = graph.communicators.emplace_back();
+  all.name = "all";
+  all.dimensions = dimensions;
+  RankClass& every = graph.classes.emplace_back();
+  every.ranks.resize(topology.NpuCount());
+  std::iota(every.ranks.begin(), every.ranks.end(), 0u);
   GraphNode node;
   node.kind = GraphNodeKind::kCollective;
   node.phase = GraphPhase::kCollective;
   node.collective = kind;
   node.size_bytes = size_bytes;
-  graph.classes[0].program.push_back(std::move(node));
+  every.program.push_back(std::move(node));
   return graph;
 }
+
+uint64_t GeneratedGraphCount() { return g_generated.load(std::memory_order_relaxed); }
 
 }  // namespace hfsim

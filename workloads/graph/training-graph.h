@@ -1,65 +1,60 @@
-// Generators that turn today's workloads into execution graphs: a data x tensor training
-// iteration (workloads/training-loop.h) and a lone collective. All NPUs run the same program,
-// so each graph has one rank class holding every rank.
+// The training generator: one training iteration of a model, with tensor, data, context,
+// expert and pipeline parallelism, as an execution graph. One generator for every layout:
+// the data x tensor loop over dimension lists (LIBRA's) is the pipeline of one stage and one
+// micro-batch with its ranks placed along the fabric's dimensions. Its seams, each in its own
+// file:
+//   - parallel-layout.h: the parallel axes, their order, the pipeline's stages and schedule;
+//   - pipeline-rules.h: what a layout must keep to run (the loader refuses the same);
+//   - rank-placement.h: which NPU runs each rank;
+//   - training-communicators.h: the data, tensor and expert groups;
+//   - pipeline-schedule.h: the chunks and each stage's order of forward and backward steps;
+//   - stage-program.h: one rank class's program, step by step, with its gradients;
+//   - ring-attention.h, parameter-gathers.h: context parallelism's blocks, ZeRO-3's gathers.
+//
+// Ranks whose programs are the same share one (a rank class): without a pipeline or context
+// every rank; with them one program per stage and context index, its T x D ranks sharing it
+// (the i-th rank of one class talks to the i-th of the next stage's, or of its ring
+// neighbour's: the rank with the same tensor and data indices). Where the fabric places a
+// class's ranks unevenly (groups of different shapes, sends crossing different dimensions),
+// RefineRankClasses tells them apart.
+//
+// Measured layer times and explicit activation collectives are per iteration: each
+// micro-batch takes 1/m of them. A chunk passes on its last layer's whole output (no scatter
+// over the tensor group; with context parallelism, the rank's share of the tokens). Gradient
+// buckets (TrainingConfig::bucket_bytes) stay within a chunk.
 #pragma once
 
-#include <array>
-#include <vector>
+#include <cstdint>
+#include <string>
+#include <variant>
 
-#include "workloads/graph/execution-graph.h"
-#include "workloads/training-loop.h"
 #include "topologies/topology.h"
+#include "workloads/graph/execution-graph.h"
+#include "workloads/graph/parallel-layout.h"
+#include "workloads/graph/rank-placement.h"
+#include "workloads/layer.h"
+#include "workloads/training-loop.h"
 
 namespace hfsim {
 
-/// The collectives a request runs as, in order: itself, or for a split all-reduce (sequence
-/// parallelism) an all-gather and then a reduce-scatter of the same buffer. No allocation:
-/// generators call it for every collective they write.
-struct CollectiveSequence {
-  std::array<CollectiveKind, 2> kinds;
-  uint32_t count;
-  const CollectiveKind* begin() const { return kinds.data(); }
-  const CollectiveKind* end() const { return kinds.data() + count; }
-  uint32_t size() const { return count; }
-};
-inline CollectiveSequence SplitKinds(const CommRequest& request) {
-  if (!request.split) return {{request.kind, request.kind}, 1};
-  return {{CollectiveKind::kAllGather, CollectiveKind::kReduceScatter}, 2};
-}
-
-/// Makes `node` the collective `kind` (one of SplitKinds(request)) of `request`, on the
-/// training generators' communicators, numbered as ParallelGroup: 0 "data", 1 "tensor" and,
-/// with expert parallelism, 2 "expert", 3 "expert_data".
-inline void SetCollective(GraphNode& node, CollectiveKind kind, const CommRequest& request) {
-  node.kind = GraphNodeKind::kCollective;
-  node.collective = kind;
-  node.size_bytes = request.size_bytes;
-  node.communicator = static_cast<uint32_t>(request.group);
-  node.count = request.count;
-}
-
-/// One training iteration per NPU: per layer, forward compute then its tensor-parallel
-/// collectives; backward in reverse, input-gradient compute, its collectives, weight-gradient
-/// compute, then the data-parallel gradient collective. Without overlap every node waits for
-/// the one before it (one stream). With OverlapMode::kBackward the gradient collectives run on
-/// stream 1, one at a time in the order their gradients are ready, beside backward compute.
-/// Communicators: 0 "data" over data_dimensions, 1 "tensor" over tensor_dimensions. A layer's
-/// forward compute and its collectives form one step, as do its input-gradient compute, their
-/// collectives and its weight-gradient compute (GraphNode::continues_step).
-///
-/// `tensor_per_dimension` (empty, or one entry per dimension dividing its size): the tensor
-/// group's NPUs along each dimension, the data group getting the rest; then groups are listed
-/// explicitly, the tensor index varying fastest within each dimension (Megatron's order):
-/// coordinate c = tensor index + t x data index, so tensor groups are contiguous blocks and data
-/// groups are strided. The iteration is taken by value: its layer names move into the graph.
-ExecutionGraph TrainingGraph(TrainingIteration iteration, const Topology& topology,
-                             const std::vector<uint32_t>& data_dimensions,
-                             const std::vector<uint32_t>& tensor_dimensions,
-                             const std::vector<uint32_t>& tensor_per_dimension = {});
+/// One iteration of `model` on `topology`. `along_dimensions` given: ranks placed along those
+/// dimension lists, `layout` then the default (one stage, one micro-batch, Megatron's order, no
+/// placement); otherwise ranks composed from the parallel axes as `layout` says. `config` gives
+/// the whole batch and the degrees. Returns the reason, as text naming what does not fit, when
+/// the layout cannot run (pipeline-rules.h), or when its ranks sit so unevenly that the graph
+/// would hold more than `max_nodes` nodes.
+std::variant<ExecutionGraph, std::string> TrainingGraph(
+    const Model& model, const TrainingConfig& config, const PipelineLayout& layout,
+    const Topology& topology, const DimensionPlacement* along_dimensions = nullptr,
+    uint64_t max_nodes = UINT64_MAX);
 
 /// One collective over `dimensions` (in the order its stages visit them) on every NPU;
 /// communicator 0 "all".
 ExecutionGraph CollectiveGraph(CollectiveKind kind, uint64_t size_bytes, const Topology& topology,
                                const std::vector<uint32_t>& dimensions);
+
+/// How many graphs the generators above have made in this process (TrainingGraph and
+/// CollectiveGraph, successful or refused): tests hold a run to one.
+uint64_t GeneratedGraphCount();
 
 }  // namespace hfsim

@@ -1,0 +1,57 @@
+// How a training job is laid out over its ranks: the parallel axes a rank id is made of (tensor,
+// context, expert, data, pipeline stage), the order that composes them, an explicit placement of
+// rank ids on NPUs, and the pipeline's stages, micro-batches and schedule. Plain data: the
+// loader fills it (sim/scenario/pipeline-section.h), the training generator (training-graph.h)
+// and the memory estimate (workloads/memory-estimate.h) read it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+enum class PipelineSchedule : uint8_t { kGPipe, kOneFOneB, kInterleaved };
+inline constexpr PipelineSchedule kAllPipelineSchedules[] = {
+    PipelineSchedule::kGPipe, PipelineSchedule::kOneFOneB, PipelineSchedule::kInterleaved};
+/// The schedule's name in scenarios and reports: "gpipe", "1f1b", "interleaved".
+std::string_view ToString(PipelineSchedule schedule);
+
+/// The parallel dimensions a rank id is made of. Expert parallelism splits the data degree D
+/// into E expert ranks (kExpert) times D / E copies of the experts (kData).
+enum class ParallelAxis : uint8_t { kTensor, kContext, kExpert, kData, kPipeline };
+inline constexpr size_t kParallelAxes = 5;
+/// The axis's name in scenarios: "tensor", "context", "expert", "data", "pipeline".
+std::string_view ToString(ParallelAxis axis);
+/// Megatron-core's default order (tp-cp-ep-dp-pp): the first listed varies fastest.
+inline constexpr std::array<ParallelAxis, kParallelAxes> kMegatronOrder = {
+    ParallelAxis::kTensor, ParallelAxis::kContext, ParallelAxis::kExpert, ParallelAxis::kData,
+    ParallelAxis::kPipeline};
+
+struct PipelineLayout {
+  uint32_t pipeline = 1;
+  uint32_t micro_batches = 1;
+  /// Model chunks per stage; above 1 only with kInterleaved.
+  uint32_t virtual_stages = 1;
+  PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
+  /// How rank ids are composed: the first axis varies fastest (a permutation of all five).
+  std::array<ParallelAxis, kParallelAxes> order = kMegatronOrder;
+  /// Explicit placement: rank id r (as `order` composes it) runs on NPU placement[r], a
+  /// permutation of the NPUs; empty: on NPU r. Any grouping of ranks can be given this way.
+  std::vector<uint32_t> placement;
+};
+
+/// The degree of each parallel axis (indexed by ParallelAxis): tensor, context, expert, the
+/// data degree's copies of the experts (data / expert), pipeline.
+std::array<uint32_t, kParallelAxes> AxisDegrees(const TrainingConfig& config,
+                                                const PipelineLayout& layout);
+/// The stride of each axis in a rank id (indexed by ParallelAxis): the product of the degrees
+/// of the axes `layout.order` lists before it.
+std::array<uint64_t, kParallelAxes> AxisStrides(const TrainingConfig& config,
+                                                const PipelineLayout& layout);
+
+}  // namespace hfsim

@@ -1,0 +1,55 @@
+// What each pipeline stage runs, in which order: the model cut into chunks (one or more per
+// stage), and the schedule's sequence of forward and backward steps, one micro-batch through one
+// chunk each. One definition of the schedules' rules, read by the training generator
+// (training-graph.h) and the memory estimate (workloads/memory-estimate.h) alike:
+//   - GPipe: every forward, then every backward;
+//   - 1F1B (PipeDream-Flush): p - s - 1 forwards to fill the pipeline, then one forward and one
+//     backward in turn, then the remaining backwards;
+//   - interleaved 1F1B: the same with v chunks per stage, in Megatron-LM's order
+//     (megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
+//     (p - s - 1) x 2 + (v - 1) x p warm-up steps; step k runs chunk (k mod pv) / p, reversed
+//     for backward, on micro-batch (k / pv) p + k mod p). It needs a micro-batch count that is
+//     a multiple of p.
+// A job without a pipeline is the pipeline of one stage and one micro-batch: one forward step,
+// then one backward step, through one chunk holding every layer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "workloads/graph/parallel-layout.h"
+#include "workloads/layer.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+/// One step of a stage's schedule: a forward or backward pass of one micro-batch through one of
+/// the stage's chunks (0 .. virtual_stages - 1).
+struct StageStep {
+  bool forward;
+  uint32_t micro_batch;
+  uint32_t chunk;
+};
+
+/// Forward steps stage `stage` runs before its first backward, as the schedule counts them
+/// (Megatron's num_warmup_microbatches before it is capped by the steps there are): GPipe all
+/// m of them, 1F1B p - s - 1, interleaved (p - s - 1) x 2 + (v - 1) x p.
+uint64_t WarmupSteps(const PipelineLayout& layout, uint32_t stage);
+
+/// The forward and backward steps of stage `stage`, in the order it runs them (2 m v steps).
+std::vector<StageStep> StageSchedule(const PipelineLayout& layout, uint32_t stage);
+
+/// Cuts `cost.size()` layers into `chunks` contiguous, non-empty chunks so that the costliest
+/// chunk costs as little as possible (a pipeline runs at the pace of its slowest stage).
+/// Returns chunks + 1 boundaries: chunk k is layers [b[k], b[k + 1]). Layers of no cost (an
+/// embedding, a norm) join their neighbours; with every cost 0, layers are counted instead.
+std::vector<uint32_t> BalancedChunks(const std::vector<double>& cost, uint32_t chunks);
+
+/// The chunks of a pipeline over `model`: balanced by each layer's forward and backward compute
+/// as the training loop prices it (BuildTrainingIteration), so GPT-3's 96 blocks split 4 per
+/// chunk over 24 chunks with the embedding on the first and the LM head on the last, as
+/// Megatron places them. Needs at least `chunks` layers. Chunk k runs on stage k mod p.
+std::vector<uint32_t> PipelineChunks(const Model& model, const TrainingConfig& config,
+                                     uint32_t chunks);
+
+}  // namespace hfsim

@@ -1,0 +1,199 @@
+#include "workloads/graph/stage-program.h"
+
+#include "workloads/graph/parameter-gathers.h"
+#include "workloads/graph/program-writer.h"
+
+namespace hfsim {
+
+namespace {
+
+// The streams of each form (stage-program.h). The layer loop has no sends and no ring.
+constexpr ProgramStreams kLoopStreams{kNoNode, kNoNode, 1, 2, kNoNode, kNoNode, kNoNode, kNoNode};
+constexpr ProgramStreams kMegatronStreams{1, 2, 3, 8, 4, 5, 6, 7};
+
+class StageWriter {
+ public:
+  StageWriter(const StageWork& work, uint32_t stage, const StagePeers& peers,
+              std::vector<GraphNode>& program)
+      : m_work(work),
+        m_layers(work.micro->layers),
+        m_stage(stage),
+        m_peers(peers),
+        m_loop(work.form == ProgramForm::kLayerLoop),
+        m_streams(m_loop ? kLoopStreams : kMegatronStreams),
+        m_out(program, m_loop),
+        m_gathers(m_layers, work.micro->prefetch_parameters, m_streams.gather, m_out),
+        m_last_weight_grad(m_layers.size(), kNoNode) {}
+
+  void Step(const StageStep& step) {
+    const uint32_t k = step.chunk * m_work.pipeline + m_stage;  // the model chunk
+    if (step.forward) {
+      Forward(k);
+    } else {
+      Backward(k);
+    }
+  }
+
+  // After the last step: Megatron's form reduces every layer's gradients here, last layer first
+  // (the order backward finishes them). Then ZeRO-1/2's gathers of the updated parameters on the
+  // main stream, once every gradient is reduced.
+  void Finish() {
+    if (!m_loop) {
+      for (uint32_t i = static_cast<uint32_t>(m_layers.size()); i-- > 0;) {
+        if (m_last_weight_grad[i] != kNoNode) ReduceGradients(i);
+      }
+    }
+    for (uint32_t i = 0; i < m_layers.size(); ++i) {
+      if (m_last_weight_grad[i] == kNoNode) continue;
+      for (const auto* request : {&m_layers[i].step_gather, &m_layers[i].expert_step_gather}) {
+        if (!*request) continue;
+        const uint32_t at =
+            m_out.Collective(GraphPhase::kWeightGrad, i, **request, kMainStream, false);
+        if (m_work.overlap) m_out.Wait(at, m_last_gradient);
+        m_last_gradient = kNoNode;
+      }
+    }
+  }
+
+ private:
+  uint32_t Chunks() const { return static_cast<uint32_t>(m_work.boundary.size() - 1); }
+  uint32_t Send(uint32_t peer, uint64_t tag, uint32_t layer, uint32_t after) {
+    const uint32_t sent = m_out.PointToPoint(GraphNodeKind::kSend, peer, tag,
+                                             m_work.boundary_bytes[layer], m_streams.send);
+    m_out.Wait(sent, after);
+    return sent;
+  }
+  uint32_t Receive(uint32_t peer, uint64_t tag, uint32_t layer) {
+    return m_out.PointToPoint(GraphNodeKind::kRecv, peer, tag, m_work.boundary_bytes[layer],
+                              m_streams.recv);
+  }
+  // The stage before chunk k's and the one after (activations into chunk k travel with tag 2k,
+  // gradients out of chunk k with 2k + 1).
+  uint32_t PreviousRank(uint32_t k) const {
+    return m_peers.stage_rank[(k + Chunks() - 1) % Chunks() % m_work.pipeline];
+  }
+  uint32_t NextRank(uint32_t k) const { return m_peers.stage_rank[(k + 1) % m_work.pipeline]; }
+  // The first compute of a layer waits for what the step received.
+  void WaitForReceive(uint32_t node) {
+    m_out.Wait(node, m_received);
+    m_received = kNoNode;
+  }
+
+  void Forward(uint32_t k) {
+    const uint32_t lo = m_work.boundary[k], hi = m_work.boundary[k + 1];
+    if (k > 0) m_received = Receive(PreviousRank(k), 2 * uint64_t{k}, lo - 1);
+    m_gathers.StartPass(true, lo, hi);
+    uint32_t last = kNoNode;
+    for (uint32_t i = lo; i < hi; ++i) {
+      const LayerWork& work = m_layers[i];
+      const bool ring = work.context_kv_bytes > 0;
+      m_gathers.Before(i);
+      last = m_out.Compute(GraphPhase::kForward, i,
+                           work.forward_ns - (ring ? work.attention_forward_ns : 0.0), false);
+      m_gathers.WaitFor(i, last);
+      WaitForReceive(last);
+      if (ring) {
+        last = WriteAttentionRing(m_out, m_streams, work, i, true, last, m_work.context,
+                                  m_peers.ring);
+      }
+      if (work.forward_comm) {
+        last = m_out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, !ring);
+      }
+      if (work.forward_expert) {
+        last = m_out.Collective(GraphPhase::kForward, i, *work.forward_expert, kMainStream, true);
+      }
+    }
+    if (k + 1 < Chunks()) Send(NextRank(k), 2 * (uint64_t{k} + 1), hi - 1, last);
+  }
+
+  void Backward(uint32_t k) {
+    const uint32_t lo = m_work.boundary[k], hi = m_work.boundary[k + 1];
+    if (k + 1 < Chunks()) m_received = Receive(NextRank(k), 2 * (uint64_t{k} + 1) + 1, hi - 1);
+    m_gathers.StartPass(false, lo, hi);
+    uint32_t last = kNoNode;
+    for (uint32_t i = hi; i-- > lo;) {
+      const LayerWork& work = m_layers[i];
+      const bool ring = work.context_kv_bytes > 0;
+      m_gathers.Before(i);
+      bool continues = false;
+      if (ring) {
+        // The attention core's blocks first, then the rest once the key/value gradients are
+        // home.
+        const uint32_t start = m_out.Compute(GraphPhase::kInputGrad, i, 0.0, false);
+        m_gathers.WaitFor(i, start);
+        WaitForReceive(start);
+        const uint32_t home = WriteAttentionRing(m_out, m_streams, work, i, false, start,
+                                                 m_work.context, m_peers.ring);
+        last = m_out.Compute(GraphPhase::kInputGrad, i,
+                             work.input_grad_ns - work.attention_input_grad_ns, false);
+        m_out.Wait(last, home);
+      } else {
+        last = m_out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
+        m_gathers.WaitFor(i, last);
+        WaitForReceive(last);
+        continues = true;
+      }
+      if (work.input_grad_comm) {
+        last = m_out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream,
+                                continues);
+      }
+      if (work.input_grad_expert) {
+        last = m_out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_expert, kMainStream,
+                                true);
+      }
+      last = m_out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, continues);
+      m_last_weight_grad[i] = last;
+      if (m_loop) ReduceGradients(i);
+    }
+    if (k > 0) Send(PreviousRank(k), 2 * uint64_t{k} + 1, lo - 1, last);
+  }
+
+  // Layer i's gradients: its own over the data group, its routed experts' over the expert-data
+  // group. On a background stream they wait for the layer's last weight-gradient compute.
+  void ReduceGradients(uint32_t i) {
+    const LayerWork& work = m_layers[i];
+    for (const auto* request : {&work.weight_grad_comm, &work.expert_grad_comm}) {
+      if (!*request) continue;
+      const uint32_t stream = m_work.overlap ? m_streams.gradient : kMainStream;
+      const uint32_t at = m_out.Collective(GraphPhase::kWeightGrad, i, **request, stream, false);
+      if (m_work.overlap && !m_loop) m_out.Wait(at, m_last_weight_grad[i]);
+      m_last_gradient = at;
+    }
+  }
+
+  const StageWork& m_work;
+  const std::vector<LayerWork>& m_layers;
+  uint32_t m_stage;
+  const StagePeers& m_peers;
+  bool m_loop;
+  ProgramStreams m_streams;
+  ProgramWriter m_out;
+  ParameterGathers m_gathers;
+  std::vector<uint32_t> m_last_weight_grad;  ///< per layer of this stage: its last one
+  uint32_t m_received = kNoNode;             ///< what the current step received, until used
+  uint32_t m_last_gradient = kNoNode;        ///< the last gradient collective written
+};
+
+}  // namespace
+
+uint64_t LayerLoopNodeCount(const TrainingIteration& work) {
+  auto nodes_of = [](const std::optional<CommRequest>& comm) -> uint64_t {
+    return comm ? SplitKinds(*comm).size() : 0;
+  };
+  uint64_t count = 0;
+  for (const LayerWork& layer : work.layers) {
+    count += 3 + nodes_of(layer.forward_comm) + nodes_of(layer.input_grad_comm) +
+             nodes_of(layer.weight_grad_comm) + nodes_of(layer.forward_gather) +
+             nodes_of(layer.backward_gather) + nodes_of(layer.step_gather);
+  }
+  return count;
+}
+
+void WriteStageProgram(const StageWork& work, uint32_t stage, const std::vector<StageStep>& steps,
+                       const StagePeers& peers, std::vector<GraphNode>& program) {
+  StageWriter writer(work, stage, peers, program);
+  for (const StageStep& step : steps) writer.Step(step);
+  writer.Finish();
+}
+
+}  // namespace hfsim
