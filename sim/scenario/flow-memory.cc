@@ -35,7 +35,7 @@ FlowMemoryEstimate EstimateFlowMemory(const Scenario& scenario) {
   // The graph the loader placed: its groups' shapes give each collective's schedules.
   const PlacedGraph& placed = *PlacedGraphOf(scenario);
   const CommunicationSpec& comm = scenario.communication;
-  const double npus = static_cast<double>(pricing.Graph().rank_count);
+  const double npus = static_cast<double>(placed.Graph().rank_count);
   // The executor's cache key: kind, algorithm and the group's size along the stage.
   std::set<std::tuple<CollectiveKind, CollectiveAlgorithm, uint32_t>> schedules;
   for (const RankClass& rank_class : placed.Graph().classes) {
