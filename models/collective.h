@@ -23,12 +23,20 @@ enum class CollectiveAlgorithm {
   kInNetwork,
 };
 
-/// Scenario spellings: "all_reduce", "reduce_scatter", "all_gather", "all_to_all".
-std::string_view ToString(CollectiveKind kind);
-std::optional<CollectiveKind> ParseCollectiveKind(std::string_view text);
-/// Scenario spellings: "ring", "direct", "halving_doubling", "double_binary_tree", "in_network".
-std::string_view ToString(CollectiveAlgorithm algorithm);
-std::optional<CollectiveAlgorithm> ParseCollectiveAlgorithm(std::string_view text);
+/// Scenario spellings, in the order messages list them.
+inline constexpr NameTable<CollectiveAlgorithm, 5> kCollectiveAlgorithmNames = {{
+    {CollectiveAlgorithm::kRing, "ring"},
+    {CollectiveAlgorithm::kDirect, "direct"},
+    {CollectiveAlgorithm::kHalvingDoubling, "halving_doubling"},
+    {CollectiveAlgorithm::kDoubleBinaryTree, "double_binary_tree"},
+    {CollectiveAlgorithm::kInNetwork, "in_network"},
+}};
+inline std::string_view ToString(CollectiveAlgorithm algorithm) {
+  return NameIn(kCollectiveAlgorithmNames, algorithm);
+}
+inline std::optional<CollectiveAlgorithm> ParseCollectiveAlgorithm(std::string_view text) {
+  return ParseIn(kCollectiveAlgorithmNames, text);
+}
 
 /// Why `algorithm` cannot run `kind` on `peers` NPUs (e.g. halving-doubling on 6 peers), or
 /// nullopt when it can. The scenario loader turns this into an error naming the JSON path.

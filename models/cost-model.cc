@@ -4,20 +4,6 @@
 
 namespace hfsim {
 
-std::string_view ToString(CostClass cost_class) {
-  switch (cost_class) {
-    case CostClass::kChiplet:
-      return "chiplet";
-    case CostClass::kPackage:
-      return "package";
-    case CostClass::kNode:
-      return "node";
-    case CostClass::kPod:
-      return "pod";
-  }
-  return "?";
-}
-
 DimensionPrices LibraPrices(CostClass cost_class) {
   switch (cost_class) {
     case CostClass::kChiplet:

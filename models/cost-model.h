@@ -19,14 +19,22 @@
 #include <utility>
 #include <vector>
 
+#include "base/name-table.h"
 #include "topologies/dimension.h"
 
 namespace hfsim {
 
 enum class CostClass { kChiplet, kPackage, kNode, kPod };
-
-/// "chiplet", "package", "node", "pod".
-std::string_view ToString(CostClass cost_class);
+/// Scenario spellings (cost.dimensions[d].class).
+inline constexpr NameTable<CostClass, 4> kCostClassNames = {{
+    {CostClass::kChiplet, "chiplet"},
+    {CostClass::kPackage, "package"},
+    {CostClass::kNode, "node"},
+    {CostClass::kPod, "pod"},
+}};
+inline std::string_view ToString(CostClass cost_class) {
+  return NameIn(kCostClassNames, cost_class);
+}
 
 /// Prices of one dimension's hardware, $ per GB/s of per-NPU bandwidth. An absent price means
 /// the class has no such part.

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "base/name-table.h"
+
 namespace hfsim {
 
 /// The physical shape of one dimension's groups.
@@ -17,9 +19,18 @@ enum class DimensionKind {
   kClos,
 };
 
-/// Scenario spelling: "Ring", "FullyConnected", "Switch", "Clos".
-std::string_view ToString(DimensionKind kind);
-std::optional<DimensionKind> ParseDimensionKind(std::string_view text);
+/// Scenario spellings, in the order messages list them.
+inline constexpr NameTable<DimensionKind, 4> kDimensionKindNames = {{
+    {DimensionKind::kRing, "Ring"},
+    {DimensionKind::kFullyConnected, "FullyConnected"},
+    {DimensionKind::kSwitch, "Switch"},
+    {DimensionKind::kClos, "Clos"},
+}};
+
+inline std::string_view ToString(DimensionKind kind) { return NameIn(kDimensionKindNames, kind); }
+inline std::optional<DimensionKind> ParseDimensionKind(std::string_view text) {
+  return ParseIn(kDimensionKindNames, text);
+}
 
 /// One dimension. Units: bandwidth in bytes per ns (numerically GB/s, 1 GB = 1e9 B), latency in ns.
 struct Dimension {

@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/name-table.h"
+
 namespace hfsim {
 
 /// Digits only: for every unsigned option, checked before CLI11 converts the text.
@@ -23,6 +25,12 @@ inline CLI::Validator NonNegativeInteger() {
         return {};
       },
       "UINT");
+}
+
+/// One of an enum's names (base/name-table.h), the spellings its scenario key takes too.
+template <typename Enum, size_t N>
+CLI::Validator OneOf(const NameTable<Enum, N>& table) {
+  return CLI::IsMember(NamesOf(table));
 }
 
 /// A path for --out: an empty one would silently mean "nowhere".

@@ -44,14 +44,14 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
         spec.queue_bytes, spec.mtu_bytes, spec.header_bytes, spec.mtu_bytes + spec.header_bytes));
   }
   if (auto v = section->Find("congestion_control")) {
-    spec.congestion_control = static_cast<CongestionControl>(v->Choice({"none", "dcqcn"}));
+    spec.congestion_control = v->Choice(kCongestionControlNames);
   }
   if (auto v = section->Find("ack_every_packets"))
     spec.ack_every_packets = static_cast<uint32_t>(v->Integer(1, 1024));
   if (auto v = section->Find("retransmit_timeout_ns"))
     spec.retransmit_timeout_ns = v->Number(1000.0, 1e12, false);
   if (auto v = section->Find("transport")) {
-    spec.transport = static_cast<TransportKind>(v->Choice({"rdma", "tcp"}));
+    spec.transport = v->Choice(kTransportKindNames);
     if (spec.transport == TransportKind::kTcp) {
       // The IP fabric routes by static tables, one path per destination: no ECMP.
       for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
@@ -82,7 +82,7 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
     }
   }
   if (auto v = section->Find("tcp_variant")) {
-    spec.tcp_variant = static_cast<TcpVariant>(v->Choice({"new_reno", "cubic"}));
+    spec.tcp_variant = v->Choice(kTcpVariantNames);
   }
   if (auto faults = section->Find("faults")) {
     faults->ExpectObject({"link_loss", "link_down"});

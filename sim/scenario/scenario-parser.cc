@@ -73,10 +73,8 @@ std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
     entry.ExpectObject({"kind", "size", "bandwidth_GBps", "latency_ns", "leaf_npus", "spines",
                         "oversubscription"});
     Dimension dim;
-    const JsonCursor kind =
-        entry.At("kind", "\"Ring\", \"FullyConnected\", \"Switch\" or \"Clos\"");
     dim.kind =
-        static_cast<DimensionKind>(kind.Choice({"Ring", "FullyConnected", "Switch", "Clos"}));
+        entry.At("kind", QuotedAlternatives(kDimensionKindNames)).Choice(kDimensionKindNames);
     const JsonCursor size = entry.At("size", "an integer number of NPUs, at least 2");
     const uint64_t max_size = dim.kind == DimensionKind::kFullyConnected
                                   ? ScenarioLimits::kMaxFullyConnectedSize
@@ -109,27 +107,23 @@ CollectiveAlgorithm DefaultAlgorithm(const Dimension& dim) {
 }
 
 CollectiveAlgorithm ReadAlgorithm(const JsonCursor& cursor) {
-  return static_cast<CollectiveAlgorithm>(
-      cursor.Choice({"ring", "direct", "halving_doubling", "double_binary_tree", "in_network"}));
+  return cursor.Choice(kCollectiveAlgorithmNames);
 }
 
 // `communication.host_stack`: a kind's name, or {"kind": name, any field overriding the preset}
 // (models/host-stack.h, docs/host-stack.md).
 HostStack ReadHostStack(const JsonCursor& cursor) {
-  const std::vector<std::string_view> kinds = {"none", "rdma", "rdma_copy", "grpc"};
-  if (cursor.Node().is_string()) {
-    return HostStack::Preset(static_cast<HostStackKind>(cursor.Choice(kinds)));
-  }
+  if (cursor.Node().is_string()) return HostStack::Preset(cursor.Choice(kHostStackKindNames));
   if (!cursor.Node().is_object()) {
-    cursor.Fail(
-        fmt::format("got {}; accepted: \"none\", \"rdma\", \"rdma_copy\", \"grpc\" "
-                    "or an object {{\"kind\": one of those, fields overriding its preset}}",
-                    cursor.Shown()));
+    cursor.Fail(fmt::format(
+        "got {}; accepted: {} or an object {{\"kind\": one of those, fields overriding its "
+        "preset}}",
+        cursor.Shown(), QuotedList(kHostStackKindNames)));
   }
   cursor.ExpectObject({"kind", "send_per_message_ns", "receive_per_message_ns", "send_per_byte_ns",
                        "receive_per_byte_ns", "extra_round_trips"});
-  const JsonCursor kind = cursor.At("kind", "\"none\", \"rdma\", \"rdma_copy\" or \"grpc\"");
-  HostStack host = HostStack::Preset(static_cast<HostStackKind>(kind.Choice(kinds)));
+  HostStack host = HostStack::Preset(
+      cursor.At("kind", QuotedAlternatives(kHostStackKindNames)).Choice(kHostStackKindNames));
   for (auto [key, field] :
        {std::pair<std::string_view, double*>{"send_per_message_ns", &host.send_per_message_ns},
         {"receive_per_message_ns", &host.receive_per_message_ns}}) {
@@ -162,7 +156,7 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   if (auto compression = section->Find("compression"))
     spec.compression = ReadCompression(*compression);
   if (auto pricing = section->Find("pricing")) {
-    spec.pricing = static_cast<PricingModel>(pricing->Choice({"hfsim", "astra_sim"}));
+    spec.pricing = pricing->Choice(kPricingModelNames);
     if (spec.pricing == PricingModel::kAstraSim) {
       for (size_t d = 0; d < dimensions.size(); ++d) {
         if (dimensions[d].kind == DimensionKind::kClos) {
@@ -179,7 +173,7 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
         static_cast<uint32_t>(active->Integer(1, ScenarioLimits::kMaxChunks));
   }
   if (auto scheme = section->Find("scheme")) {
-    spec.scheme = static_cast<MultiDimScheme>(scheme->Choice({"hierarchical", "naive"}));
+    spec.scheme = scheme->Choice(kMultiDimSchemeNames);
   }
   if (auto chunks = section->Find("chunks")) {
     spec.chunks = static_cast<uint32_t>(chunks->Integer(1, ScenarioLimits::kMaxChunks));
@@ -501,7 +495,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
   }
   // Written only when not the default, so echoes of hfsim-priced scenarios stay as they were.
   if (comm.pricing == PricingModel::kAstraSim) {
-    out["communication"]["pricing"] = "astra_sim";
+    out["communication"]["pricing"] = ToString(comm.pricing);
     out["communication"]["active_chunks_per_dimension"] = comm.active_chunks_per_dimension;
   }
   out["packet"] = PacketSectionToJson(scenario.packet);

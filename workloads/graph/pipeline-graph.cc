@@ -194,34 +194,6 @@ std::vector<uint32_t> PipelineChunks(const Model& model, const TrainingConfig& c
   return BalancedChunks(cost, chunks);
 }
 
-std::string_view ToString(ParallelAxis axis) {
-  switch (axis) {
-    case ParallelAxis::kTensor:
-      return "tensor";
-    case ParallelAxis::kContext:
-      return "context";
-    case ParallelAxis::kExpert:
-      return "expert";
-    case ParallelAxis::kData:
-      return "data";
-    case ParallelAxis::kPipeline:
-      return "pipeline";
-  }
-  return "?";
-}
-
-std::string_view ToString(PipelineSchedule schedule) {
-  switch (schedule) {
-    case PipelineSchedule::kGPipe:
-      return "gpipe";
-    case PipelineSchedule::kOneFOneB:
-      return "1f1b";
-    case PipelineSchedule::kInterleaved:
-      return "interleaved";
-  }
-  return "?";
-}
-
 std::variant<ExecutionGraph, std::string> PipelineTrainingGraph(const Model& model,
                                                                 const TrainingConfig& config,
                                                                 const PipelineLayout& layout,
