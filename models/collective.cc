@@ -1,6 +1,9 @@
 #include "models/collective.h"
 
 #include <bit>
+#include <stdexcept>
+
+#include "topologies/dimension-kinds.h"
 
 namespace hfsim {
 
@@ -35,6 +38,92 @@ std::optional<std::string> UnsupportedReason(CollectiveKind kind, CollectiveAlgo
       return std::nullopt;
   }
   return "unknown collective algorithm";
+}
+
+namespace {
+
+// The traffic `algorithm` puts on a dimension for `kind` (its schedule's steps; in_network has
+// none: it needs a switch that aggregates instead).
+TrafficPattern PatternOf(CollectiveKind kind, CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::kRing:
+      return kind == CollectiveKind::kAllToAll ? TrafficPattern::kShift
+                                               : TrafficPattern::kNeighbours;
+    case CollectiveAlgorithm::kDirect:
+      return TrafficPattern::kAllPairs;
+    case CollectiveAlgorithm::kHalvingDoubling:
+      return TrafficPattern::kXorPartner;
+    case CollectiveAlgorithm::kDoubleBinaryTree:
+    case CollectiveAlgorithm::kInNetwork:
+      break;
+  }
+  return TrafficPattern::kAnyTransfers;
+}
+
+std::string_view Describe(TrafficPattern pattern) {
+  switch (pattern) {
+    case TrafficPattern::kShift:
+      return "every rank sending to the rank k places on, for each k";
+    case TrafficPattern::kNeighbours:
+      return "exchanges with both ring neighbours";
+    case TrafficPattern::kAllPairs:
+      return "every rank sending to every other at once";
+    case TrafficPattern::kXorPartner:
+      return "exchanges with partners a power of two apart";
+    case TrafficPattern::kAnyTransfers:
+      return "transfers along trees";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// Whether the dimension's kind carries what `algorithm` needs for `kind`.
+static bool Runs(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                 const DimensionKindEntry& entry) {
+  if (algorithm == CollectiveAlgorithm::kInNetwork) return entry.aggregating_switch;
+  return entry.Carries(PatternOf(kind, algorithm));
+}
+
+std::optional<std::string> KindRefusal(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                       DimensionKind dimension) {
+  const DimensionKindEntry& entry = KindEntry(dimension);
+  if (Runs(kind, algorithm, entry)) return std::nullopt;
+  const std::string dimension_name(ToString(dimension));
+  const std::string reason =
+      algorithm == CollectiveAlgorithm::kInNetwork
+          ? "a " + dimension_name + " dimension has no switch to aggregate in"
+          : "its " + std::string(ToString(kind)) + " makes " +
+                std::string(Describe(PatternOf(kind, algorithm))) + ", which a " +
+                dimension_name + " dimension does not price";
+  return reason + "; accepted on " + dimension_name + " for " + std::string(ToString(kind)) +
+         ": " + AcceptedAlgorithms(kind, dimension);
+}
+
+std::string AcceptedAlgorithms(CollectiveKind kind, DimensionKind dimension) {
+  const DimensionKindEntry& entry = KindEntry(dimension);
+  std::string list;
+  for (const auto& [algorithm, name] : kCollectiveAlgorithmNames) {
+    // Left out: algorithms that never run this collective, and those the kind cannot carry.
+    if (UnsupportedReason(kind, algorithm, 2) || !Runs(kind, algorithm, entry)) continue;
+    if (!list.empty()) list += ", ";
+    list += '"';
+    list += name;
+    list += '"';
+  }
+  return list;
+}
+
+CollectiveAlgorithm DefaultAlgorithm(CollectiveKind kind, DimensionKind dimension) {
+  const DimensionKindEntry& entry = KindEntry(dimension);
+  const std::optional<CollectiveAlgorithm> preferred =
+      ParseCollectiveAlgorithm(entry.default_algorithm);
+  if (!preferred) throw std::logic_error("DefaultAlgorithm: a kind's default is not an algorithm");
+  if (Runs(kind, *preferred, entry)) return *preferred;
+  for (const auto& [algorithm, name] : kCollectiveAlgorithmNames) {
+    if (!UnsupportedReason(kind, algorithm, 2) && Runs(kind, algorithm, entry)) return algorithm;
+  }
+  throw std::logic_error("DefaultAlgorithm: no algorithm runs this collective on the kind");
 }
 
 }  // namespace hfsim

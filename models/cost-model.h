@@ -59,9 +59,11 @@ struct UnitPrice {
   double usd_per_GBps = 0.0;
   std::string error;  ///< empty when priced
 };
+/// For a kind without parameters (std::invalid_argument for a Clos or Torus2D: the overload below).
 UnitPrice UnitPriceOf(DimensionKind kind, const DimensionPrices& prices);
-/// The same for a whole dimension: a Clos's price depends on its oversubscription r (a Switch's
-/// unit, plus a link and two switch ports per GB/s of leaf-spine capacity, 1/r of the NPU's).
+/// The same for a whole dimension, from its kind's cost tiers (DimensionShape::Cost): a Clos's
+/// price depends on its oversubscription r (a Switch's unit, plus a link and two switch ports
+/// per GB/s of leaf-spine capacity, 1/r of the NPU's).
 UnitPrice UnitPriceOf(const Dimension& dim, const DimensionPrices& prices);
 
 /// Network cost of allocations on one fabric.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/packet/ip-address-plan.h"  // header-only, no ns-3
+#include "topologies/dimension-kinds.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
@@ -55,11 +56,12 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
     if (spec.transport == TransportKind::kTcp) {
       // The IP fabric routes by static tables, one path per destination: no ECMP.
       for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
-        if (scenario.dimensions[d].kind == DimensionKind::kClos) {
-          v->Fail(
-              fmt::format("\"tcp\" routes by static IP tables, which have no ECMP for Clos "
-                          "dimension {}; accepted with a Clos dimension: \"rdma\"",
-                          d));
+        const DimensionKind kind = scenario.dimensions[d].kind;
+        if (KindEntry(kind).ecmp) {
+          v->Fail(fmt::format(
+              "\"tcp\" routes by static IP tables, which have no ECMP for {} dimension {}; "
+              "accepted with a {} dimension: \"rdma\"",
+              ToString(kind), d, ToString(kind)));
         }
       }
       // The IP fabric numbers NPUs by coordinates and routes hop by hop under IP's 8-bit TTL.

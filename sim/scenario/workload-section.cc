@@ -16,6 +16,7 @@
 #include "sim/scenario/pipeline-section.h"
 #include "sim/scenario/scenario-parser.h"
 #include "sim/scenario/sharding-section.h"
+#include "topologies/dimension-kinds.h"
 #include "workloads/model-zoo.h"
 
 namespace hfsim {
@@ -527,16 +528,17 @@ void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
         "\"graph\" (an execution graph written out, docs/graph.md)");
   }
   // Parameter-server and gossip traffic is priced transfer by transfer on the fabric's routes
-  // (sim/analytical/transfer-phase.h), which have no ECMP spread: on a Clos every message would
-  // take one spine. Refused until they spread as collectives do.
+  // (sim/analytical/transfer-phase.h), which have no ECMP spread: on a kind that routes by ECMP
+  // (a Clos) every message would take one spine. Refused until they spread as collectives do.
   if (gossip || parameter_server) {
     for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
-      if (scenario.dimensions[d].kind != DimensionKind::kClos) continue;
+      const DimensionKind kind = scenario.dimensions[d].kind;
+      if (!KindEntry(kind).ecmp) continue;
       workload.Child(gossip ? "gossip" : "parameter_server")
-          .Fail(fmt::format("runs on a fabric with Clos dimension {}, where its messages are not "
-                            "spread over the spines yet; accepted on a Clos: \"training\", "
+          .Fail(fmt::format("runs on a fabric with {} dimension {}, where its messages are not "
+                            "spread over the spines yet; accepted on a {}: \"training\", "
                             "\"collective\" or \"graph\" workloads",
-                            d));
+                            ToString(kind), d, ToString(kind)));
     }
   }
   if (graph) {
