@@ -13,6 +13,7 @@ const DimensionKindEntry& RingKindEntry();
 const DimensionKindEntry& FullyConnectedKindEntry();
 const DimensionKindEntry& SwitchKindEntry();
 const DimensionKindEntry& ClosKindEntry();
+const DimensionKindEntry& Torus2DKindEntry();
 
 namespace {
 
@@ -24,6 +25,7 @@ const std::array<const DimensionKindEntry*, kDimensionKindNames.size()>& Table()
         &FullyConnectedKindEntry(),
         &SwitchKindEntry(),
         &ClosKindEntry(),
+        &Torus2DKindEntry(),
     };
     for (size_t i = 0; i < entries.size(); ++i) {
       if (static_cast<size_t>(entries[i]->kind) != i) {

@@ -22,14 +22,17 @@ enum class DimensionKind {
   /// Two tiers: NPUs on leaf switches (leaf_npus each), every leaf linked to every spine;
   /// routes between leaves pick a spine by ECMP (2 hops within a leaf, 4 across).
   kClos,
+  /// A 2-D torus of rows x columns NPUs, each linked to its 4 neighbours with wrap-around.
+  kTorus2D,
 };
 
 /// Scenario spellings, in the order messages list them.
-inline constexpr NameTable<DimensionKind, 4> kDimensionKindNames = {{
+inline constexpr NameTable<DimensionKind, 5> kDimensionKindNames = {{
     {DimensionKind::kRing, "Ring"},
     {DimensionKind::kFullyConnected, "FullyConnected"},
     {DimensionKind::kSwitch, "Switch"},
     {DimensionKind::kClos, "Clos"},
+    {DimensionKind::kTorus2D, "Torus2D"},
 }};
 
 inline std::string_view ToString(DimensionKind kind) { return NameIn(kDimensionKindNames, kind); }
