@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "topologies/dimension.h"
 #include "workloads/collective-kind.h"
 
 namespace hfsim {
@@ -23,16 +24,38 @@ enum class CollectiveAlgorithm {
   kInNetwork,
 };
 
-/// Scenario spellings: "all_reduce", "reduce_scatter", "all_gather", "all_to_all".
-std::string_view ToString(CollectiveKind kind);
-std::optional<CollectiveKind> ParseCollectiveKind(std::string_view text);
-/// Scenario spellings: "ring", "direct", "halving_doubling", "double_binary_tree", "in_network".
-std::string_view ToString(CollectiveAlgorithm algorithm);
-std::optional<CollectiveAlgorithm> ParseCollectiveAlgorithm(std::string_view text);
+/// Scenario spellings, in the order messages list them.
+inline constexpr NameTable<CollectiveAlgorithm, 5> kCollectiveAlgorithmNames = {{
+    {CollectiveAlgorithm::kRing, "ring"},
+    {CollectiveAlgorithm::kDirect, "direct"},
+    {CollectiveAlgorithm::kHalvingDoubling, "halving_doubling"},
+    {CollectiveAlgorithm::kDoubleBinaryTree, "double_binary_tree"},
+    {CollectiveAlgorithm::kInNetwork, "in_network"},
+}};
+inline std::string_view ToString(CollectiveAlgorithm algorithm) {
+  return NameIn(kCollectiveAlgorithmNames, algorithm);
+}
+inline std::optional<CollectiveAlgorithm> ParseCollectiveAlgorithm(std::string_view text) {
+  return ParseIn(kCollectiveAlgorithmNames, text);
+}
 
 /// Why `algorithm` cannot run `kind` on `peers` NPUs (e.g. halving-doubling on 6 peers), or
 /// nullopt when it can. The scenario loader turns this into an error naming the JSON path.
 std::optional<std::string> UnsupportedReason(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                              uint32_t peers);
+
+/// Why `algorithm` cannot run `kind` on a dimension of kind `dimension`: the traffic it makes
+/// (ring: neighbour exchanges, or shifts for all_to_all; direct: all pairs; halving_doubling:
+/// XOR partners; double_binary_tree: trees, walked) is not one the kind prices
+/// (DimensionKindEntry::patterns), or in_network finds no switch that aggregates. nullopt when
+/// it can.
+std::optional<std::string> KindRefusal(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                       DimensionKind dimension);
+/// The algorithms that can run `kind` on `dimension`, quoted and comma-separated for messages
+/// ("\"ring\", \"direct\"").
+std::string AcceptedAlgorithms(CollectiveKind kind, DimensionKind dimension);
+/// The algorithm a dimension runs `kind` with unless the scenario names one: its kind's default
+/// (DimensionKindEntry::default_algorithm) where that can run `kind`, else the first that can.
+CollectiveAlgorithm DefaultAlgorithm(CollectiveKind kind, DimensionKind dimension);
 
 }  // namespace hfsim

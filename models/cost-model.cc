@@ -2,21 +2,9 @@
 
 #include <fmt/format.h>
 
-namespace hfsim {
+#include "topologies/dimension-kinds.h"
 
-std::string_view ToString(CostClass cost_class) {
-  switch (cost_class) {
-    case CostClass::kChiplet:
-      return "chiplet";
-    case CostClass::kPackage:
-      return "package";
-    case CostClass::kNode:
-      return "node";
-    case CostClass::kPod:
-      return "pod";
-  }
-  return "?";
-}
+namespace hfsim {
 
 DimensionPrices LibraPrices(CostClass cost_class) {
   switch (cost_class) {
@@ -53,22 +41,22 @@ UnitPrice UnitPriceOf(DimensionKind kind, const DimensionPrices& prices) {
 }
 
 UnitPrice UnitPriceOf(const Dimension& dim, const DimensionPrices& prices) {
-  if (dim.kind != DimensionKind::kSwitch && dim.kind != DimensionKind::kClos) {
-    return {prices.link_usd_per_GBps, ""};
+  // The kind says what one GB/s of an NPU's bandwidth buys, tier by tier (a Ring: a link; a
+  // Switch: the link, a switch port and a NIC; a Clos also 1/r GB/s of leaf-spine capacity).
+  const CostTiers tiers = MakeShape(dim)->Cost();
+  double usd = 0.0;
+  for (uint32_t t = 0; t < tiers.count; ++t) {
+    const CostTier& tier = tiers.tiers[t];
+    if (tier.switch_ports > 0.0 && !prices.switch_usd_per_GBps) {
+      return {0.0, fmt::format("a {} dimension needs a switch price, and this one has none",
+                               ToString(dim.kind))};
+    }
+    usd += (tier.links * prices.link_usd_per_GBps +
+            tier.switch_ports * prices.switch_usd_per_GBps.value_or(0.0) +
+            tier.nics * prices.nic_usd_per_GBps.value_or(0.0)) /
+           tier.divisor;
   }
-  if (!prices.switch_usd_per_GBps) {
-    return {0.0, fmt::format("a {} dimension needs a switch price, and this one has none",
-                             ToString(dim.kind))};
-  }
-  // A Switch (or a Clos's leaf tier): the NPU's link, a switch port and a NIC per GB/s.
-  const double first_tier = prices.link_usd_per_GBps + *prices.switch_usd_per_GBps +
-                            prices.nic_usd_per_GBps.value_or(0.0);
-  if (dim.kind == DimensionKind::kSwitch) return {first_tier, ""};
-  // A Clos adds, per GB/s of the NPU's, 1/r GB/s of leaf-spine capacity: a link and two
-  // switch ports (the leaf's up-port and the spine's).
-  return {first_tier +
-              (prices.link_usd_per_GBps + 2.0 * *prices.switch_usd_per_GBps) / dim.oversubscription,
-          ""};
+  return {usd, ""};
 }
 
 double CostModel::CostUsd(const std::vector<double>& bandwidth_GBps) const {

@@ -19,14 +19,22 @@
 #include <utility>
 #include <vector>
 
+#include "base/name-table.h"
 #include "topologies/dimension.h"
 
 namespace hfsim {
 
 enum class CostClass { kChiplet, kPackage, kNode, kPod };
-
-/// "chiplet", "package", "node", "pod".
-std::string_view ToString(CostClass cost_class);
+/// Scenario spellings (cost.dimensions[d].class).
+inline constexpr NameTable<CostClass, 4> kCostClassNames = {{
+    {CostClass::kChiplet, "chiplet"},
+    {CostClass::kPackage, "package"},
+    {CostClass::kNode, "node"},
+    {CostClass::kPod, "pod"},
+}};
+inline std::string_view ToString(CostClass cost_class) {
+  return NameIn(kCostClassNames, cost_class);
+}
 
 /// Prices of one dimension's hardware, $ per GB/s of per-NPU bandwidth. An absent price means
 /// the class has no such part.
@@ -51,9 +59,11 @@ struct UnitPrice {
   double usd_per_GBps = 0.0;
   std::string error;  ///< empty when priced
 };
+/// For a kind without parameters (std::invalid_argument for a Clos or Torus2D: the overload below).
 UnitPrice UnitPriceOf(DimensionKind kind, const DimensionPrices& prices);
-/// The same for a whole dimension: a Clos's price depends on its oversubscription r (a Switch's
-/// unit, plus a link and two switch ports per GB/s of leaf-spine capacity, 1/r of the NPU's).
+/// The same for a whole dimension, from its kind's cost tiers (DimensionShape::Cost): a Clos's
+/// price depends on its oversubscription r (a Switch's unit, plus a link and two switch ports
+/// per GB/s of leaf-spine capacity, 1/r of the NPU's).
 UnitPrice UnitPriceOf(const Dimension& dim, const DimensionPrices& prices);
 
 /// Network cost of allocations on one fabric.

@@ -1,12 +1,8 @@
-// Names and presets of the host-stack model (models/host-stack.h; docs/host-stack.md).
+// Presets of the host-stack model (models/host-stack.h; docs/host-stack.md).
 #include "models/host-stack.h"
-
-#include <array>
 
 namespace hfsim {
 namespace {
-
-constexpr std::array<std::string_view, 4> kNames = {"none", "rdma", "rdma_copy", "grpc"};
 
 // Sources: docs/host-stack.md §2; the arithmetic is in the header comment and the same section.
 constexpr double kRdmaPostNs = 1500.0;       // work request + doorbell
@@ -16,15 +12,6 @@ constexpr double kGrpcBpns = 0.9;            // ~0.9 GB/s achieved between worke
 constexpr double kGrpcPerMessageNs = 25000.0;  // per side: framing/syscalls, dispatch
 
 }  // namespace
-
-std::string_view ToString(HostStackKind kind) { return kNames[static_cast<size_t>(kind)]; }
-
-std::optional<HostStackKind> ParseHostStackKind(std::string_view name) {
-  for (size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == name) return static_cast<HostStackKind>(i);
-  }
-  return std::nullopt;
-}
 
 HostStack HostStack::Preset(HostStackKind kind) {
   HostStack host;

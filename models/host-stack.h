@@ -31,14 +31,23 @@
 #include <optional>
 #include <string_view>
 
+#include "base/name-table.h"
+
 namespace hfsim {
 
 enum class HostStackKind { kNone, kRdma, kRdmaCopy, kGrpc };
+inline constexpr NameTable<HostStackKind, 4> kHostStackKindNames = {{
+    {HostStackKind::kNone, "none"},
+    {HostStackKind::kRdma, "rdma"},
+    {HostStackKind::kRdmaCopy, "rdma_copy"},
+    {HostStackKind::kGrpc, "grpc"},
+}};
 
-/// "none", "rdma", "rdma_copy", "grpc".
-std::string_view ToString(HostStackKind kind);
+inline std::string_view ToString(HostStackKind kind) { return NameIn(kHostStackKindNames, kind); }
 /// The kind named `name`, or nullopt.
-std::optional<HostStackKind> ParseHostStackKind(std::string_view name);
+inline std::optional<HostStackKind> ParseHostStackKind(std::string_view name) {
+  return ParseIn(kHostStackKindNames, name);
+}
 
 struct HostStack {
   HostStackKind kind = HostStackKind::kNone;

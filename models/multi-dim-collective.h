@@ -12,14 +12,24 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "base/name-table.h"
 #include "models/collective.h"
 #include "topologies/topology.h"
 
 namespace hfsim {
 
 enum class MultiDimScheme { kHierarchical, kNaive };
+/// Scenario spellings (communication.scheme).
+inline constexpr NameTable<MultiDimScheme, 2> kMultiDimSchemeNames = {{
+    {MultiDimScheme::kHierarchical, "hierarchical"},
+    {MultiDimScheme::kNaive, "naive"},
+}};
+inline std::string_view ToString(MultiDimScheme scheme) {
+  return NameIn(kMultiDimSchemeNames, scheme);
+}
 
 struct CollectiveStage {
   uint32_t dimension = 0;

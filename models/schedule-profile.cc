@@ -1,6 +1,7 @@
 #include "models/schedule-profile.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -15,49 +16,29 @@
 namespace hfsim {
 namespace {
 
-// Per-step link loads, counted in whole blocks so that sums are exact.
+// Per-step link loads, counted in whole blocks so that sums are exact. Transfers are between
+// ranks; the kind places them (DimensionShape::PositionOfRank) and routes them.
 class LinkLoads {
  public:
   explicit LinkLoads(const DimensionLinks& links)
-      : m_links(links),
-        m_use_arcs(links.Kind() == DimensionKind::kRing && links.Size() >= 3),
-        m_load(m_use_arcs ? 0 : links.LinkIdCount(), 0),
-        m_clockwise(m_use_arcs ? links.Size() + 1 : 0, 0),
-        m_counter(m_use_arcs ? links.Size() + 1 : 0, 0),
-        m_clos(links.Kind() == DimensionKind::kClos),
-        m_leaf_out(m_clos ? links.Size() / links.LeafNpus() : 0, 0),
-        m_leaf_in(m_leaf_out.size(), 0) {}
+      : m_shape(links.Shape()),
+        m_use_runs(m_shape.LongRoutes()),
+        m_load(m_use_runs ? 0 : links.LinkIdCount(), 0),
+        m_diff(m_use_runs ? links.LinkIdCount() + 1 : 0, 0),
+        m_spread(m_shape.SpreadGroupCount(), 0) {}
 
   void Add(uint32_t src, uint32_t dst, uint64_t blocks) {
-    if (m_clos) {
-      // The NPU links as on a Switch; what leaves a leaf is counted per leaf, to be spread over
-      // its spines (TakeSpine), not put on the one spine a route with no ECMP value would take.
-      for (const uint32_t link : {src, m_links.Size() + dst}) {
-        if (m_load[link] == 0) m_touched.push_back(link);
-        m_load[link] += blocks;
-      }
-      const uint32_t from = src / m_links.LeafNpus();
-      const uint32_t to = dst / m_links.LeafNpus();
-      if (from != to) {
-        m_leaf_out[from] += blocks;
-        m_leaf_in[to] += blocks;
-      }
-      return;
-    }
-    if (m_use_arcs) {
-      // An arc adds the same load to consecutive links: two difference-array updates instead of
+    // On a kind with ECMP the route's spread groups stand for the links ECMP would pick: what
+    // they carry is spread over SpreadWidth() links (TakeSpread), not put on one path.
+    const GroupRoute route = m_shape.SpreadRoute(src, dst);
+    for (uint32_t g = 0; g < route.spread_count; ++g) m_spread[route.spread[g]] += blocks;
+    if (m_use_runs) {
+      // A run adds the same load to consecutive links: two difference-array updates instead of
       // one per hop, so a direct all-to-all on a large ring costs O(transfers + n) per step.
-      const DimensionLinks::RingArc arc = m_links.RingRoute(src, dst);
-      const uint32_t n = m_links.Size();
-      if (arc.clockwise) {
-        AddRange(m_clockwise, arc.start_peer, arc.hops, blocks);  // links src, src+1, ...
-      } else {
-        // Counter-clockwise link n+i leaves peer i: the arc covers peers src-hops+1 .. src.
-        AddRange(m_counter, (arc.start_peer + n - arc.hops + 1) % n, arc.hops, blocks);
-      }
+      for (uint32_t r = 0; r < route.run_count; ++r) AddRun(route.runs[r], blocks);
       return;
     }
-    m_links.ForEachLinkOnRoute(src, dst, [&](uint32_t link) {
+    route.ForEachLink([&](uint32_t link, uint32_t) {
       if (m_load[link] == 0) m_touched.push_back(link);
       m_load[link] += blocks;
     });
@@ -66,14 +47,12 @@ class LinkLoads {
   /// The busiest link's load since the last call, in blocks; resets the loads.
   uint64_t TakeMax() {
     uint64_t busiest = 0;
-    if (m_use_arcs) {
-      for (std::vector<int64_t>* diff : {&m_clockwise, &m_counter}) {
-        int64_t load = 0;
-        for (int64_t& delta : *diff) {
-          load += delta;
-          busiest = std::max(busiest, static_cast<uint64_t>(load));
-          delta = 0;
-        }
+    if (m_use_runs) {
+      int64_t load = 0;
+      for (int64_t& delta : m_diff) {
+        load += delta;
+        busiest = std::max(busiest, static_cast<uint64_t>(load));
+        delta = 0;
       }
       return busiest;
     }
@@ -85,25 +64,27 @@ class LinkLoads {
     return busiest;
   }
 
-  /// Clos: blocks on the busiest leaf-spine link since the last call when ECMP spreads each
-  /// leaf's traffic to other leaves evenly over the S spines (the busiest leaf's out or in,
+  /// Blocks on the busiest link of a spread group since the last call when ECMP spreads each
+  /// group's traffic evenly over its SpreadWidth() links (a Clos: the busiest leaf's out or in,
   /// divided by S); resets the counts.
-  double TakeSpine() {
+  double TakeSpread() {
     uint64_t busiest = 0;
-    for (std::vector<uint64_t>* counts : {&m_leaf_out, &m_leaf_in}) {
-      for (uint64_t& count : *counts) {
-        busiest = std::max(busiest, count);
-        count = 0;
-      }
+    for (uint64_t& count : m_spread) {
+      busiest = std::max(busiest, count);
+      count = 0;
     }
-    return static_cast<double>(busiest) / m_links.Spines();
+    return static_cast<double>(busiest) / m_shape.SpreadWidth();
   }
 
  private:
-  // Adds `value` to the circular index range [first, first + count) of a ring of size n.
-  void AddRange(std::vector<int64_t>& diff, uint32_t first, uint32_t count, uint64_t value) {
-    const uint32_t n = m_links.Size();
+  // Adds `value` to the run's links: the circular index range it covers within [0, modulus),
+  // offset by its base.
+  void AddRun(const LinkRun& run, uint64_t value) {
+    const uint32_t n = run.modulus;
+    const uint32_t first = run.backward ? (run.start + n - run.count + 1) % n : run.start;
+    const uint32_t count = run.count;
     const auto v = static_cast<int64_t>(value);
+    int64_t* diff = m_diff.data() + run.base;
     diff[first] += v;
     if (first + count <= n) {
       diff[first + count] -= v;
@@ -114,15 +95,12 @@ class LinkLoads {
     }
   }
 
-  const DimensionLinks& m_links;
-  bool m_use_arcs;
+  const DimensionShape& m_shape;
+  bool m_use_runs;
   std::vector<uint64_t> m_load;
   std::vector<uint32_t> m_touched;
-  std::vector<int64_t> m_clockwise;  // difference arrays over link ids [0,n) and [n,2n)
-  std::vector<int64_t> m_counter;
-  bool m_clos;
-  std::vector<uint64_t> m_leaf_out;  // Clos: blocks each leaf sends to other leaves this step
-  std::vector<uint64_t> m_leaf_in;   // and receives from them
+  std::vector<int64_t> m_diff;  // difference array over the local link ids (+ 1)
+  std::vector<uint64_t> m_spread;
 };
 
 }  // namespace
@@ -159,8 +137,8 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, const Dimension& dim) 
     throw std::invalid_argument("ProfileSchedule: the schedule is for another group size");
   }
   const DimensionLinks links(dim);
-  const double spine_fraction =
-      dim.kind == DimensionKind::kClos ? links.LinkBandwidthFraction(2 * dim.size) : 0.0;
+  const DimensionShape& shape = links.Shape();
+  const double second_tier_fraction = shape.SecondTierFraction();
   const double blocks = static_cast<double>(schedule.block_count);
   LinkLoads loads(links);
   std::vector<uint64_t> reduced(schedule.peers, 0);  // blocks reduced at each NPU in a step
@@ -177,9 +155,11 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, const Dimension& dim) 
   for (const Step& step : schedule.steps) {
     uint32_t longest = 0;
     for (const Transfer& t : step.transfers) {
-      const uint32_t hops = links.Hops(t.src, t.dst);
+      const uint32_t from = shape.PositionOfRank(t.src);
+      const uint32_t to = shape.PositionOfRank(t.dst);
+      const uint32_t hops = links.Hops(from, to);
       longest = std::max(longest, hops);
-      loads.Add(t.src, t.dst, t.block_count);
+      loads.Add(from, to, t.block_count);
       ++posted[t.src];
       ++received[t.dst];
       out_blocks[t.src] += t.block_count;
@@ -222,8 +202,9 @@ ScheduleProfile ProfileSchedule(const Schedule& schedule, const Dimension& dim) 
     const double npu_links =
         static_cast<double>(loads.TakeMax()) / blocks / links.LinkBandwidthFraction();
     profile.bandwidth_coefficient +=
-        spine_fraction > 0.0 ? std::max(npu_links, loads.TakeSpine() / blocks / spine_fraction)
-                             : npu_links;
+        second_tier_fraction > 0.0
+            ? std::max(npu_links, loads.TakeSpread() / blocks / second_tier_fraction)
+            : npu_links;
     profile.reduction_coefficient += static_cast<double>(most_reduced) / blocks;
   }
   profile.traffic_coefficient = static_cast<double>(sent_blocks) / blocks / schedule.peers;
@@ -241,14 +222,13 @@ const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm al
 
 const ScheduleProfile& CachedProfile(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                      const Dimension& dim) {
-  // Only what shapes the links: a Clos's leaves, spines and oversubscription (0 / 1 elsewhere).
-  using Key = std::tuple<CollectiveKind, CollectiveAlgorithm, uint32_t, DimensionKind, uint32_t,
-                         uint32_t, double>;
+  // Only what shapes the links: the kind, size and the kind's parameters.
+  using Key = std::tuple<CollectiveKind, CollectiveAlgorithm, uint32_t, DimensionKind,
+                         std::array<double, kMaxShapeParameters>>;
   // std::map nodes never move, so references handed out stay valid as the cache grows.
   static std::shared_mutex mutex;
   static std::map<Key, ScheduleProfile> cache;
-  const Key key{kind,       algorithm,           dim.size, dim.kind, dim.leaf_npus,
-                dim.spines, dim.oversubscription};
+  const Key key{kind, algorithm, dim.size, dim.kind, dim.parameters};
   {
     std::shared_lock lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;

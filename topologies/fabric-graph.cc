@@ -1,5 +1,7 @@
 #include "topologies/fabric-graph.h"
 
+#include "topologies/dimension-kinds.h"
+
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/reverse_graph.hpp>
@@ -19,48 +21,6 @@ namespace {
 // it is used only to refuse graphs too big to build, so it errs high.
 constexpr uint64_t kBytesPerVertex = 160;
 constexpr uint64_t kBytesPerLink = 3 * 24 + sizeof(FabricLink) + 8;
-
-bool IsUsedLocalLink(const DimensionLinks& links, uint32_t local_link) {
-  if (links.Kind() != DimensionKind::kFullyConnected) return true;
-  return local_link / links.Size() != local_link % links.Size();
-}
-
-// Used local link ids of one group (DimensionLinks::LinkIdCount less the unused ones).
-uint64_t LinksPerGroup(const Dimension& dim) {
-  const uint64_t n = dim.size;
-  switch (dim.kind) {
-    case DimensionKind::kRing:
-      return n == 2 ? 2 : 2 * n;
-    case DimensionKind::kFullyConnected:
-      return n * (n - 1);
-    case DimensionKind::kSwitch:
-      return 2 * n;
-    case DimensionKind::kClos:
-      return 2 * n + 2 * uint64_t{dim.Leaves()} * dim.spines;
-  }
-  return 0;
-}
-
-// Switch vertices of one group: the Switch's one, a Clos's leaves and spines.
-uint64_t SwitchesPerGroup(const Dimension& dim) {
-  if (dim.kind == DimensionKind::kSwitch) return 1;
-  if (dim.kind == DimensionKind::kClos) return uint64_t{dim.Leaves()} + dim.spines;
-  return 0;
-}
-
-// Links one NPU has out of (and, by symmetry, into) a group of this dimension.
-uint32_t NpuDegree(DimensionKind kind, uint32_t n) {
-  switch (kind) {
-    case DimensionKind::kRing:
-      return n == 2 ? 1 : 2;
-    case DimensionKind::kFullyConnected:
-      return n - 1;
-    case DimensionKind::kSwitch:
-    case DimensionKind::kClos:
-      return 1;
-  }
-  return 0;
-}
 
 // Vertices of `graph` among [0, npu_count) that BFS from vertex 0 does not reach; the lowest.
 template <typename Graph>
@@ -93,14 +53,16 @@ FabricGraphSize ComputeFabricGraphSize(std::span<const Dimension> dimensions) {
   uint64_t switches = 0;
   uint64_t links = 0;
   for (const Dimension& dim : dimensions) {
+    const std::unique_ptr<const DimensionShape> shape = MakeShape(dim);
     const uint64_t groups = npus / dim.size;
     uint64_t dimension_links = 0;
-    if (__builtin_mul_overflow(groups, LinksPerGroup(dim), &dimension_links) ||
-        __builtin_add_overflow(links, dimension_links, &links)) {
+    uint64_t dimension_switches = 0;
+    if (__builtin_mul_overflow(groups, shape->UsedLinkCount(), &dimension_links) ||
+        __builtin_add_overflow(links, dimension_links, &links) ||
+        __builtin_mul_overflow(groups, uint64_t{shape->SwitchCount()}, &dimension_switches) ||
+        __builtin_add_overflow(switches, dimension_switches, &switches)) {
       return fail();
     }
-    // At most npus / 2 per Switch dimension, npus x 3 / 2 per Clos (S <= k): no overflow.
-    switches += groups * SwitchesPerGroup(dim);
   }
   uint64_t vertices = 0;
   uint64_t vertex_bytes = 0;
@@ -176,13 +138,14 @@ FabricGraph::FabricGraph(const Topology& topology, uint64_t max_bytes)
   uint64_t switch_base = m_npu_count;
   uint32_t npu_degree = 0;
   for (const Dimension& dim : topology.Dimensions()) {
-    const uint64_t per_group = LinksPerGroup(dim);
-    m_layout.push_back(
-        Layout{DimensionLinks(dim), link_offset, per_group, switch_base, SwitchesPerGroup(dim)});
+    const DimensionLinks links(dim);
+    const uint64_t per_group = links.Shape().UsedLinkCount();
+    const uint64_t switches = links.Shape().SwitchCount();
+    m_layout.push_back(Layout{links, link_offset, per_group, switch_base, switches});
     const uint64_t groups = m_npu_count / dim.size;
     link_offset += groups * per_group;
-    switch_base += groups * SwitchesPerGroup(dim);
-    npu_degree += NpuDegree(dim.kind, dim.size);
+    switch_base += groups * switches;
+    npu_degree += links.Shape().NpuDegree();
   }
 
   m_graph = FabricAdjacency(size.vertex_count);
@@ -194,11 +157,7 @@ FabricGraph::FabricGraph(const Topology& topology, uint64_t max_bytes)
   for (uint64_t v = 0; v < size.vertex_count; ++v) {
     uint32_t degree = npu_degree;
     if (IsSwitch(static_cast<VertexId>(v))) {
-      // A Switch's switch links every NPU of its group; a leaf its NPUs and the spines; a spine
-      // every leaf.
-      const Dimension& dim = m_topology.Dim(SwitchDimension(static_cast<VertexId>(v)));
-      degree = dim.kind == DimensionKind::kClos ? std::max(dim.leaf_npus + dim.spines, dim.Leaves())
-                                                : dim.size;
+      degree = m_layout[SwitchDimension(static_cast<VertexId>(v))].links.Shape().SwitchDegree();
     }
     m_graph.out_edge_list(v).reserve(degree);
     boost::in_edge_list(m_graph, v).reserve(degree);
@@ -210,7 +169,7 @@ FabricGraph::FabricGraph(const Topology& topology, uint64_t max_bytes)
 void FabricGraph::AddLinks(uint32_t d) {
   const Dimension& dim = m_topology.Dim(d);
   const DimensionLinks& links = m_layout[d].links;
-  const uint32_t n = dim.size;
+  const DimensionShape& shape = links.Shape();
   const uint64_t stride = m_topology.Stride(d);
   for (uint64_t group = 0; group < m_topology.GroupCount(d); ++group) {
     const uint64_t base = m_topology.GroupBase(d, group);
@@ -218,48 +177,13 @@ void FabricGraph::AddLinks(uint32_t d) {
     const uint64_t first_switch = m_layout[d].switch_base + group * m_layout[d].switches_per_group;
     auto hub = [&](uint64_t index) { return static_cast<VertexId>(first_switch + index); };
     for (uint32_t local = 0; local < links.LinkIdCount(); ++local) {
-      if (!IsUsedLocalLink(links, local)) continue;
-      // Endpoints as dimension-links.h numbers them.
-      VertexId source = 0;
-      VertexId target = 0;
-      switch (dim.kind) {
-        case DimensionKind::kRing: {  // n == 2 has ids 0 (0->1), 1 (1->0): clockwise ids only
-          const uint32_t i = local % n;
-          source = peer(i);
-          target = local < n ? peer((i + 1) % n) : peer((i + n - 1) % n);
-          break;
-        }
-        case DimensionKind::kFullyConnected:
-          source = peer(local / n);
-          target = peer(local % n);
-          break;
-        case DimensionKind::kSwitch:
-          source = local < n ? peer(local) : hub(0);
-          target = local < n ? hub(0) : peer(local - n);
-          break;
-        case DimensionKind::kClos: {
-          // Leaves are the group's switches 0..L-1, spines L..L+S-1.
-          const uint32_t k = dim.leaf_npus;
-          const uint32_t leaves = dim.Leaves();
-          const uint32_t spines = dim.spines;
-          if (local < n) {
-            source = peer(local);
-            target = hub(local / k);
-          } else if (local < 2 * n) {
-            source = hub((local - n) / k);
-            target = peer(local - n);
-          } else if (local < 2 * n + leaves * spines) {
-            const uint32_t i = local - 2 * n;
-            source = hub(i / spines);
-            target = hub(leaves + i % spines);
-          } else {
-            const uint32_t i = local - 2 * n - leaves * spines;
-            source = hub(leaves + i % spines);
-            target = hub(i / spines);
-          }
-          break;
-        }
-      }
+      if (!shape.IsUsedLink(local)) continue;
+      const LinkEnds ends = shape.Ends(local);
+      auto vertex = [&](const LinkEnd& end) {
+        return end.is_switch ? hub(end.index) : peer(end.index);
+      };
+      const VertexId source = vertex(ends.source);
+      const VertexId target = vertex(ends.target);
       const auto id = static_cast<LinkId>(m_links.size());
       assert(id == GroupLinkId(d, group, local));
       m_links.push_back(FabricLink{source, target, d, local,

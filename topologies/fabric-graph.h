@@ -1,9 +1,10 @@
 // The physical fabric as a directed graph (Boost.Graph): every NPU, every switch, every link, and
 // the dimension-order routes over them.
 //
-// Vertex ids: NPUs first, vertex id == NPU id in [0, N); then one switch per group of every Switch
-// dimension, and L leaves then S spines per group of every Clos dimension, dimension by dimension
-// in increasing order, each dimension's switches in group order (GroupIndex). Example, [Ring 4,
+// Vertex ids: NPUs first, vertex id == NPU id in [0, N); then the switches of every group of every
+// dimension whose kind has them (DimensionShape::SwitchCount: one per group of a Switch dimension,
+// L leaves then S spines per group of a Clos), dimension by dimension in increasing order, each
+// dimension's switches in group order (GroupIndex). Example, [Ring 4,
 // Switch 2, Switch 3] (N = 24, strides 1, 4, 8):
 //   vertices 0..23  NPUs
 //   vertices 24..35 dimension 1 has 24/2 = 12 groups: switch 24 + g serves group g
@@ -113,12 +114,11 @@ class FabricGraph {
   uint64_t LinkCount() const { return m_links.size(); }
 
   bool IsSwitch(VertexId vertex) const { return vertex >= m_npu_count; }
-  /// The Switch or Clos dimension and group a switch vertex serves; std::out_of_range for other
-  /// vertices.
+  /// The dimension and group a switch vertex serves; std::out_of_range for other vertices.
   uint32_t SwitchDimension(VertexId vertex) const;
   uint64_t SwitchGroup(VertexId vertex) const;
-  /// A switch's place in its group: 0 for a Switch dimension's one switch; on a Clos, leaves are
-  /// 0 to L - 1 and spines L to L + S - 1.
+  /// A switch's place in its group (LinkEnd::index): 0 for a Switch dimension's one switch; on a
+  /// Clos, leaves are 0 to L - 1 and spines L to L + S - 1.
   uint32_t SwitchIndex(VertexId vertex) const;
   /// The switch of group `group` of Switch dimension d. Precondition: dimension d is a Switch
   /// (a Clos group has leaves and spines: its switch `index` is
@@ -177,17 +177,13 @@ class FabricGraph {
     DimensionLinks links;
     uint64_t link_offset;         ///< first LinkId of the dimension
     uint64_t links_per_group;     ///< used local ids
-    uint64_t switch_base;         ///< first switch vertex (Switch and Clos dimensions only)
-    uint64_t switches_per_group;  ///< 1 for a Switch, leaves + spines for a Clos, else 0
+    uint64_t switch_base;         ///< first switch vertex (dimensions with switches only)
+    uint64_t switches_per_group;  ///< DimensionShape::SwitchCount
   };
 
-  /// FullyConnected ids i*n+j (j != i) close the gaps at i*n+i: i*(n-1) + j - (j > i).
+  /// A used local id's place among the used ones (FullyConnected closes the gaps at i*n+i).
   static uint32_t DenseLocalLink(const Layout& layout, uint32_t local_link) {
-    if (layout.links.Kind() != DimensionKind::kFullyConnected) return local_link;
-    const uint32_t n = layout.links.Size();
-    const uint32_t i = local_link / n;
-    const uint32_t j = local_link % n;
-    return i * (n - 1) + j - (j > i ? 1 : 0);
+    return layout.links.Shape().DenseLink(local_link);
   }
   void AddLinks(uint32_t d);
 
@@ -220,8 +216,8 @@ void FabricGraph::ForEachLinkOnRoute(VertexId src, VertexId dst, uint64_t ecmp,
       // GroupIndex of the NPU reached so far: its id modulo the stride, plus what lies above d.
       const uint64_t group = dst_low + src_next * stride;
       const uint64_t group_first = layout.link_offset + group * layout.links_per_group;
-      layout.links.ForEachLinkOnRoute(from, to, ecmp, [&](uint32_t local_link) {
-        visit(static_cast<LinkId>(group_first + DenseLocalLink(layout, local_link)));
+      layout.links.Shape().Route(from, to, ecmp).ForEachLink([&](uint32_t, uint32_t dense) {
+        visit(static_cast<LinkId>(group_first + dense));
       });
     }
     dst_low += static_cast<uint64_t>(to) * stride;

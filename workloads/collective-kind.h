@@ -4,6 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "base/name-table.h"
 
 namespace hfsim {
 
@@ -17,5 +21,17 @@ enum class CollectiveKind : uint8_t { kAllReduce, kReduceScatter, kAllGather, kA
 inline constexpr std::array<CollectiveKind, 4> kAllCollectiveKinds = {
     CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter, CollectiveKind::kAllGather,
     CollectiveKind::kAllToAll};
+
+/// Scenario spellings.
+inline constexpr NameTable<CollectiveKind, 4> kCollectiveKindNames = {{
+    {CollectiveKind::kAllReduce, "all_reduce"},
+    {CollectiveKind::kReduceScatter, "reduce_scatter"},
+    {CollectiveKind::kAllGather, "all_gather"},
+    {CollectiveKind::kAllToAll, "all_to_all"},
+}};
+inline std::string_view ToString(CollectiveKind kind) { return NameIn(kCollectiveKindNames, kind); }
+inline std::optional<CollectiveKind> ParseCollectiveKind(std::string_view text) {
+  return ParseIn(kCollectiveKindNames, text);
+}
 
 }  // namespace hfsim

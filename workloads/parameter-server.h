@@ -27,8 +27,10 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/name-table.h"
 #include "workloads/splitmix64.h"
 
 namespace hfsim {
@@ -38,6 +40,14 @@ inline constexpr uint64_t kPsKeyIdBytes = 8;
 
 enum class PsModelKind { kDense, kSparse };
 enum class KeyPartition { kHash, kRange };
+/// Scenario spellings (workload.parameter_server.key_partition).
+inline constexpr NameTable<KeyPartition, 2> kKeyPartitionNames = {{
+    {KeyPartition::kHash, "hash"},
+    {KeyPartition::kRange, "range"},
+}};
+inline std::string_view ToString(KeyPartition partition) {
+  return NameIn(kKeyPartitionNames, partition);
+}
 
 struct PsDenseModel {
   /// Zoo name, or empty when `params` was given directly.

@@ -17,8 +17,10 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/name-table.h"
 #include "workloads/collective-kind.h"
 #include "workloads/layer.h"
 #include "workloads/time-number.h"
@@ -26,10 +28,23 @@
 namespace hfsim {
 
 enum class OverlapMode { kNone, kBackward };
+/// Scenario spellings (workload.training.overlap).
+inline constexpr NameTable<OverlapMode, 2> kOverlapModeNames = {{
+    {OverlapMode::kNone, "none"},
+    {OverlapMode::kBackward, "backward"},
+}};
+inline std::string_view ToString(OverlapMode overlap) { return NameIn(kOverlapModeNames, overlap); }
 /// Activation recomputation (Korthikanti et al. 2022): none; selective (the attention core is
 /// computed again in backward instead of kept); full (every layer's forward again, only its
 /// input kept).
 enum class Recompute { kNone, kSelective, kFull };
+/// Scenario spellings (workload.training.recompute).
+inline constexpr NameTable<Recompute, 3> kRecomputeNames = {{
+    {Recompute::kNone, "none"},
+    {Recompute::kSelective, "selective"},
+    {Recompute::kFull, "full"},
+}};
+inline std::string_view ToString(Recompute recompute) { return NameIn(kRecomputeNames, recompute); }
 /// The process groups of a training job. Expert parallelism splits the data group: an expert
 /// group holds the ranks whose routed experts together make the whole layer (they exchange
 /// tokens), and the expert-data group the ranks holding the same experts (they reduce those

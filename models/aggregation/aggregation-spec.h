@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/name-table.h"
+
 namespace hfsim {
 
 /// Where a completed slot goes. kAllReduce (SwitchML): multicast to every worker of the job.
@@ -42,10 +44,33 @@ enum class TofinoGeneration : uint8_t { kTofino1 = 1, kTofino2 = 2 };
 ///   returns the largest, so every worker encodes with max-norm bound 2^e.
 enum class ValueFormat { kInt32, kThc };
 
-std::string_view ToString(AggregationMode mode);        ///< "allreduce", "parameter_server"
-std::string_view ToString(FixedPointScheme scheme);     ///< "block_exponent", "fixed_scale"
-std::string_view ToString(OverflowBehaviour overflow);  ///< "wrap", "saturate"
-std::string_view ToString(ValueFormat format);          ///< "int32", "thc"
+/// Scenario spellings (aggregation.mode, .fixed_point, .overflow, .value_format).
+inline constexpr NameTable<AggregationMode, 2> kAggregationModeNames = {{
+    {AggregationMode::kAllReduce, "allreduce"},
+    {AggregationMode::kParameterServer, "parameter_server"},
+}};
+inline constexpr NameTable<FixedPointScheme, 2> kFixedPointSchemeNames = {{
+    {FixedPointScheme::kBlockExponent, "block_exponent"},
+    {FixedPointScheme::kFixedScale, "fixed_scale"},
+}};
+inline constexpr NameTable<OverflowBehaviour, 2> kOverflowBehaviourNames = {{
+    {OverflowBehaviour::kWrap, "wrap"},
+    {OverflowBehaviour::kSaturate, "saturate"},
+}};
+inline constexpr NameTable<ValueFormat, 2> kValueFormatNames = {{
+    {ValueFormat::kInt32, "int32"},
+    {ValueFormat::kThc, "thc"},
+}};
+inline std::string_view ToString(AggregationMode mode) {
+  return NameIn(kAggregationModeNames, mode);
+}
+inline std::string_view ToString(FixedPointScheme scheme) {
+  return NameIn(kFixedPointSchemeNames, scheme);
+}
+inline std::string_view ToString(OverflowBehaviour overflow) {
+  return NameIn(kOverflowBehaviourNames, overflow);
+}
+inline std::string_view ToString(ValueFormat format) { return NameIn(kValueFormatNames, format); }
 
 /// UDP ports of aggregation jobs: job j uses 0xBEE0 + j (SwitchML's range 0xBEE0..0xBEEF).
 inline constexpr uint16_t kFirstAggregationPort = 0xBEE0;

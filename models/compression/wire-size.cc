@@ -5,20 +5,6 @@
 
 namespace hfsim {
 
-std::string_view ToString(CompressionScheme scheme) {
-  switch (scheme) {
-    case CompressionScheme::kNone:
-      return "none";
-    case CompressionScheme::kFp16:
-      return "fp16";
-    case CompressionScheme::kTopK:
-      return "top_k";
-    case CompressionScheme::kThc:
-      return "thc";
-  }
-  return "?";
-}
-
 WireBytes CompressedWireBytes(const CompressionChoice& choice, uint64_t d, uint32_t workers) {
   switch (choice.scheme) {
     case CompressionScheme::kNone:

@@ -10,12 +10,22 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/name-table.h"
 #include "models/compression/thc.h"
 
 namespace hfsim {
 
 enum class CompressionScheme { kNone, kFp16, kTopK, kThc };
-std::string_view ToString(CompressionScheme scheme);  ///< "none", "fp16", "top_k", "thc"
+/// Scenario spellings (communication.compression.scheme).
+inline constexpr NameTable<CompressionScheme, 4> kCompressionSchemeNames = {{
+    {CompressionScheme::kNone, "none"},
+    {CompressionScheme::kFp16, "fp16"},
+    {CompressionScheme::kTopK, "top_k"},
+    {CompressionScheme::kThc, "thc"},
+}};
+inline std::string_view ToString(CompressionScheme scheme) {
+  return NameIn(kCompressionSchemeNames, scheme);
+}
 
 struct WireBytes {
   uint64_t up = 0;    ///< worker -> aggregator

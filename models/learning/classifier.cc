@@ -40,10 +40,6 @@ Eigen::MatrixXd Softmax(const Eigen::MatrixXd& logits) {
 
 }  // namespace
 
-std::string_view ToString(ClassifierKind kind) {
-  return kind == ClassifierKind::kLogistic ? "logistic" : "mlp";
-}
-
 Classifier::Classifier(const ClassifierSpec& spec) : m_spec(spec) {
   if (spec.features == 0 || spec.classes < 2 || (spec.kind == ClassifierKind::kMlp && spec.hidden == 0)) {
     throw std::invalid_argument("Classifier: needs features, at least 2 classes and hidden units");

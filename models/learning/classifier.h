@@ -9,12 +9,17 @@
 
 #include <Eigen/Dense>
 
+#include "base/name-table.h"
 #include "models/learning/synthetic-data.h"
 
 namespace hfsim {
 
 enum class ClassifierKind { kLogistic, kMlp };
-std::string_view ToString(ClassifierKind kind);  ///< "logistic", "mlp"
+inline constexpr NameTable<ClassifierKind, 2> kClassifierKindNames = {{
+    {ClassifierKind::kLogistic, "logistic"},
+    {ClassifierKind::kMlp, "mlp"},
+}};
+inline std::string_view ToString(ClassifierKind kind) { return NameIn(kClassifierKindNames, kind); }
 
 struct ClassifierSpec {
   ClassifierKind kind = ClassifierKind::kLogistic;

@@ -170,44 +170,6 @@ void MixWithCentre(double alpha, MixingState& me, Eigen::VectorXd& centre) {
   centre += alpha * d;
 }
 
-std::string_view ToString(GossipRule rule) {
-  switch (rule) {
-    case GossipRule::kPull:
-      return "pull";
-    case GossipRule::kPushSum:
-      return "push_sum";
-    case GossipRule::kGoSgd:
-      return "gosgd";
-    case GossipRule::kElastic:
-      return "elastic";
-  }
-  return "?";
-}
-
-std::string_view ToString(TriggerKind trigger) {
-  switch (trigger) {
-    case TriggerKind::kFixedPeriod:
-      return "fixed";
-    case TriggerKind::kRandom:
-      return "random";
-    case TriggerKind::kAdaptive:
-      return "adaptive";
-  }
-  return "?";
-}
-
-std::string_view ToString(ThresholdPolicy policy) {
-  switch (policy) {
-    case ThresholdPolicy::kConstant:
-      return "constant";
-    case ThresholdPolicy::kLearningRateProportional:
-      return "lr_proportional";
-    case ThresholdPolicy::kDecaying:
-      return "decaying";
-  }
-  return "?";
-}
-
 double ExchangeTrigger::ThresholdAt(uint64_t step, const LearningRate& lr) const {
   switch (policy) {
     case ThresholdPolicy::kConstant:

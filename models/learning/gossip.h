@@ -31,6 +31,7 @@
 
 #include <Eigen/Dense>
 
+#include "base/name-table.h"
 #include "models/learning/classifier.h"
 #include "models/learning/learning-rate.h"
 #include "models/learning/synthetic-data.h"
@@ -41,9 +42,30 @@ enum class GossipRule { kPull, kPushSum, kGoSgd, kElastic };
 enum class TriggerKind { kFixedPeriod, kRandom, kAdaptive };
 enum class ThresholdPolicy { kConstant, kLearningRateProportional, kDecaying };
 
-std::string_view ToString(GossipRule rule);            ///< "pull", "push_sum", "gosgd", "elastic"
-std::string_view ToString(TriggerKind trigger);        ///< "fixed", "random", "adaptive"
-std::string_view ToString(ThresholdPolicy policy);     ///< "constant", "lr_proportional", "decaying"
+/// Scenario spellings (workload.gossip.rule, .trigger.kind, .trigger.policy).
+inline constexpr NameTable<GossipRule, 4> kGossipRuleNames = {{
+    {GossipRule::kPull, "pull"},
+    {GossipRule::kPushSum, "push_sum"},
+    {GossipRule::kGoSgd, "gosgd"},
+    {GossipRule::kElastic, "elastic"},
+}};
+inline constexpr NameTable<TriggerKind, 3> kTriggerKindNames = {{
+    {TriggerKind::kFixedPeriod, "fixed"},
+    {TriggerKind::kRandom, "random"},
+    {TriggerKind::kAdaptive, "adaptive"},
+}};
+inline constexpr NameTable<ThresholdPolicy, 3> kThresholdPolicyNames = {{
+    {ThresholdPolicy::kConstant, "constant"},
+    {ThresholdPolicy::kLearningRateProportional, "lr_proportional"},
+    {ThresholdPolicy::kDecaying, "decaying"},
+}};
+inline std::string_view ToString(GossipRule rule) { return NameIn(kGossipRuleNames, rule); }
+inline std::string_view ToString(TriggerKind trigger) {
+  return NameIn(kTriggerKindNames, trigger);
+}
+inline std::string_view ToString(ThresholdPolicy policy) {
+  return NameIn(kThresholdPolicyNames, policy);
+}
 
 struct ExchangeTrigger {
   TriggerKind kind = TriggerKind::kFixedPeriod;

@@ -12,9 +12,20 @@
 #include <numbers>
 #include <string_view>
 
+#include "base/name-table.h"
+
 namespace hfsim {
 
 enum class LearningRateSchedule { kConstant, kStep, kExponential, kCosine };
+inline constexpr NameTable<LearningRateSchedule, 4> kLearningRateScheduleNames = {{
+    {LearningRateSchedule::kConstant, "constant"},
+    {LearningRateSchedule::kStep, "step"},
+    {LearningRateSchedule::kExponential, "exponential"},
+    {LearningRateSchedule::kCosine, "cosine"},
+}};
+inline std::string_view ToString(LearningRateSchedule schedule) {
+  return NameIn(kLearningRateScheduleNames, schedule);
+}
 
 struct LearningRate {
   LearningRateSchedule schedule = LearningRateSchedule::kConstant;

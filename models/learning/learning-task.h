@@ -7,13 +7,18 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/name-table.h"
 #include "models/learning/idx-dataset.h"
 #include "models/learning/synthetic-data.h"
 
 namespace hfsim {
 
 enum class TaskKind { kSynthetic, kFashionMnist };
-std::string_view ToString(TaskKind kind);  ///< "synthetic", "fashion_mnist"
+inline constexpr NameTable<TaskKind, 2> kTaskKindNames = {{
+    {TaskKind::kSynthetic, "synthetic"},
+    {TaskKind::kFashionMnist, "fashion_mnist"},
+}};
+inline std::string_view ToString(TaskKind kind) { return NameIn(kTaskKindNames, kind); }
 
 struct LearningTaskSpec {
   TaskKind kind = TaskKind::kSynthetic;

@@ -4,25 +4,22 @@
 #include <cmath>
 #include <deque>
 #include <queue>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
+#include "topologies/dimension-kinds.h"
+
 namespace hfsim {
 
-// Hops between two NPUs `distance` apart along the logical ring of the dimension: the
-// backend's Ring is bidirectional (the shorter way), FullyConnected one hop, Switch two.
+// Hops between two NPUs `distance` apart along the logical ring of the dimension, as ASTRA-sim's
+// backend counts them for the dimension's kind (DimensionKindEntry::astra_hops: its Ring is
+// bidirectional, the shorter way; FullyConnected one hop, Switch two). Kinds ASTRA-sim lacks are
+// refused with astra_sim pricing (scenario-parser.cc).
 uint32_t AstraHops(DimensionKind topology, uint32_t npus, uint32_t distance) {
-  switch (topology) {
-    case DimensionKind::kRing:
-      return std::min(distance, npus - distance);
-    case DimensionKind::kFullyConnected:
-      return 1;
-    case DimensionKind::kSwitch:
-      return 2;
-    case DimensionKind::kClos:
-      return 4;  // refused with astra_sim pricing (scenario-parser.cc)
-  }
-  return 1;
+  const auto hops = KindEntry(topology).astra_hops;
+  if (hops == nullptr) throw std::logic_error("AstraHops: ASTRA-sim has no such topology");
+  return hops(npus, distance);
 }
 
 namespace {

@@ -7,20 +7,12 @@
 #include <tuple>
 
 #include "sim/analytical/astra-sim-phase.h"
+#include "topologies/dimension-kinds.h"
 
 namespace hfsim {
 
 uint32_t LinksPerNpu(const Dimension& dimension) {
-  switch (dimension.kind) {
-    case DimensionKind::kRing:
-      return dimension.size == 2 ? 1 : 2;
-    case DimensionKind::kFullyConnected:
-      return dimension.size - 1;
-    case DimensionKind::kSwitch:
-    case DimensionKind::kClos:
-      return 1;  // Clos is refused with astra_sim pricing
-  }
-  return 1;
+  return MakeShape(dimension)->NpuDegree();
 }
 
 double AstraLinkBpns(const Dimension& dimension) {

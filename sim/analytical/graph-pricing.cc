@@ -9,42 +9,24 @@
 #include <cstdlib>
 #include <map>
 #include <stdexcept>
+#include <optional>
 #include <tuple>
+
+#include "topologies/dimension-kinds.h"
+#include "topologies/dimension-links.h"
 
 namespace hfsim {
 
 namespace {
 
-// The fraction of a dimension's per-NPU bandwidth one of its links carries, and the hops from
-// coordinate a to b (topologies/dimension.h: a Ring splits it over two directions, a
-// FullyConnected dimension over size - 1 links, a Switch gives it all to the up-link, a Clos too
-// within a leaf).
-struct Hop {
-  double share = 1.0;
-  uint32_t hops = 0;
-};
-
-Hop HopAlong(const Dimension& dim, uint32_t a, uint32_t b) {
-  const uint32_t distance = a > b ? a - b : b - a;
-  switch (dim.kind) {
-    case DimensionKind::kRing:
-      return {dim.size == 2 ? 1.0 : 0.5, std::min(distance, dim.size - distance)};
-    case DimensionKind::kFullyConnected:
-      return {1.0 / (dim.size - 1), 1};
-    case DimensionKind::kSwitch:
-      return {1.0, 2};
-    case DimensionKind::kClos: {
-      // Within a leaf as a Switch; across leaves through one spine (ECMP pins a message to one
-      // path), whose links may carry less than the NPU's.
-      if (a / dim.leaf_npus == b / dim.leaf_npus) return {1.0, 2};
-      return {std::min(1.0, dim.SpineLinkFraction()), 4};
-    }
-  }
-  return {};
-}
-
-PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, bool astra_sim,
-                         uint32_t src, uint32_t dst, uint64_t bytes) {
+// A send's route: per dimension it crosses, the hops (DimensionShape::Hops) and the smallest
+// share of the NPU's bandwidth among its links (DimensionShape::RouteShare: a Ring's half, a
+// FullyConnected pair's 1/(size-1), a Clos spine link's share across leaves, where ECMP pins the
+// message to one path). `links` holds each dimension's links, made on first use.
+PointToPointPlan RouteOf(const Topology& topology,
+                         std::vector<std::optional<DimensionLinks>>& links,
+                         double endpoint_delay_ns, bool astra_sim, uint32_t src, uint32_t dst,
+                         uint64_t bytes) {
   PointToPointPlan route;
   route.bytes = static_cast<double>(bytes);
   route.traffic_bytes.assign(topology.DimensionCount(), 0.0);
@@ -72,10 +54,11 @@ PointToPointPlan RouteOf(const Topology& topology, double endpoint_delay_ns, boo
     const uint32_t b = topology.Coordinate(dst, d);
     if (a == b) continue;
     const Dimension& dim = topology.Dim(d);
-    const Hop hop = HopAlong(dim, a, b);
-    route.latency_ns += hop.hops * dim.latency_ns;
+    if (!links[d]) links[d].emplace(dim);
+    const DimensionShape& shape = links[d]->Shape();
+    route.latency_ns += shape.Hops(a, b) * dim.latency_ns;
     route.traffic_bytes[d] = route.bytes;
-    route.links.emplace_back(d, hop.share);
+    route.links.emplace_back(d, shape.RouteShare(a, b));
     route.local = false;
   }
   if (!route.local) route.latency_ns += endpoint_delay_ns;
@@ -197,6 +180,7 @@ GraphPricing GraphPricing::Compile(const Scenario& scenario,
       });
     });
   };
+  std::vector<std::optional<DimensionLinks>> links(topology.DimensionCount());
   // A send's route, priced from the sender's side, whichever member of unit u came first.
   auto route_of = [&](uint32_t u, const GraphNode& node) __attribute__((noinline)) {
     uint32_t src = 0, dst = 0;
@@ -208,7 +192,7 @@ GraphPricing GraphPricing::Compile(const Scenario& scenario,
       dst = side.peer;
     }
     pricing.m_routes.push_back(
-        RouteOf(topology, pricing.m_endpoint_delay_ns, pricing.m_astra_sim, src, dst,
+        RouteOf(topology, links, pricing.m_endpoint_delay_ns, pricing.m_astra_sim, src, dst,
                 node.size_bytes));
     return static_cast<uint32_t>(pricing.m_routes.size() - 1);
   };

@@ -11,7 +11,10 @@
 
 #include "sim/cli/astra-options.h"
 #include "sim/cli/option-checks.h"
+#include "sim/scenario/optimize-spec.h"
+#include "sim/scenario/scenario.h"
 #include "sim/version.h"
+#include "workloads/collective-kind.h"
 
 namespace hfsim {
 
@@ -63,7 +66,7 @@ void RunCommand::Register(CLI::App& app) {
   run->add_option("--pricing", pricing,
                   "Override communication.pricing: hfsim (hfsim's model) or astra_sim (ASTRA-sim's "
                   "congestion-unaware analytical semantics; the default for ASTRA-sim inputs)")
-      ->check(CLI::IsMember({"hfsim", "astra_sim"}));
+      ->check(OneOf(kPricingModelNames));
   run->add_option("-o,--out", out_dir,
                   "Directory for the report files (created if missing; files are replaced whole)")
       ->check(NonEmptyPath());
@@ -232,7 +235,10 @@ void LibraOptions::Register(CLI::App& command) {
   objective_option = command
       .add_option("--objective", problem.objective,
                   "With LIBRA inputs: time (LIBRA's PerfOpt) or time_x_cost (PerfPerCostOpt)")
-      ->check(CLI::IsMember({"time", "time_x_cost"}));
+      // LIBRA's two objectives (time_under_budget needs a budget, which LIBRA's inputs lack).
+      ->check(CLI::IsMember(
+          std::vector<std::string>{std::string(ToString(OptimizeObjective::kTime)),
+                                   std::string(ToString(OptimizeObjective::kTimeXCost))}));
   total_option = command
       .add_option("--total", total,
                   "With LIBRA inputs: total bandwidth per NPU in GB/s (LIBRA's total-bandwidth "
@@ -255,7 +261,7 @@ void LibraOptions::Register(CLI::App& command) {
   total_mode_option = command
       .add_option("--total-mode", problem.total,
                   "With LIBRA inputs: equal (the whole total is used, default) or at_most")
-      ->check(CLI::IsMember({"equal", "at_most"}));
+      ->check(OneOf(kTotalRelationNames));
   network->needs(workload)->needs(comm);
   workload->needs(network);
   comm->needs(network);
@@ -383,7 +389,7 @@ void AstraOptions::Register(CLI::App& command) {
   command
       .add_option("--collective", collective,
                   "With the ASTRA-sim inputs: one collective over every dimension")
-      ->check(CLI::IsMember({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));
+      ->check(OneOf(kCollectiveKindNames));
   command.add_option("--size", size,
                      "Size of --collective: bytes, or with a unit (KiB, MiB, GiB, TiB, KB, MB, GB, "
                      "TB), e.g. 64MiB; the full per-NPU buffer (docs/scenario.md §5.1)");

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/scenario/input-file.h"
+#include "base/name-table.h"
 
 namespace hfsim {
 
@@ -34,6 +35,12 @@ inline CLI::Validator NonNegativeInteger() {
         return {};
       },
       "UINT");
+}
+
+/// One of an enum's names (base/name-table.h), the spellings its scenario key takes too.
+template <typename Enum, size_t N>
+CLI::Validator OneOf(const NameTable<Enum, N>& table) {
+  return CLI::IsMember(NamesOf(table));
 }
 
 /// A path for --out: an empty one would silently mean "nowhere".

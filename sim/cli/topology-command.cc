@@ -45,13 +45,7 @@ int TopologyCommand::Execute() const {
         d, ToString(dim.kind), dim.size, topology.GroupCount(d), dim.bandwidth_Bpns,
         dim.bandwidth_Bpns * graph.LinksOf(d).LinkBandwidthFraction(),
         FormatDuration(dim.latency_ns));
-    if (dim.kind == DimensionKind::kClos) {
-      std::cout << fmt::format(
-          "    {} leaves of {} NPUs and {} spines per group, leaf-spine "
-          "links of {:.4g} GB/s, oversubscription {:.4g}:1\n",
-          dim.Leaves(), dim.leaf_npus, dim.spines, dim.bandwidth_Bpns * dim.SpineLinkFraction(),
-          dim.oversubscription);
-    }
+    std::cout << graph.LinksOf(d).Shape().Describe();  // the kind's own lines (a Clos's tiers)
   }
   const NpuReachability reachability = graph.CheckReachability();
   std::cout << "reachability: " << reachability.Describe() << "\n";

@@ -5,15 +5,16 @@
 #include <stdexcept>
 
 #include "sim/flow/max-min-rates.h"
+#include "topologies/dimension-kinds.h"
 
 namespace hfsim {
 
 FlowNetwork::FlowNetwork(const FabricGraph& fabric, uint64_t seed)
     : m_fabric(&fabric),
       m_seed(seed),
-      m_has_clos(std::any_of(
+      m_has_ecmp(std::any_of(
           fabric.GetTopology().Dimensions().begin(), fabric.GetTopology().Dimensions().end(),
-          [](const Dimension& dim) { return dim.kind == DimensionKind::kClos; })),
+          [](const Dimension& dim) { return KindEntry(dim.kind).ecmp; })),
       m_link_bytes(fabric.LinkCount(), 0),
       m_link_peak(fabric.LinkCount(), 0),
       m_flows_on(fabric.LinkCount()),
@@ -36,7 +37,7 @@ FlowNetwork::FlowId FlowNetwork::Start(uint32_t src, uint32_t dst, uint64_t byte
   }
   Flow& flow = m_slots[slot];
   flow.route.clear();  // a reused slot keeps its route's memory
-  m_fabric->AppendRoute(src, dst, flow.route, m_has_clos ? EcmpValue(m_seed, src, dst, tag) : 0);
+  m_fabric->AppendRoute(src, dst, flow.route, m_has_ecmp ? EcmpValue(m_seed, src, dst, tag) : 0);
   flow.id = id;
   flow.tag = tag;
   flow.bytes = bytes;

@@ -112,7 +112,7 @@ class FlowNetwork {
 
   const FabricGraph* m_fabric;
   uint64_t m_seed;
-  bool m_has_clos;  // only then does a route need its ECMP value
+  bool m_has_ecmp;  // a dimension routes by ECMP (a Clos): only then does a route need its value
   double m_now = 0.0;
   FlowId m_next_id = 0;
   std::vector<Flow> m_slots;  // draining flows, by slot; freed slots are reused

@@ -23,19 +23,27 @@ constexpr std::pair<const char*, const char*> kImplementations[] = {
     {"all-gather-implementation", "all_gather"},
     {"all-to-all-implementation", "all_to_all"}};
 
+// ASTRA-sim's spellings of the algorithms it shares with hfsim (its system file's
+// *-implementation entries).
+constexpr NameTable<CollectiveAlgorithm, 3> kAstraAlgorithmNames = {{
+    {CollectiveAlgorithm::kRing, "ring"},
+    {CollectiveAlgorithm::kDirect, "direct"},
+    {CollectiveAlgorithm::kHalvingDoubling, "halvingDoubling"},
+}};
+
 nlohmann::json ReadImplementation(const JsonCursor& list, const std::vector<uint32_t>& sizes) {
   nlohmann::json out = nlohmann::json::array();
   const auto entries = list.Elements(sizes.size(), sizes.size());
   for (size_t d = 0; d < entries.size(); ++d) {
-    const size_t choice = entries[d].Choice({"ring", "direct", "halvingDoubling"});
+    const CollectiveAlgorithm algorithm = entries[d].Choice(kAstraAlgorithmNames);
     // halvingDoubling for all-to-all is refused by the loader only if the workload uses it.
-    if (choice == 2) {
+    if (algorithm == CollectiveAlgorithm::kHalvingDoubling) {
       if ((sizes[d] & (sizes[d] - 1)) != 0) {
         entries[d].Fail(fmt::format("halvingDoubling needs a power-of-two npus_count, dimension {} has {}; "
                                     "accepted: \"ring\", \"direct\"", d, sizes[d]));
       }
     }
-    out.push_back(choice == 0 ? "ring" : choice == 1 ? "direct" : "halving_doubling");
+    out.push_back(std::string(ToString(algorithm)));
   }
   return out;
 }

@@ -146,11 +146,17 @@ Expected<nlohmann::json> Cost(const LibraFiles& files, const LibraNetwork& netwo
 }  // namespace
 
 Expected<nlohmann::json> ImportLibra(const LibraFiles& files, const LibraProblem& problem) {
-  if (problem.objective != "time" && problem.objective != "time_x_cost") {
-    return UserError{"--objective", fmt::format("got \"{}\"; accepted: time, time_x_cost", problem.objective)};
+  // LIBRA's objectives are time and time_x_cost (time_under_budget needs a budget it lacks).
+  const auto objective = ParseIn(kOptimizeObjectiveNames, problem.objective);
+  if (!objective || *objective == OptimizeObjective::kTimeUnderBudget) {
+    return UserError{"--objective",
+                     fmt::format("got \"{}\"; accepted: {}, {}", problem.objective,
+                                 ToString(OptimizeObjective::kTime),
+                                 ToString(OptimizeObjective::kTimeXCost))};
   }
-  if (problem.total != "equal" && problem.total != "at_most") {
-    return UserError{"--total-mode", fmt::format("got \"{}\"; accepted: equal, at_most", problem.total)};
+  if (!ParseIn(kTotalRelationNames, problem.total)) {
+    return UserError{"--total-mode", fmt::format("got \"{}\"; accepted: {}", problem.total,
+                                                 fmt::join(NamesOf(kTotalRelationNames), ", "))};
   }
   auto network = ReadLibraNetwork(files.network);
   if (!network) return network.Error();

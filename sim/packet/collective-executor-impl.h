@@ -146,6 +146,9 @@ class CollectiveExecutor::Impl {
   double HostSendNs(CollectiveRun& run, uint64_t npu, uint32_t stage);
   /// The links of a dimension (hops for the host stack's round trips), built when first needed.
   const DimensionLinks& Links(uint32_t dimension);
+  /// The positions of a whole dimension's ranks in its kind's logical order
+  /// (DimensionShape::PositionOfRank); empty when that is position order. Made when first needed.
+  const std::vector<uint32_t>& RankOrder(uint32_t dimension);
   /// A delivered message counted at its step: host receive, then reduction, then FinishReceive.
   void Consume(uint32_t slot);
   void Reduce(uint32_t slot);
@@ -177,6 +180,7 @@ class CollectiveExecutor::Impl {
   std::vector<double> m_reduction_free_ns;        ///< per NPU: when its reduction engine is idle
   std::vector<double> m_host_free_ns;  ///< per NPU: when its host receive engine is idle
   std::vector<std::unique_ptr<DimensionLinks>> m_links;  ///< per dimension, see Links()
+  std::vector<std::optional<std::vector<uint32_t>>> m_rank_order;  ///< per dimension, RankOrder()
   std::vector<WorkItem> m_work;
   bool m_draining = false;
   ErrorLog m_errors;

@@ -56,7 +56,11 @@ CollectiveId CollectiveExecutor::Impl::Create(CollectiveKind kind, uint64_t size
     } else {
       for (uint32_t c = 0; c < size; ++c) coordinates.push_back(c);
     }
-    plan.whole &= coordinates.size() == size;
+    // A whole dimension's ranks in its kind's logical order, as the analytical engine places
+    // them (position order on most kinds).
+    const std::vector<uint32_t>& order = RankOrder(d);
+    if (coordinates.size() == size && !order.empty()) coordinates = order;
+    plan.whole &= coordinates.size() == size && order.empty();
     plan.position.emplace_back(size, CollectivePlan::kAbsent);
     for (uint32_t i = 0; i < coordinates.size(); ++i) plan.position[d][coordinates[i]] = i;
     plan.member_stride.push_back(plan.members);
@@ -289,6 +293,22 @@ double CollectiveExecutor::Impl::HostSendNs(CollectiveRun& run, uint64_t npu, ui
   }
   // The receiver first learns the size: round trips to the step's farthest peer.
   return ns + host.extra_round_trips * 2.0 * farthest * m_topology.Dim(dimension).latency_ns;
+}
+
+const std::vector<uint32_t>& CollectiveExecutor::Impl::RankOrder(uint32_t dimension) {
+  if (m_rank_order.empty()) m_rank_order.resize(m_topology.DimensionCount());
+  std::optional<std::vector<uint32_t>>& order = m_rank_order[dimension];
+  if (!order) {
+    const DimensionShape& shape = Links(dimension).Shape();
+    order.emplace(shape.Size());
+    bool in_position_order = true;
+    for (uint32_t rank = 0; rank < shape.Size(); ++rank) {
+      (*order)[rank] = shape.PositionOfRank(rank);
+      in_position_order &= (*order)[rank] == rank;
+    }
+    if (in_position_order) order->clear();
+  }
+  return *order;
 }
 
 const DimensionLinks& CollectiveExecutor::Impl::Links(uint32_t dimension) {

@@ -168,7 +168,7 @@ uint32_t IpFabric::NpuOf(ns3::Ipv4Address address) const {
 // The routes of PacketFabric::NextLink, written as IPv4 routes. An NPU whose first differing
 // dimension with the destination is d forwards along d toward the destination's coordinate there
 // (a destination that agrees with it up to d matches exactly one of its routes); a switch of
-// dimension d sends down to the destination's coordinate in d.
+// dimension d sends on toward the destination's coordinate in d as its kind routes.
 void IpFabric::AddRoutes() {
   const Topology& topology = m_graph.GetTopology();
   const ns3::Ipv4StaticRoutingHelper helper;
@@ -181,11 +181,15 @@ void IpFabric::AddRoutes() {
     if (m_graph.IsSwitch(vertex)) {
       const uint32_t d = m_graph.SwitchDimension(vertex);
       const uint32_t n = topology.Dim(d).size;
+      const DimensionShape& shape = m_graph.LinksOf(d).Shape();
       std::vector<uint32_t> coordinates(topology.DimensionCount(), 0);
       for (uint32_t c = 0; c < n; ++c) {
         coordinates[d] = c;
-        const LinkId down = m_graph.GroupLinkId(d, m_graph.SwitchGroup(vertex), n + c);
-        add(m_plan.NpuAddress(coordinates), m_plan.FieldMask(d), down);
+        // No ECMP value: static tables have one path per destination (a kind that routes by
+        // ECMP is refused with TCP).
+        const uint32_t local = shape.SwitchNextLink(m_graph.SwitchIndex(vertex), c, 0);
+        const LinkId next = m_graph.GroupLinkId(d, m_graph.SwitchGroup(vertex), local);
+        add(m_plan.NpuAddress(coordinates), m_plan.FieldMask(d), next);
       }
       continue;
     }

@@ -91,25 +91,13 @@ bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex,
 LinkId PacketFabric::NextLink(uint32_t vertex, uint32_t dst, uint64_t ecmp) const {
   const Topology& topology = m_graph.GetTopology();
   if (m_graph.IsSwitch(vertex)) {
-    // A switch of dimension d sends the packet down to dst's coordinate in its group; on a Clos,
-    // a leaf that does not hold it sends it up to the spine ECMP picks, which sends it down to
-    // dst's leaf (dimension-links.h numbers these links).
+    // A switch of dimension d sends the packet on toward dst's coordinate in its group, as its
+    // kind routes (DimensionShape::SwitchNextLink: a Switch down to it; on a Clos, a leaf that
+    // does not hold it up to the spine ECMP picks, which sends it down to dst's leaf).
     const uint32_t d = m_graph.SwitchDimension(vertex);
-    const Dimension& dim = topology.Dim(d);
-    const uint32_t n = dim.size;
-    const uint64_t group = m_graph.SwitchGroup(vertex);
-    const uint32_t c = topology.Coordinate(dst, d);
-    if (dim.kind != DimensionKind::kClos) return m_graph.GroupLinkId(d, group, n + c);
-    const uint32_t index = m_graph.SwitchIndex(vertex);
-    const uint32_t leaves = dim.Leaves();
-    const uint32_t spine = static_cast<uint32_t>(ecmp % dim.spines);
-    if (index >= leaves) {  // a spine
-      return m_graph.GroupLinkId(
-          d, group,
-          2 * n + leaves * dim.spines + (c / dim.leaf_npus) * dim.spines + (index - leaves));
-    }
-    if (c / dim.leaf_npus == index) return m_graph.GroupLinkId(d, group, n + c);
-    return m_graph.GroupLinkId(d, group, 2 * n + index * dim.spines + spine);
+    const uint32_t local = m_graph.LinksOf(d).Shape().SwitchNextLink(
+        m_graph.SwitchIndex(vertex), topology.Coordinate(dst, d), ecmp);
+    return m_graph.GroupLinkId(d, m_graph.SwitchGroup(vertex), local);
   }
   for (uint32_t d = 0; d < topology.DimensionCount(); ++d) {
     const uint32_t here = topology.Coordinate(vertex, d);

@@ -22,8 +22,7 @@ std::string PsWorkloadLine(const ParameterServerWorkload& ps) {
   return fmt::format(
       "workload: parameter server, {} workers x {} shards ({} partition), {}, {} "
       "iteration(s)\n",
-      ps.Workers(), ps.Shards(), ps.partition == KeyPartition::kHash ? "hash" : "range", model,
-      ps.iterations);
+      ps.Workers(), ps.Shards(), ToString(ps.partition), model, ps.iterations);
 }
 
 std::string PsSummary(const ParameterServerReport& r) {

@@ -36,10 +36,10 @@ void ReadAggregationSection(const JsonCursor& section, Scenario& scenario) {
                         "multicast_group", "value_format", "thc"});
   AggregationSwitchSpec spec;
   if (auto v = section.Find("mode")) {
-    spec.mode = static_cast<AggregationMode>(v->Choice({"allreduce", "parameter_server"}));
+    spec.mode = v->Choice(kAggregationModeNames);
   }
   if (auto v = section.Find("value_format")) {
-    spec.value_format = static_cast<ValueFormat>(v->Choice({"int32", "thc"}));
+    spec.value_format = v->Choice(kValueFormatNames);
   }
   if (spec.IsThc()) {
     // THC's values are table indices: no float-to-integer conversion, and lanes that cannot
@@ -80,7 +80,7 @@ void ReadAggregationSection(const JsonCursor& section, Scenario& scenario) {
     spec.values_per_packet = static_cast<uint32_t>(v->Integer(1, kMaxValuesPerPacket));
   }
   if (auto v = section.Find("fixed_point")) {
-    spec.scheme = static_cast<FixedPointScheme>(v->Choice({"block_exponent", "fixed_scale"}));
+    spec.scheme = v->Choice(kFixedPointSchemeNames);
   }
   if (spec.scheme == FixedPointScheme::kFixedScale) {
     if (auto v = section.Find("fixed_scale"))
@@ -92,7 +92,7 @@ void ReadAggregationSection(const JsonCursor& section, Scenario& scenario) {
             "exponents choose their scale per packet); remove it");
   }
   if (auto v = section.Find("overflow")) {
-    spec.overflow = static_cast<OverflowBehaviour>(v->Choice({"wrap", "saturate"}));
+    spec.overflow = v->Choice(kOverflowBehaviourNames);
   }
   // Default: the widest value a W-worker sum cannot overflow with, or all 31 bits when adds
   // saturate.

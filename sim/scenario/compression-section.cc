@@ -6,17 +6,11 @@
 
 namespace hfsim {
 
-namespace {
-
-const std::vector<std::string_view> kSchemes = {"none", "fp16", "top_k", "thc"};
-
-}  // namespace
-
 CompressionChoice ReadCompression(const JsonCursor& section) {
   section.ExpectObject({"scheme", "top_k_fraction", "thc"});
   CompressionChoice choice;
-  choice.scheme = static_cast<CompressionScheme>(
-      section.At("scheme", "\"none\", \"fp16\", \"top_k\" or \"thc\"").Choice(kSchemes));
+  choice.scheme = section.At("scheme", QuotedAlternatives(kCompressionSchemeNames))
+                      .Choice(kCompressionSchemeNames);
   if (auto f = section.Find("top_k_fraction")) {
     if (choice.scheme != CompressionScheme::kTopK) f->Fail("only with \"scheme\": \"top_k\"");
     choice.top_k_fraction = f->Number(0.0, 1.0, true);

@@ -14,18 +14,14 @@ constexpr uint64_t kMaxWorkers = 1024;
 constexpr uint64_t kMaxSteps = kMaxLearningSteps;
 constexpr uint64_t kMaxModelBytes = uint64_t{1} << 40;
 
-const std::vector<std::string_view> kRules = {"pull", "push_sum", "gosgd", "elastic"};
-const std::vector<std::string_view> kTriggers = {"fixed", "random", "adaptive"};
-const std::vector<std::string_view> kPolicies = {"constant", "lr_proportional", "decaying"};
-
 ExchangeTrigger ReadTrigger(const JsonCursor& t) {
   t.ExpectObject({"kind", "period_steps", "probability", "threshold", "policy", "decay"});
   ExchangeTrigger trigger;
-  trigger.kind = static_cast<TriggerKind>(t.At("kind", "\"fixed\", \"random\" or \"adaptive\"").Choice(kTriggers));
+  trigger.kind = t.At("kind", QuotedAlternatives(kTriggerKindNames)).Choice(kTriggerKindNames);
   if (auto p = t.Find("period_steps")) trigger.period = static_cast<uint32_t>(p->Integer(1, kMaxSteps));
   if (auto p = t.Find("probability")) trigger.probability = p->Number(0.0, 1.0, true);
   if (auto p = t.Find("threshold")) trigger.threshold = p->Number(0.0, 1e6, true);
-  if (auto p = t.Find("policy")) trigger.policy = static_cast<ThresholdPolicy>(p->Choice(kPolicies));
+  if (auto p = t.Find("policy")) trigger.policy = p->Choice(kThresholdPolicyNames);
   if (auto p = t.Find("decay")) trigger.decay = p->Number(0.0, 1.0, true);
   return trigger;
 }
@@ -50,8 +46,7 @@ GossipWorkload ReadGossipSection(const JsonCursor& section, const Scenario& scen
   GossipSpec& spec = g.spec;
   spec.workers = static_cast<uint32_t>(g.worker_npus.size());
   spec.seed = scenario.seed;
-  spec.rule = static_cast<GossipRule>(
-      section.At("rule", "\"pull\", \"push_sum\", \"gosgd\" or \"elastic\"").Choice(kRules));
+  spec.rule = section.At("rule", QuotedAlternatives(kGossipRuleNames)).Choice(kGossipRuleNames);
   if (spec.rule == GossipRule::kElastic) {
     g.server_npu = static_cast<uint32_t>(
         section.At("server", "the NPU id holding the elastic centre").Integer(0, npus - 1));

@@ -16,10 +16,6 @@ namespace hfsim {
 namespace {
 
 constexpr double kMaxNodeDurationNs = 1e15;
-const std::vector<std::string_view> kKindNames = {"all_reduce", "reduce_scatter", "all_gather",
-                                                   "all_to_all"};
-const std::vector<std::string_view> kTypeNames = {"compute", "collective", "send", "recv"};
-const std::vector<std::string_view> kPhaseNames = {"forward", "input_grad", "weight_grad", "step"};
 
 std::vector<Communicator> ReadCommunicators(const JsonCursor& list, uint64_t ranks) {
   std::vector<Communicator> communicators;
@@ -68,8 +64,8 @@ ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& c
   ReadNode read;
   GraphNode& node = read.node;
   node.id = entry.At("id", "an integer id, unique within the program").Integer(0, UINT64_MAX >> 1);
-  node.kind = static_cast<GraphNodeKind>(
-      entry.At("type", "\"compute\", \"collective\", \"send\" or \"recv\"").Choice(kTypeNames));
+  node.kind =
+      entry.At("type", QuotedAlternatives(kGraphNodeKindNames)).Choice(kGraphNodeKindNames);
   if (auto name = entry.Find("name")) read.name = name->String();
   if (auto stream = entry.Find("stream")) node.stream = static_cast<uint32_t>(stream->Integer(0, 63));
   if (auto continues = entry.Find("continues_step")) node.continues_step = continues->Bool();
@@ -98,9 +94,8 @@ ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& c
                               "and counts in no phase; accepted: no \"phase\", or stream 0",
                               node.stream));
     }
-    node.phase = static_cast<GraphPhase>(
-        phase->Choice(compute ? kPhaseNames : std::vector<std::string_view>(kPhaseNames.begin(),
-                                                                            kPhaseNames.end() - 1)));
+    // Never "collective" (a node's kind decides that); "step" only for compute.
+    node.phase = phase->Choice(kGraphPhaseNames, compute ? 4 : 3);
   }
   switch (node.kind) {
     case GraphNodeKind::kCompute: {
@@ -127,9 +122,8 @@ ReadNode ReadOne(const JsonCursor& entry, const std::map<std::string, size_t>& c
     }
     case GraphNodeKind::kCollective: {
       refuse({"duration_ns", "flops", "peer", "tag"});
-      node.collective = static_cast<CollectiveKind>(
-          entry.At("kind", "\"all_reduce\", \"reduce_scatter\", \"all_gather\" or \"all_to_all\"")
-              .Choice(kKindNames));
+      node.collective =
+          entry.At("kind", QuotedAlternatives(kCollectiveKindNames)).Choice(kCollectiveKindNames);
       node.size_bytes = entry.At("size_bytes", "an integer number of bytes")
                             .Integer(1, ScenarioLimits::kMaxCollectiveBytes);
       const JsonCursor comm = entry.At("communicator", "the name of a communicator");

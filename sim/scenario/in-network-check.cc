@@ -5,6 +5,8 @@
 #include <array>
 #include <string>
 
+#include "topologies/dimension-kinds.h"
+
 namespace hfsim {
 
 namespace {
@@ -56,12 +58,12 @@ void CheckInNetworkAlgorithms(const JsonCursor& root, const Scenario& scenario) 
           "\"in_network\" has no astra_sim pricing; accepted with \"pricing\": "
           "\"astra_sim\": \"ring\", \"direct\", \"halving_doubling\"");
     }
-    if (dim.kind != DimensionKind::kSwitch) {
-      entry.Fail(
-          fmt::format("\"in_network\" needs a Switch dimension to aggregate in, and "
-                      "dimension {} is {}; accepted on {}: \"ring\", \"direct\", "
-                      "\"halving_doubling\", \"double_binary_tree\"",
-                      d, ToString(dim.kind), ToString(dim.kind)));
+    if (!KindEntry(dim.kind).aggregating_switch) {
+      entry.Fail(fmt::format(
+          "\"in_network\" needs a Switch dimension to aggregate in, and dimension {} is {}; "
+          "accepted on {}: {}",
+          d, ToString(dim.kind), ToString(dim.kind),
+          AcceptedAlgorithms(CollectiveKind::kAllReduce, dim.kind)));
     }
     if (!scenario.aggregation) {
       entry.Fail(
@@ -92,7 +94,8 @@ void CheckLibraScenario(const JsonCursor& root, const Scenario& scenario) {
   const AggregationSwitchSpec& spec = *scenario.aggregation;
   const ParameterServerWorkload& workload = scenario.parameter_server;
   const JsonCursor section = root.Child("aggregation");
-  if (scenario.dimensions.size() != 1 || scenario.dimensions[0].kind != DimensionKind::kSwitch) {
+  if (scenario.dimensions.size() != 1 ||
+      !KindEntry(scenario.dimensions[0].kind).aggregating_switch) {
     root.Child("topology")
         .Child("dimensions")
         .Fail(

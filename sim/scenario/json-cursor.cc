@@ -38,6 +38,10 @@ std::string JsonCursor::Shown() const {
 void JsonCursor::Fail(const std::string& message) const { throw JsonPathError(m_path, message); }
 
 void JsonCursor::ExpectObject(std::initializer_list<std::string_view> accepted) const {
+  ExpectObject(std::span<const std::string_view>(accepted.begin(), accepted.size()));
+}
+
+void JsonCursor::ExpectObject(std::span<const std::string_view> accepted) const {
   if (!m_node->is_object()) Fail(fmt::format("expected an object, got {} {}", TypeName(*m_node), Shown()));
   for (const auto& [key, value] : m_node->items()) {
     bool known = false;

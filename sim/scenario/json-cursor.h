@@ -8,12 +8,15 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "base/name-table.h"
 
 namespace hfsim {
 
@@ -43,6 +46,7 @@ class JsonCursor {
   /// Requires an object whose keys are all in `accepted`; names the first unknown key and lists
   /// the accepted ones.
   void ExpectObject(std::initializer_list<std::string_view> accepted) const;
+  void ExpectObject(std::span<const std::string_view> accepted) const;
   bool Has(std::string_view key) const;
   /// A required member; fails with "missing" and the accepted form when absent.
   JsonCursor At(std::string_view key, std::string_view what_is_expected) const;
@@ -58,6 +62,15 @@ class JsonCursor {
   double Number(double min, double max, bool min_exclusive) const;
   /// One of `choices` (a string); the message lists them.
   size_t Choice(const std::vector<std::string_view>& choices) const;
+  /// One of the names of an enum's table (base/name-table.h), as its value; the message lists
+  /// them in table order. `count`: only the table's first `count` values are accepted here.
+  template <typename Enum, size_t N>
+  Enum Choice(const NameTable<Enum, N>& table, size_t count = N) const {
+    std::vector<std::string_view> names;
+    names.reserve(count);
+    for (size_t i = 0; i < count && i < N; ++i) names.push_back(table[i].name);
+    return table[Choice(names)].value;
+  }
 
   JsonCursor Child(std::string_view key) const;
   JsonCursor Element(size_t index) const;

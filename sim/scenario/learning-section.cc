@@ -16,15 +16,11 @@ constexpr uint64_t kMaxHidden = 1024;
 constexpr uint64_t kFashionTrain = 60000;
 constexpr uint64_t kFashionTest = 10000;
 
-const std::vector<std::string_view> kTaskKinds = {"synthetic", "fashion_mnist"};
-const std::vector<std::string_view> kSchedules = {"constant", "step", "exponential", "cosine"};
-const std::vector<std::string_view> kClassifiers = {"logistic", "mlp"};
-
 }  // namespace
 
 LearningTaskSpec ReadLearningTask(const JsonCursor& t, uint64_t seed) {
   LearningTaskSpec task;
-  if (auto kind = t.Find("kind")) task.kind = static_cast<TaskKind>(kind->Choice(kTaskKinds));
+  if (auto kind = t.Find("kind")) task.kind = kind->Choice(kTaskKindNames);
   if (task.kind == TaskKind::kSynthetic) {
     t.ExpectObject({"kind", "train_samples", "test_samples", "features", "classes", "separation"});
     SyntheticTaskSpec& s = task.synthetic;
@@ -63,7 +59,7 @@ LearningTaskSpec ReadLearningTask(const JsonCursor& t, uint64_t seed) {
 LearningRate ReadLearningRate(const JsonCursor& l) {
   l.ExpectObject({"schedule", "initial", "factor", "every_steps", "gamma", "total_steps"});
   LearningRate lr;
-  if (auto p = l.Find("schedule")) lr.schedule = static_cast<LearningRateSchedule>(p->Choice(kSchedules));
+  if (auto p = l.Find("schedule")) lr.schedule = p->Choice(kLearningRateScheduleNames);
   if (auto p = l.Find("initial")) lr.initial = p->Number(0.0, 100.0, true);
   if (auto p = l.Find("factor")) lr.factor = p->Number(0.0, 1.0, true);
   if (auto p = l.Find("every_steps")) lr.every = static_cast<uint32_t>(p->Integer(1, kMaxLearningSteps));
@@ -78,7 +74,7 @@ ClassifierSpec ReadClassifier(const std::optional<JsonCursor>& c, const Learning
   spec.classes = task.Classes();
   if (!c) return spec;
   c->ExpectObject({"kind", "hidden"});
-  if (auto p = c->Find("kind")) spec.kind = static_cast<ClassifierKind>(p->Choice(kClassifiers));
+  if (auto p = c->Find("kind")) spec.kind = p->Choice(kClassifierKindNames);
   if (auto p = c->Find("hidden")) spec.hidden = static_cast<uint32_t>(p->Integer(1, kMaxHidden));
   return spec;
 }
@@ -123,7 +119,7 @@ nlohmann::json LearningTaskToJson(const LearningTaskSpec& task) {
 }
 
 nlohmann::json LearningRateToJson(const LearningRate& lr) {
-  return {{"schedule", kSchedules[static_cast<size_t>(lr.schedule)]},
+  return {{"schedule", ToString(lr.schedule)},
           {"initial", lr.initial},
           {"factor", lr.factor},
           {"every_steps", lr.every},

@@ -15,8 +15,6 @@ constexpr double kMaxBudgetUsd = 1e18;
 constexpr double kMaxCoefficient = 1e6;
 constexpr double kMaxLinearValueGBps = 1e12;
 
-const std::vector<std::string_view> kClassNames = {"chiplet", "package", "node", "pod"};
-
 DimensionCostSpec ReadDimensionCost(const JsonCursor& entry) {
   entry.ExpectObject({"class", "link_usd_per_GBps", "switch_usd_per_GBps", "nic_usd_per_GBps"});
   DimensionCostSpec spec;
@@ -27,7 +25,7 @@ DimensionCostSpec ReadDimensionCost(const JsonCursor& entry) {
           "give \"class\" (LIBRA's prices) or explicit prices (\"link_usd_per_GBps\", "
           "\"switch_usd_per_GBps\", \"nic_usd_per_GBps\"), not both");
     }
-    spec.cost_class = static_cast<CostClass>(c->Choice(kClassNames));
+    spec.cost_class = c->Choice(kCostClassNames);
     spec.prices = LibraPrices(*spec.cost_class);
     return spec;
   }
@@ -104,8 +102,7 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
   section.ExpectObject({"objective", "budget_usd", "total_bandwidth_GBps_per_npu", "total",
                         "bounds", "fixed", "linear", "frontier_points", "tolerance"});
   if (auto v = section.Find("objective")) {
-    spec.objective =
-        static_cast<OptimizeObjective>(v->Choice({"time", "time_x_cost", "time_under_budget"}));
+    spec.objective = v->Choice(kOptimizeObjectiveNames);
   }
   if (auto v = section.Find("budget_usd")) {
     if (spec.objective != OptimizeObjective::kTimeUnderBudget) {
@@ -129,7 +126,7 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
           "\"total\" says how \"total_bandwidth_GBps_per_npu\" binds, which is not given; add "
           "it or remove this key");
     }
-    spec.total = static_cast<TotalRelation>(v->Choice({"equal", "at_most"}));
+    spec.total = v->Choice(kTotalRelationNames);
   }
   std::vector<bool> bounded(dimension_count, false);
   if (auto list = section.Find("bounds")) {
@@ -190,8 +187,8 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
         any = any || constraint.coefficients.back() != 0.0;
       }
       if (!any) coefficients.Fail("every coefficient is 0; accepted: at least one non-zero");
-      constraint.relation = static_cast<LinearRelation>(
-          entry.At("relation", "\"<=\", \"=\" or \">=\"").Choice({"<=", "=", ">="}));
+      constraint.relation = entry.At("relation", QuotedAlternatives(kLinearRelationNames))
+                                .Choice(kLinearRelationNames);
       constraint.value_GBps = entry.At("value_GBps", "the right-hand side in GB/s")
                                   .Number(-kMaxLinearValueGBps, kMaxLinearValueGBps, false);
       spec.linear.push_back(constraint);
@@ -221,34 +218,6 @@ void ReadOptimize(const JsonCursor& section, Scenario& scenario) {
 }
 
 }  // namespace
-
-std::string_view ToString(OptimizeObjective objective) {
-  switch (objective) {
-    case OptimizeObjective::kTime:
-      return "time";
-    case OptimizeObjective::kTimeXCost:
-      return "time_x_cost";
-    case OptimizeObjective::kTimeUnderBudget:
-      return "time_under_budget";
-  }
-  return "?";
-}
-
-std::string_view ToString(TotalRelation relation) {
-  return relation == TotalRelation::kEqual ? "equal" : "at_most";
-}
-
-std::string_view ToString(LinearRelation relation) {
-  switch (relation) {
-    case LinearRelation::kAtMost:
-      return "<=";
-    case LinearRelation::kEqual:
-      return "=";
-    case LinearRelation::kAtLeast:
-      return ">=";
-  }
-  return "?";
-}
 
 void ReadOptimizeSections(const JsonCursor* cost, const JsonCursor* optimize, Scenario& scenario) {
   ReadCost(cost, optimize != nullptr, scenario);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/name-table.h"
 #include "models/cost-model.h"
 
 namespace hfsim {
@@ -18,9 +19,32 @@ enum class OptimizeObjective { kTime, kTimeXCost, kTimeUnderBudget };
 enum class TotalRelation { kEqual, kAtMost };
 enum class LinearRelation { kAtMost, kEqual, kAtLeast };
 
-std::string_view ToString(OptimizeObjective objective);
-std::string_view ToString(TotalRelation relation);
-std::string_view ToString(LinearRelation relation);
+/// Scenario spellings (optimize.objective, .total, .constraints[i].relation), also the
+/// command line's (optimize --objective, --total-mode).
+inline constexpr NameTable<OptimizeObjective, 3> kOptimizeObjectiveNames = {{
+    {OptimizeObjective::kTime, "time"},
+    {OptimizeObjective::kTimeXCost, "time_x_cost"},
+    {OptimizeObjective::kTimeUnderBudget, "time_under_budget"},
+}};
+inline constexpr NameTable<TotalRelation, 2> kTotalRelationNames = {{
+    {TotalRelation::kEqual, "equal"},
+    {TotalRelation::kAtMost, "at_most"},
+}};
+inline constexpr NameTable<LinearRelation, 3> kLinearRelationNames = {{
+    {LinearRelation::kAtMost, "<="},
+    {LinearRelation::kEqual, "="},
+    {LinearRelation::kAtLeast, ">="},
+}};
+
+inline std::string_view ToString(OptimizeObjective objective) {
+  return NameIn(kOptimizeObjectiveNames, objective);
+}
+inline std::string_view ToString(TotalRelation relation) {
+  return NameIn(kTotalRelationNames, relation);
+}
+inline std::string_view ToString(LinearRelation relation) {
+  return NameIn(kLinearRelationNames, relation);
+}
 
 /// One dimension's prices: a LIBRA class, or explicit prices.
 struct DimensionCostSpec {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/packet/ip-address-plan.h"  // header-only, no ns-3
+#include "topologies/dimension-kinds.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
@@ -44,22 +45,23 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
         spec.queue_bytes, spec.mtu_bytes, spec.header_bytes, spec.mtu_bytes + spec.header_bytes));
   }
   if (auto v = section->Find("congestion_control")) {
-    spec.congestion_control = static_cast<CongestionControl>(v->Choice({"none", "dcqcn"}));
+    spec.congestion_control = v->Choice(kCongestionControlNames);
   }
   if (auto v = section->Find("ack_every_packets"))
     spec.ack_every_packets = static_cast<uint32_t>(v->Integer(1, 1024));
   if (auto v = section->Find("retransmit_timeout_ns"))
     spec.retransmit_timeout_ns = v->Number(1000.0, 1e12, false);
   if (auto v = section->Find("transport")) {
-    spec.transport = static_cast<TransportKind>(v->Choice({"rdma", "tcp"}));
+    spec.transport = v->Choice(kTransportKindNames);
     if (spec.transport == TransportKind::kTcp) {
       // The IP fabric routes by static tables, one path per destination: no ECMP.
       for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
-        if (scenario.dimensions[d].kind == DimensionKind::kClos) {
-          v->Fail(
-              fmt::format("\"tcp\" routes by static IP tables, which have no ECMP for Clos "
-                          "dimension {}; accepted with a Clos dimension: \"rdma\"",
-                          d));
+        const DimensionKind kind = scenario.dimensions[d].kind;
+        if (KindEntry(kind).ecmp) {
+          v->Fail(fmt::format(
+              "\"tcp\" routes by static IP tables, which have no ECMP for {} dimension {}; "
+              "accepted with a {} dimension: \"rdma\"",
+              ToString(kind), d, ToString(kind)));
         }
       }
       // The IP fabric numbers NPUs by coordinates and routes hop by hop under IP's 8-bit TTL.
@@ -82,7 +84,7 @@ void ReadPacketSection(const JsonCursor* section, Scenario& scenario) {
     }
   }
   if (auto v = section->Find("tcp_variant")) {
-    spec.tcp_variant = static_cast<TcpVariant>(v->Choice({"new_reno", "cubic"}));
+    spec.tcp_variant = v->Choice(kTcpVariantNames);
   }
   if (auto faults = section->Find("faults")) {
     faults->ExpectObject({"link_loss", "link_down"});

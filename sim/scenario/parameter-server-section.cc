@@ -129,7 +129,7 @@ ParameterServerWorkload ReadParameterServerSection(const JsonCursor& section,
     ps.sparse = ReadSparse(section.Child("sparse"));
   }
   if (auto partition = section.Find("key_partition")) {
-    ps.partition = static_cast<KeyPartition>(partition->Choice({"hash", "range"}));
+    ps.partition = partition->Choice(kKeyPartitionNames);
   }
   if (auto iterations = section.Find("iterations")) {
     ps.iterations = static_cast<uint32_t>(iterations->Integer(1, kMaxIterations));
@@ -220,7 +220,7 @@ nlohmann::json ParameterServerSectionToJson(const ParameterServerWorkload& ps) {
                      {"lookups_per_worker", ps.sparse.lookups_per_worker},
                      {"zipf_exponent", ps.sparse.zipf_exponent}};
   }
-  out["key_partition"] = ps.partition == KeyPartition::kHash ? "hash" : "range";
+  out["key_partition"] = ToString(ps.partition);
   out["iterations"] = ps.iterations;
   out["worker_compute_ns"] = ps.worker_compute_ns;
   return {{"parameter_server", out}};

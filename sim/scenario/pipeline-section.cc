@@ -11,13 +11,6 @@ namespace hfsim {
 
 namespace {
 
-// The accepted names, in the order of PipelineSchedule.
-std::vector<std::string_view> ScheduleNames() {
-  std::vector<std::string_view> names;
-  for (const PipelineSchedule schedule : kAllPipelineSchedules) names.push_back(ToString(schedule));
-  return names;
-}
-
 // parallelism.expert: how many ranks of each data group share out the routed experts.
 void ReadExpertDegree(const JsonCursor& expert, TrainingWorkload& workload) {
   const uint32_t data = workload.config.data_parallel;
@@ -79,12 +72,10 @@ void ReadContextDegree(const JsonCursor& context, TrainingWorkload& workload) {
 void ReadOrder(const JsonCursor& order, TrainingWorkload& workload) {
   const std::array<uint32_t, kParallelAxes> degrees =
       AxisDegrees(workload.config, workload.pipeline);
-  std::vector<std::string_view> names;
-  for (const ParallelAxis axis : kMegatronOrder) names.push_back(ToString(axis));
   std::array<bool, kParallelAxes> listed{};
   std::vector<ParallelAxis> given;
   for (const JsonCursor& entry : order.Elements(1, kParallelAxes)) {
-    const auto axis = static_cast<ParallelAxis>(entry.Choice(names));
+    const ParallelAxis axis = entry.Choice(kParallelAxisNames);
     if (listed[static_cast<size_t>(axis)]) {
       entry.Fail(fmt::format("\"{}\" is listed twice; each parallel dimension once",
                              ToString(axis)));
@@ -98,7 +89,7 @@ void ReadOrder(const JsonCursor& order, TrainingWorkload& workload) {
       order.Fail(fmt::format("leaves out \"{}\", whose degree is {}; accepted: a list naming "
                              "every parallel dimension above 1 ({}), fastest-varying first",
                              ToString(axis), degrees[static_cast<size_t>(axis)],
-                             fmt::join(names, ", ")));
+                             fmt::join(NamesOf(kParallelAxisNames), ", ")));
     }
     given.push_back(axis);
   }
@@ -177,7 +168,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
       : staged      ? parallelism.At("micro_batches", "the number of micro-batches per iteration")
                     : depth;
   layout.micro_batches = staged ? static_cast<uint32_t>(count.Integer(1, 1 << 20)) : 1;
-  if (schedule) layout.schedule = static_cast<PipelineSchedule>(schedule->Choice(ScheduleNames()));
+  if (schedule) layout.schedule = schedule->Choice(kPipelineScheduleNames);
   if (virtual_stages) {
     layout.virtual_stages = static_cast<uint32_t>(virtual_stages->Integer(1, 1024));
     if (auto reason = VirtualStagesRefusal(layout)) virtual_stages->Fail(*reason);

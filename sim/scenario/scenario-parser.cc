@@ -28,6 +28,7 @@
 #include "sim/scenario/transformer-section.h"
 #include "sim/scenario/validation-section.h"
 #include "sim/scenario/workload-section.h"
+#include "topologies/dimension-kinds.h"
 #include "topologies/topology.h"
 #include "workloads/graph/group-shape.h"
 
@@ -35,35 +36,57 @@ namespace hfsim {
 
 namespace {
 
-// A Clos dimension's leaves and spines (docs/scenario.md §3.1): NPUs per leaf dividing the size
-// into at least 2 leaves, 1 to leaf_npus spines, an oversubscription of at least 1. The keys
-// belong to Clos dimensions only.
-void ReadClosShape(const JsonCursor& entry, Dimension& dim) {
-  if (dim.kind != DimensionKind::kClos) {
-    for (const char* key : {"leaf_npus", "spines", "oversubscription"}) {
-      if (auto v = entry.Find(key)) {
-        v->Fail(fmt::format("given for a {} dimension; accepted: only with \"kind\": \"Clos\"",
-                            ToString(dim.kind)));
+// The keys a dimension entry may have: the common ones, then every kind's own parameters.
+const std::vector<std::string_view>& DimensionKeys() {
+  static const std::vector<std::string_view> keys = [] {
+    std::vector<std::string_view> list = {"kind", "size", "bandwidth_GBps", "latency_ns"};
+    for (const DimensionKindEntry* entry : AllDimensionKinds()) {
+      for (const ShapeParameter& parameter : entry->parameters) {
+        if (std::find(list.begin(), list.end(), parameter.key) == list.end()) {
+          list.push_back(parameter.key);
+        }
       }
     }
-    return;
+    return list;
+  }();
+  return keys;
+}
+
+// The kind's own parameters (topologies/dimension-kinds.h: a Clos's leaves, spines and
+// oversubscription, docs/scenario.md §3.1), in its order, each in the range the ones before it
+// leave; another kind's keys are refused.
+void ReadShapeParameters(const JsonCursor& entry, Dimension& dim) {
+  const DimensionKindEntry& own = KindEntry(dim.kind);
+  auto owns = [&own](std::string_view key) {
+    return std::any_of(own.parameters.begin(), own.parameters.end(),
+                       [key](const ShapeParameter& p) { return p.key == key; });
+  };
+  for (const DimensionKindEntry* other : AllDimensionKinds()) {
+    for (const ShapeParameter& parameter : other->parameters) {
+      if (owns(parameter.key)) continue;
+      if (auto v = entry.Find(parameter.key)) {
+        v->Fail(fmt::format("given for a {} dimension; accepted: only with \"kind\": \"{}\"",
+                            ToString(dim.kind), ToString(other->kind)));
+      }
+    }
   }
-  const JsonCursor leaf =
-      entry.At("leaf_npus", "an integer number of NPUs per leaf switch that divides \"size\"");
-  dim.leaf_npus = static_cast<uint32_t>(leaf.Integer(1, dim.size / 2));
-  if (dim.size % dim.leaf_npus != 0) {
-    leaf.Fail(
-        fmt::format("got {}, which does not divide the size {}; accepted: a divisor of {} "
-                    "of at most {} (at least 2 leaves)",
-                    dim.leaf_npus, dim.size, dim.size, dim.size / 2));
-  }
-  dim.spines = static_cast<uint32_t>(
-      entry.At("spines", "an integer number of spine switches, at most \"leaf_npus\"")
-          .Integer(1, dim.leaf_npus));
-  dim.oversubscription = 1.0;
-  if (auto v = entry.Find("oversubscription")) {
-    // Below 1 a leaf could send up more than its NPUs send it: not a Clos anyone builds.
-    dim.oversubscription = v->Number(1.0, 1024.0, false);
+  for (size_t i = 0; i < own.parameters.size(); ++i) {
+    const ShapeParameter& parameter = own.parameters[i];
+    std::optional<JsonCursor> value = entry.Find(parameter.key);
+    if (!value && parameter.default_value) {
+      dim.parameters[i] = *parameter.default_value;
+      continue;
+    }
+    if (!value) value = entry.At(parameter.key, parameter.meaning);  // fails: missing
+    const ParameterRange range = parameter.range(dim);
+    dim.parameters[i] =
+        parameter.integer
+            ? static_cast<double>(value->Integer(static_cast<uint64_t>(range.min),
+                                                 static_cast<uint64_t>(range.max)))
+            : value->Number(range.min, range.max, range.min_exclusive);
+    if (own.check) {
+      if (auto problem = own.check(dim, i)) value->Fail(*problem);
+    }
   }
 }
 
@@ -73,25 +96,22 @@ std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
   std::vector<Dimension> dimensions;
   uint64_t npus = 1;
   for (const JsonCursor& entry : list.Elements(1, ScenarioLimits::kMaxDimensions)) {
-    entry.ExpectObject({"kind", "size", "bandwidth_GBps", "latency_ns", "leaf_npus", "spines",
-                        "oversubscription"});
+    entry.ExpectObject(DimensionKeys());
     Dimension dim;
-    const JsonCursor kind =
-        entry.At("kind", "\"Ring\", \"FullyConnected\", \"Switch\" or \"Clos\"");
     dim.kind =
-        static_cast<DimensionKind>(kind.Choice({"Ring", "FullyConnected", "Switch", "Clos"}));
+        entry.At("kind", QuotedAlternatives(kDimensionKindNames)).Choice(kDimensionKindNames);
     const JsonCursor size = entry.At("size", "an integer number of NPUs, at least 2");
-    const uint64_t max_size = dim.kind == DimensionKind::kFullyConnected
-                                  ? ScenarioLimits::kMaxFullyConnectedSize
-                                  : ScenarioLimits::kMaxDimensionSize;
-    dim.size = static_cast<uint32_t>(size.Integer(2, max_size));
+    const DimensionKindEntry& kind_entry = KindEntry(dim.kind);
+    const uint64_t max_size =
+        std::min<uint64_t>(kind_entry.max_size, ScenarioLimits::kMaxDimensionSize);
+    dim.size = static_cast<uint32_t>(size.Integer(kind_entry.min_size, max_size));
     // GB/s with 1 GB = 1e9 B is numerically bytes per ns.
     dim.bandwidth_Bpns =
         entry.At("bandwidth_GBps", "a positive number (GB/s per NPU)")
             .Number(ScenarioLimits::kMinBandwidthGBps, ScenarioLimits::kMaxBandwidthGBps, false);
     dim.latency_ns = entry.At("latency_ns", "a number of ns, 0 or more")
                          .Number(0.0, ScenarioLimits::kMaxLatencyNs, false);
-    ReadClosShape(entry, dim);
+    ReadShapeParameters(entry, dim);
     if (npus * dim.size > ScenarioLimits::kMaxNpus) {
       size.Fail(
           fmt::format("the fabric would have more than {} NPUs (product of sizes up to here: "
@@ -104,35 +124,24 @@ std::vector<Dimension> ReadTopology(const JsonCursor& topology) {
   return dimensions;
 }
 
-// Algorithms a dimension gets unless the scenario says otherwise: direct on FullyConnected
-// dimensions (a ring there would use one of n-1 links), ring elsewhere. Both run every kind.
-CollectiveAlgorithm DefaultAlgorithm(const Dimension& dim) {
-  return dim.kind == DimensionKind::kFullyConnected ? CollectiveAlgorithm::kDirect
-                                                    : CollectiveAlgorithm::kRing;
-}
-
 CollectiveAlgorithm ReadAlgorithm(const JsonCursor& cursor) {
-  return static_cast<CollectiveAlgorithm>(
-      cursor.Choice({"ring", "direct", "halving_doubling", "double_binary_tree", "in_network"}));
+  return cursor.Choice(kCollectiveAlgorithmNames);
 }
 
 // `communication.host_stack`: a kind's name, or {"kind": name, any field overriding the preset}
 // (models/host-stack.h, docs/host-stack.md).
 HostStack ReadHostStack(const JsonCursor& cursor) {
-  const std::vector<std::string_view> kinds = {"none", "rdma", "rdma_copy", "grpc"};
-  if (cursor.Node().is_string()) {
-    return HostStack::Preset(static_cast<HostStackKind>(cursor.Choice(kinds)));
-  }
+  if (cursor.Node().is_string()) return HostStack::Preset(cursor.Choice(kHostStackKindNames));
   if (!cursor.Node().is_object()) {
-    cursor.Fail(
-        fmt::format("got {}; accepted: \"none\", \"rdma\", \"rdma_copy\", \"grpc\" "
-                    "or an object {{\"kind\": one of those, fields overriding its preset}}",
-                    cursor.Shown()));
+    cursor.Fail(fmt::format(
+        "got {}; accepted: {} or an object {{\"kind\": one of those, fields overriding its "
+        "preset}}",
+        cursor.Shown(), QuotedList(kHostStackKindNames)));
   }
   cursor.ExpectObject({"kind", "send_per_message_ns", "receive_per_message_ns", "send_per_byte_ns",
                        "receive_per_byte_ns", "extra_round_trips"});
-  const JsonCursor kind = cursor.At("kind", "\"none\", \"rdma\", \"rdma_copy\" or \"grpc\"");
-  HostStack host = HostStack::Preset(static_cast<HostStackKind>(kind.Choice(kinds)));
+  HostStack host = HostStack::Preset(
+      cursor.At("kind", QuotedAlternatives(kHostStackKindNames)).Choice(kHostStackKindNames));
   for (auto [key, field] :
        {std::pair<std::string_view, double*>{"send_per_message_ns", &host.send_per_message_ns},
         {"receive_per_message_ns", &host.receive_per_message_ns}}) {
@@ -156,7 +165,9 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   CommunicationSpec spec;
   for (CollectiveKind kind : kAllCollectiveKinds) {
     auto& list = spec.algorithms[static_cast<size_t>(kind)];
-    for (const Dimension& dim : dimensions) list.push_back(DefaultAlgorithm(dim));
+    // Its kind's default (direct on FullyConnected, where a ring would use 2 of n-1 links; ring
+    // elsewhere), or the first algorithm that runs the collective on it: defaults always fit.
+    for (const Dimension& dim : dimensions) list.push_back(DefaultAlgorithm(kind, dim.kind));
   }
   if (section == nullptr) return spec;
   section->ExpectObject({"scheme", "chunks", "algorithms", "endpoint_delay_ns",
@@ -165,14 +176,15 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
   if (auto compression = section->Find("compression"))
     spec.compression = ReadCompression(*compression);
   if (auto pricing = section->Find("pricing")) {
-    spec.pricing = static_cast<PricingModel>(pricing->Choice({"hfsim", "astra_sim"}));
+    spec.pricing = pricing->Choice(kPricingModelNames);
     if (spec.pricing == PricingModel::kAstraSim) {
       for (size_t d = 0; d < dimensions.size(); ++d) {
-        if (dimensions[d].kind == DimensionKind::kClos) {
+        if (KindEntry(dimensions[d].kind).astra_hops == nullptr) {
+          const std::string_view kind = ToString(dimensions[d].kind);
           pricing->Fail(fmt::format(
-              "got \"astra_sim\", whose model has no Clos (dimension {}); accepted with a Clos "
+              "got \"astra_sim\", whose model has no {} (dimension {}); accepted with a {} "
               "dimension: \"hfsim\"",
-              d));
+              kind, d, kind));
         }
       }
     }
@@ -193,7 +205,7 @@ CommunicationSpec ReadCommunication(const JsonCursor* section,
     }
   }
   if (auto scheme = section->Find("scheme")) {
-    spec.scheme = static_cast<MultiDimScheme>(scheme->Choice({"hierarchical", "naive"}));
+    spec.scheme = scheme->Choice(kMultiDimSchemeNames);
   }
   if (auto chunks = section->Find("chunks")) {
     spec.chunks = static_cast<uint32_t>(chunks->Integer(1, ScenarioLimits::kMaxChunks));
@@ -270,7 +282,11 @@ void CheckAlgorithmsFit(const JsonCursor& root, const Scenario& scenario, Collec
   for (const CollectiveStage& stage :
        ComposeStages(kind, scenario.communication.scheme, dims, topology, algorithms)) {
     const uint32_t peers = topology.Dim(stage.dimension).size;
-    if (auto reason = UnsupportedReason(stage.kind, stage.algorithm, peers)) {
+    std::optional<std::string> reason = UnsupportedReason(stage.kind, stage.algorithm, peers);
+    if (!reason) {
+      reason = KindRefusal(stage.kind, stage.algorithm, scenario.dimensions[stage.dimension].kind);
+    }
+    if (reason) {
       const std::string path =
           fmt::format("communication.algorithms.{}[{}]", ToString(kind), stage.dimension);
       // Name the exact entry the user wrote: the list element, the single name given for every
@@ -307,6 +323,25 @@ std::string CollectivePurpose(const Scenario& scenario, const ExecutionGraph& gr
   }
 }
 
+// Some kinds price only whole groups (a Clos: which leaves part of one holds decides its cost;
+// a part of a Torus2D is no torus): a tensor_per_dimension split of one is refused at its key.
+void CheckTensorSplitKinds(const Scenario& scenario) {
+  const std::vector<uint32_t>& per_dimension = scenario.training.tensor_per_dimension;
+  for (uint32_t d = 0; d < per_dimension.size(); ++d) {
+    const uint32_t t = per_dimension[d];
+    const uint32_t n = scenario.dimensions[d].size;
+    const DimensionKind kind = scenario.dimensions[d].kind;
+    if (KindEntry(kind).partial_group_share == nullptr && t != 1 && t != n) {
+      throw JsonPathError(
+          "workload.training.parallelism.tensor_per_dimension",
+          fmt::format("splits {} dimension {} ({} NPUs) into tensor groups of {} and data "
+                      "groups of {}; accepted on a {} dimension: groups that span all of it "
+                      "or none of it (1 or {})",
+                      ToString(kind), d, n, t, n / t, ToString(kind), n));
+    }
+  }
+}
+
 // The workload's graph (training, collective or graph), generated once every section is read
 // and placed on the fabric (no circular waits, groups the engines can price), kept in the
 // scenario for every later stage; then every collective it really holds checked against the
@@ -318,6 +353,7 @@ void PlaceWorkload(const JsonCursor& root, Scenario& scenario) {
     CheckPointToPointWorkloadFits(root, scenario);
     return;
   }
+  if (scenario.workload_kind == WorkloadKind::kTraining) CheckTensorSplitKinds(scenario);
   auto placed = PlaceWorkloadGraph(scenario);
   if (!placed) throw JsonPathError(placed.Error().where, placed.Error().message);
   const PlacedGraph& graph = *placed.Value();
@@ -451,10 +487,15 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
                     {"size", dim.size},
                     {"bandwidth_GBps", dim.bandwidth_Bpns},
                     {"latency_ns", dim.latency_ns}});
-    if (dim.kind == DimensionKind::kClos) {
-      dims.back()["leaf_npus"] = dim.leaf_npus;
-      dims.back()["spines"] = dim.spines;
-      dims.back()["oversubscription"] = dim.oversubscription;
+    const DimensionKindEntry& entry = KindEntry(dim.kind);
+    for (size_t i = 0; i < entry.parameters.size(); ++i) {
+      const ShapeParameter& parameter = entry.parameters[i];
+      const std::string key(parameter.key);
+      if (parameter.integer) {
+        dims.back()[key] = static_cast<uint64_t>(dim.parameters[i]);
+      } else {
+        dims.back()[key] = dim.parameters[i];
+      }
     }
   }
   out["topology"] = {{"dimensions", dims}};
@@ -490,7 +531,7 @@ nlohmann::json ScenarioToJson(const Scenario& scenario) {
   }
   // Written only when not the default, so echoes of hfsim-priced scenarios stay as they were.
   if (comm.pricing == PricingModel::kAstraSim) {
-    out["communication"]["pricing"] = "astra_sim";
+    out["communication"]["pricing"] = ToString(comm.pricing);
     out["communication"]["active_chunks_per_dimension"] = comm.active_chunks_per_dimension;
   }
   out["packet"] = PacketSectionToJson(scenario.packet);

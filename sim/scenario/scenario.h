@@ -7,8 +7,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/name-table.h"
 #include "models/aggregation/aggregation-spec.h"
 #include "models/compression/wire-size.h"
 #include "models/learning/gossip.h"
@@ -96,6 +98,14 @@ struct TrainingWorkload {
 /// How the analytical engine prices a collective: hfsim's own model (docs/scenario.md §10) or
 /// ASTRA-sim's congestion-unaware analytical semantics (docs/astra-sim.md).
 enum class PricingModel { kHfsim, kAstraSim };
+/// Scenario spellings (communication.pricing, run --pricing).
+inline constexpr NameTable<PricingModel, 2> kPricingModelNames = {{
+    {PricingModel::kHfsim, "hfsim"},
+    {PricingModel::kAstraSim, "astra_sim"},
+}};
+inline std::string_view ToString(PricingModel pricing) {
+  return NameIn(kPricingModelNames, pricing);
+}
 
 struct CommunicationSpec {
   MultiDimScheme scheme = MultiDimScheme::kHierarchical;
@@ -125,11 +135,23 @@ struct CommunicationSpec {
 
 /// Packet-level options (engine "packet"); the analytical engine ignores them.
 enum class CongestionControl { kNone, kDcqcn };
+inline constexpr NameTable<CongestionControl, 2> kCongestionControlNames = {{
+    {CongestionControl::kNone, "none"},
+    {CongestionControl::kDcqcn, "dcqcn"},
+}};
 /// How messages travel: hfsim's RDMA-style transport on the lean L2 fabric, or ns-3's own TCP
 /// over an IPv4 fabric (host-stack baselines).
 enum class TransportKind { kRdma, kTcp };
+inline constexpr NameTable<TransportKind, 2> kTransportKindNames = {{
+    {TransportKind::kRdma, "rdma"},
+    {TransportKind::kTcp, "tcp"},
+}};
 /// ns-3's TCP congestion control (transport "tcp" only).
 enum class TcpVariant { kNewReno, kCubic };
+inline constexpr NameTable<TcpVariant, 2> kTcpVariantNames = {{
+    {TcpVariant::kNewReno, "new_reno"},
+    {TcpVariant::kCubic, "cubic"},
+}};
 
 /// Packets lost at random on links: on `link` (a fabric link id, see `hfsim topology -o`), on
 /// every link of `dimension`, or on every link when neither is given.
@@ -232,10 +254,12 @@ struct Scenario {
 };
 
 std::string_view ToString(EngineKind engine);
-std::string_view ToString(CongestionControl control);
-std::string_view ToString(TransportKind transport);
-std::string_view ToString(TcpVariant variant);
-std::string_view ToString(OverlapMode overlap);
-std::string_view ToString(MultiDimScheme scheme);
+inline std::string_view ToString(CongestionControl control) {
+  return NameIn(kCongestionControlNames, control);
+}
+inline std::string_view ToString(TransportKind transport) {
+  return NameIn(kTransportKindNames, transport);
+}
+inline std::string_view ToString(TcpVariant variant) { return NameIn(kTcpVariantNames, variant); }
 
 }  // namespace hfsim

@@ -17,6 +17,7 @@
 #include "sim/scenario/scenario-parser.h"
 #include "sim/scenario/sharding-section.h"
 #include "sim/scenario/transformer-section.h"
+#include "topologies/dimension-kinds.h"
 #include "workloads/model-zoo.h"
 #include "workloads/transformer-model.h"
 
@@ -71,9 +72,8 @@ uint64_t ReadSizeBytes(const JsonCursor& section) {
 CollectiveWorkload ReadCollective(const JsonCursor& section, const Scenario& scenario) {
   section.ExpectObject({"kind", "size_bytes", "size_MiB", "dimensions"});
   CollectiveWorkload collective;
-  collective.kind = static_cast<CollectiveKind>(
-      section.At("kind", "\"all_reduce\", \"reduce_scatter\", \"all_gather\" or \"all_to_all\"")
-          .Choice({"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}));
+  collective.kind =
+      section.At("kind", QuotedAlternatives(kCollectiveKindNames)).Choice(kCollectiveKindNames);
   collective.size_bytes = ReadSizeBytes(section);
   if (auto dims = section.Find("dimensions")) {
     collective.dimensions = ReadDimensionList(*dims, scenario.dimensions.size(), 1);
@@ -84,16 +84,12 @@ CollectiveWorkload ReadCollective(const JsonCursor& section, const Scenario& sce
   return collective;
 }
 
-const std::vector<std::string_view> kCollectiveKindNames = {"all_reduce", "reduce_scatter",
-                                                            "all_gather", "all_to_all"};
-
 // {"kind": ..., "size_bytes": ...}: a collective the layer states itself (imported traces).
 LayerComm ReadLayerComm(const JsonCursor& comm) {
   comm.ExpectObject({"kind", "size_bytes"});
   LayerComm result;
-  result.kind = static_cast<CollectiveKind>(
-      comm.At("kind", "\"all_reduce\", \"reduce_scatter\", \"all_gather\" or \"all_to_all\"")
-          .Choice(kCollectiveKindNames));
+  result.kind =
+      comm.At("kind", QuotedAlternatives(kCollectiveKindNames)).Choice(kCollectiveKindNames);
   result.size_bytes =
       comm.At("size_bytes", "an integer number of bytes (the whole unsharded buffer)")
           .Integer(1, ScenarioLimits::kMaxCollectiveBytes);
@@ -485,7 +481,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
     config.activation_bytes_per_element = static_cast<uint32_t>(bytes->Integer(1, 16));
   }
   if (auto overlap = section.Find("overlap")) {
-    config.overlap = static_cast<OverlapMode>(overlap->Choice({"none", "backward"}));
+    config.overlap = overlap->Choice(kOverlapModeNames);
   }
   ReadSharding(section, workload);
   ReadRouting(section, workload);
@@ -493,7 +489,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
     config.optimizer_bytes_per_param = static_cast<uint32_t>(bytes->Integer(0, 64));
   }
   if (auto recompute = section.Find("recompute")) {
-    config.recompute = static_cast<Recompute>(recompute->Choice({"none", "selective", "full"}));
+    config.recompute = recompute->Choice(kRecomputeNames);
   }
   if (auto convention = section.Find("flop_convention")) {
     workload.flop_convention = static_cast<FlopConvention>(convention->Choice(
@@ -561,16 +557,17 @@ void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
         "\"graph\" (an execution graph written out, docs/graph.md)");
   }
   // Parameter-server and gossip traffic is priced transfer by transfer on the fabric's routes
-  // (sim/analytical/transfer-phase.h), which have no ECMP spread: on a Clos every message would
-  // take one spine. Refused until they spread as collectives do.
+  // (sim/analytical/transfer-phase.h), which have no ECMP spread: on a kind that routes by ECMP
+  // (a Clos) every message would take one spine. Refused until they spread as collectives do.
   if (gossip || parameter_server) {
     for (size_t d = 0; d < scenario.dimensions.size(); ++d) {
-      if (scenario.dimensions[d].kind != DimensionKind::kClos) continue;
+      const DimensionKind kind = scenario.dimensions[d].kind;
+      if (!KindEntry(kind).ecmp) continue;
       workload.Child(gossip ? "gossip" : "parameter_server")
-          .Fail(fmt::format("runs on a fabric with Clos dimension {}, where its messages are not "
-                            "spread over the spines yet; accepted on a Clos: \"training\", "
+          .Fail(fmt::format("runs on a fabric with {} dimension {}, where its messages are not "
+                            "spread over the spines yet; accepted on a {}: \"training\", "
                             "\"collective\" or \"graph\" workloads",
-                            d));
+                            ToString(kind), d, ToString(kind)));
     }
   }
   if (graph) {
@@ -682,7 +679,7 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   training["activation_bytes_per_element"] = t.config.activation_bytes_per_element;
   training["overlap"] = ToString(t.config.overlap);
   if (t.config.recompute != Recompute::kNone) {
-    training["recompute"] = t.config.recompute == Recompute::kFull ? "full" : "selective";
+    training["recompute"] = ToString(t.config.recompute);
   }
   if (t.config.optimizer_bytes_per_param != TrainingConfig{}.optimizer_bytes_per_param) {
     training["optimizer_bytes_per_param"] = t.config.optimizer_bytes_per_param;

@@ -14,6 +14,7 @@
 #include "sim/packet/packet-engine.h"
 #include "sim/report/report-json.h"
 #include "tests/sim/scenario-test-util.h"
+#include "topologies/kinds/clos.h"
 
 namespace hfsim {
 namespace {
@@ -70,6 +71,20 @@ TEST(ClosLoader, ShapesThatDoNotFitAreRefusedAtTheirKey) {
   EXPECT_NE(refused.Error().ToString().find("spans 8 of the 16 NPUs of Clos dimension 0"),
             std::string::npos)
       << refused.Error().ToString();
+  // The same for the tensor and data groups of tensor_per_dimension, at load (it was accepted,
+  // and the run failed with exit 1, or a flow run's memory estimate priced a Clos that does
+  // not exist).
+  nlohmann::json training = test::BaseTrainingScenario();
+  training["topology"]["dimensions"] = nlohmann::json::array(
+      {ClosDim(8, 4, 2, 1),
+       {{"kind", "Ring"}, {"size", 4}, {"bandwidth_GBps", 100}, {"latency_ns", 500}}});
+  training["workload"]["training"]["parallelism"] = {
+      {"data", 16}, {"tensor", 2}, {"tensor_per_dimension", {2, 1}}};
+  test::ExpectLoadError(training, "workload.training.parallelism.tensor_per_dimension",
+                        "splits Clos dimension 0 (8 NPUs) into tensor groups of 2 and data "
+                        "groups of 4");
+  training["workload"]["training"]["parallelism"]["tensor_per_dimension"] = {1, 2};
+  test::ParseOrDie(training);  // the Ring may be split
   // Parameter-server and gossip traffic is not spread over the spines yet: refused.
   for (const auto& [file, key] : {std::pair{"ps-lite-dense.json", "workload.parameter_server"},
                                   std::pair{"s3-gossip-adaptive.json", "workload.gossip"}}) {
@@ -80,9 +95,10 @@ TEST(ClosLoader, ShapesThatDoNotFitAreRefusedAtTheirKey) {
   }
   // The echo reads back as the same scenario.
   const Scenario scenario = test::ParseOrDie(with(ClosDim(16, 4, 2, 1.5)));
-  EXPECT_EQ(scenario.dimensions[0].leaf_npus, 4u);
-  EXPECT_EQ(scenario.dimensions[0].spines, 2u);
-  EXPECT_EQ(scenario.dimensions[0].oversubscription, 1.5);
+  const ClosParameters clos = ClosParametersOf(scenario.dimensions[0]);
+  EXPECT_EQ(clos.leaf_npus, 4u);
+  EXPECT_EQ(clos.spines, 2u);
+  EXPECT_EQ(clos.oversubscription, 1.5);
 }
 
 // A ring all-reduce on a Clos without oversubscription: each leaf sends 2 blocks a step to other
@@ -156,9 +172,7 @@ TEST(ClosEngines, PacketRunOnAClosConservesBytes) {
 // ports per GB/s of leaf-spine capacity, 1/r of the NPU's.
 TEST(ClosCost, UnitPriceAddsTheSpineTier) {
   const DimensionPrices prices = LibraPrices(CostClass::kPod);
-  Dimension dim;
-  dim.kind = DimensionKind::kClos;
-  dim.oversubscription = 4.0;
+  const Dimension dim = ClosDimension(16, {4, 2, 4.0});
   const double sw = UnitPriceOf(DimensionKind::kSwitch, prices).usd_per_GBps;
   EXPECT_DOUBLE_EQ(UnitPriceOf(dim, prices).usd_per_GBps,
                    sw + (prices.link_usd_per_GBps + 2 * *prices.switch_usd_per_GBps) / 4.0);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/schedule.h"
+#include "topologies/kinds/clos.h"
 
 // Counts the bytes this test program allocates, so that a test can show a profile of a large
 // group costs no O(n^2) memory (a wall-clock limit would be flaky on a shared machine).
@@ -97,12 +98,7 @@ TEST(ClosedFormProfileTest, ClosMatchesTheWalkedSchedule) {
       for (uint32_t spines : {1u, 2u, k}) {
         if (spines > k) continue;
         for (double r : {1.0, 3.0}) {
-          Dimension dim;
-          dim.kind = DimensionKind::kClos;
-          dim.size = n;
-          dim.leaf_npus = k;
-          dim.spines = spines;
-          dim.oversubscription = r;
+          const Dimension dim = ClosDimension(n, {k, spines, r});
           for (CollectiveKind kind : kKinds) {
             for (CollectiveAlgorithm algorithm : kClosedAlgorithms) {
               if (UnsupportedReason(kind, algorithm, n)) continue;
@@ -127,12 +123,7 @@ TEST(ClosedFormProfileTest, ClosMatchesTheWalkedSchedule) {
 // sends 4 x 12 = 48 blocks to other leaves, 24 on each of its 2 up-links, which carry
 // 4 / (2 x 2) = 1 of an NPU's bandwidth: 24 blocks at full rate, so the spines bound the step.
 TEST(ClosedFormProfileTest, ClosAllToAllIsBoundByTheSpinesByHand) {
-  Dimension dim;
-  dim.kind = DimensionKind::kClos;
-  dim.size = 16;
-  dim.leaf_npus = 4;
-  dim.spines = 2;
-  dim.oversubscription = 2.0;
+  Dimension dim = ClosDimension(16, {4, 2, 2.0});
   const auto profile =
       ClosedFormProfile(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, dim);
   ASSERT_TRUE(profile);
@@ -141,7 +132,7 @@ TEST(ClosedFormProfileTest, ClosAllToAllIsBoundByTheSpinesByHand) {
   EXPECT_DOUBLE_EQ(profile->bandwidth_coefficient, 24.0 / 16.0);
   // Without oversubscription the up-links carry 2 x an NPU's bandwidth: 24 blocks take the time
   // of 12, and the NPU's own 15 bound the step, as on a Switch.
-  dim.oversubscription = 1.0;
+  dim = ClosDimension(16, {4, 2, 1.0});
   EXPECT_DOUBLE_EQ(ClosedFormProfile(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, dim)
                        ->bandwidth_coefficient,
                    ClosedFormProfile(CollectiveKind::kAllToAll, CollectiveAlgorithm::kDirect, 16,

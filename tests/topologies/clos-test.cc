@@ -8,20 +8,13 @@
 #include <vector>
 
 #include "topologies/fabric-graph.h"
+#include "topologies/kinds/clos.h"
 
 namespace hfsim {
 namespace {
 
 Dimension Clos(uint32_t n, uint32_t k, uint32_t spines, double r, double gbps = 100.0) {
-  Dimension dim;
-  dim.kind = DimensionKind::kClos;
-  dim.size = n;
-  dim.leaf_npus = k;
-  dim.spines = spines;
-  dim.oversubscription = r;
-  dim.bandwidth_Bpns = gbps;
-  dim.latency_ns = 250.0;
-  return dim;
+  return ClosDimension(n, {k, spines, r}, gbps, 250.0);
 }
 
 // 16 NPUs, 4 per leaf, 2 spines, 2:1: 4 leaves + 2 spines; 16 up + 16 down NPU links and

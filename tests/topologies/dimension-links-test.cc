@@ -42,10 +42,13 @@ TEST(DimensionLinksTest, Ring5TakesShorterWay) {
   EXPECT_EQ(ring.Hops(0, 3), 2u);
   EXPECT_EQ(RouteLinks(ring, 0, 3), (Ids{5, 9}));  // 0 -> 4 -> 3
   EXPECT_EQ(RouteLinks(ring, 4, 1), (Ids{4, 0}));  // 4 -> 0 -> 1
-  const DimensionLinks::RingArc arc = ring.RingRoute(0, 3);
-  EXPECT_FALSE(arc.clockwise);
-  EXPECT_EQ(arc.start_peer, 0u);
-  EXPECT_EQ(arc.hops, 2u);
+  // 0 -> 3 as one run: counter-clockwise ids n + 0, n + 4, starting at 0.
+  const GroupRoute route = ring.Shape().Route(0, 3, 0);
+  ASSERT_EQ(route.run_count, 1u);
+  EXPECT_TRUE(route.runs[0].backward);
+  EXPECT_EQ(route.runs[0].base, 5u);
+  EXPECT_EQ(route.runs[0].start, 0u);
+  EXPECT_EQ(route.runs[0].count, 2u);
 }
 
 TEST(DimensionLinksTest, Ring8) {
@@ -54,8 +57,7 @@ TEST(DimensionLinksTest, Ring8) {
   EXPECT_EQ(RouteLinks(ring, 0, 4), (Ids{0, 1, 2, 3}));  // tie -> clockwise
   EXPECT_EQ(RouteLinks(ring, 6, 1), (Ids{6, 7, 0}));
   EXPECT_EQ(RouteLinks(ring, 1, 6), (Ids{9, 8, 15}));  // 1 -> 0 -> 7 -> 6
-  EXPECT_TRUE(ring.RingRoute(4, 0).clockwise);
-  EXPECT_EQ(ring.RingRoute(4, 0).hops, 4u);
+  EXPECT_EQ(RouteLinks(ring, 4, 0), (Ids{4, 5, 6, 7}));  // tie -> clockwise
 }
 
 TEST(DimensionLinksTest, Ring2HasOneLinkEachWay) {

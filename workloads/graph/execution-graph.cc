@@ -4,27 +4,6 @@
 
 namespace hfsim {
 
-std::string_view ToString(GraphNodeKind kind) {
-  switch (kind) {
-    case GraphNodeKind::kCompute: return "compute";
-    case GraphNodeKind::kCollective: return "collective";
-    case GraphNodeKind::kSend: return "send";
-    case GraphNodeKind::kRecv: return "recv";
-  }
-  return "?";
-}
-
-std::string_view ToString(GraphPhase phase) {
-  switch (phase) {
-    case GraphPhase::kForward: return "forward";
-    case GraphPhase::kInputGrad: return "input_grad";
-    case GraphPhase::kWeightGrad: return "weight_grad";
-    case GraphPhase::kStep: return "step";
-    case GraphPhase::kCollective: return "collective";
-  }
-  return "?";
-}
-
 std::vector<uint32_t> ClassOfRanks(const ExecutionGraph& graph) {
   std::vector<uint32_t> class_of(graph.rank_count, 0);
   for (uint32_t c = 0; c < graph.classes.size(); ++c) {

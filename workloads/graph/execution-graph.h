@@ -21,8 +21,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/name-table.h"
 #include "workloads/collective-kind.h"
 #include "workloads/graph/dep-list.h"
 
@@ -33,8 +35,23 @@ enum class GraphNodeKind : uint8_t { kCompute, kCollective, kSend, kRecv };
 /// Which part of the report's iteration breakdown a node's time belongs to.
 enum class GraphPhase : uint8_t { kForward, kInputGrad, kWeightGrad, kStep, kCollective };
 
-std::string_view ToString(GraphNodeKind kind);
-std::string_view ToString(GraphPhase phase);
+/// Scenario spellings (workload.graph nodes' "type" and "phase"; a node takes the collective
+/// phase from its kind, never by name, so it is listed last).
+inline constexpr NameTable<GraphNodeKind, 4> kGraphNodeKindNames = {{
+    {GraphNodeKind::kCompute, "compute"},
+    {GraphNodeKind::kCollective, "collective"},
+    {GraphNodeKind::kSend, "send"},
+    {GraphNodeKind::kRecv, "recv"},
+}};
+inline constexpr NameTable<GraphPhase, 5> kGraphPhaseNames = {{
+    {GraphPhase::kForward, "forward"},
+    {GraphPhase::kInputGrad, "input_grad"},
+    {GraphPhase::kWeightGrad, "weight_grad"},
+    {GraphPhase::kStep, "step"},
+    {GraphPhase::kCollective, "collective"},
+}};
+inline std::string_view ToString(GraphNodeKind kind) { return NameIn(kGraphNodeKindNames, kind); }
+inline std::string_view ToString(GraphPhase phase) { return NameIn(kGraphPhaseNames, phase); }
 
 inline constexpr uint32_t kNoLayer = UINT32_MAX;
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "topologies/dimension-kinds.h"
+
 namespace hfsim {
 
 std::vector<std::vector<uint32_t>> CoordinatesOfGroup(const Topology& topology,
@@ -63,8 +65,10 @@ std::variant<GroupShape, std::string> ShapeOfCoordinates(
 }
 
 double BandwidthShare(const Dimension& whole, uint32_t group_size) {
-  if (whole.kind != DimensionKind::kFullyConnected || group_size >= whole.size) return 1.0;
-  return static_cast<double>(group_size - 1) / (whole.size - 1);
+  // The kind's rule (a FullyConnected group uses only its links among its members); a kind that
+  // prices whole groups only never gets here with part of one.
+  const auto share = KindEntry(whole.kind).partial_group_share;
+  return share == nullptr ? 1.0 : share(whole.size, group_size);
 }
 
 std::vector<Dimension> DimensionsSeenBy(const std::vector<Dimension>& dimensions,

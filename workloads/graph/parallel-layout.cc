@@ -2,34 +2,6 @@
 
 namespace hfsim {
 
-std::string_view ToString(PipelineSchedule schedule) {
-  switch (schedule) {
-    case PipelineSchedule::kGPipe:
-      return "gpipe";
-    case PipelineSchedule::kOneFOneB:
-      return "1f1b";
-    case PipelineSchedule::kInterleaved:
-      return "interleaved";
-  }
-  return "?";
-}
-
-std::string_view ToString(ParallelAxis axis) {
-  switch (axis) {
-    case ParallelAxis::kTensor:
-      return "tensor";
-    case ParallelAxis::kContext:
-      return "context";
-    case ParallelAxis::kExpert:
-      return "expert";
-    case ParallelAxis::kData:
-      return "data";
-    case ParallelAxis::kPipeline:
-      return "pipeline";
-  }
-  return "?";
-}
-
 std::array<uint32_t, kParallelAxes> AxisDegrees(const TrainingConfig& config,
                                                 const PipelineLayout& layout) {
   return {config.tensor_parallel, config.context_parallel, config.expert_parallel,

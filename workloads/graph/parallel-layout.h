@@ -11,22 +11,35 @@
 #include <string_view>
 #include <vector>
 
+#include "base/name-table.h"
 #include "workloads/training-loop.h"
 
 namespace hfsim {
 
 enum class PipelineSchedule : uint8_t { kGPipe, kOneFOneB, kInterleaved };
-inline constexpr PipelineSchedule kAllPipelineSchedules[] = {
-    PipelineSchedule::kGPipe, PipelineSchedule::kOneFOneB, PipelineSchedule::kInterleaved};
-/// The schedule's name in scenarios and reports: "gpipe", "1f1b", "interleaved".
-std::string_view ToString(PipelineSchedule schedule);
+/// The schedule's name in scenarios and reports.
+inline constexpr NameTable<PipelineSchedule, 3> kPipelineScheduleNames = {{
+    {PipelineSchedule::kGPipe, "gpipe"},
+    {PipelineSchedule::kOneFOneB, "1f1b"},
+    {PipelineSchedule::kInterleaved, "interleaved"},
+}};
+inline std::string_view ToString(PipelineSchedule schedule) {
+  return NameIn(kPipelineScheduleNames, schedule);
+}
 
 /// The parallel dimensions a rank id is made of. Expert parallelism splits the data degree D
 /// into E expert ranks (kExpert) times D / E copies of the experts (kData).
 enum class ParallelAxis : uint8_t { kTensor, kContext, kExpert, kData, kPipeline };
 inline constexpr size_t kParallelAxes = 5;
-/// The axis's name in scenarios: "tensor", "context", "expert", "data", "pipeline".
-std::string_view ToString(ParallelAxis axis);
+/// The axis's name in scenarios, in Megatron-core's default order (below).
+inline constexpr NameTable<ParallelAxis, kParallelAxes> kParallelAxisNames = {{
+    {ParallelAxis::kTensor, "tensor"},
+    {ParallelAxis::kContext, "context"},
+    {ParallelAxis::kExpert, "expert"},
+    {ParallelAxis::kData, "data"},
+    {ParallelAxis::kPipeline, "pipeline"},
+}};
+inline std::string_view ToString(ParallelAxis axis) { return NameIn(kParallelAxisNames, axis); }
 /// Megatron-core's default order (tp-cp-ep-dp-pp): the first listed varies fastest.
 inline constexpr std::array<ParallelAxis, kParallelAxes> kMegatronOrder = {
     ParallelAxis::kTensor, ParallelAxis::kContext, ParallelAxis::kExpert, ParallelAxis::kData,

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "topologies/dimension-kinds.h"
+
 namespace hfsim {
 
 namespace {
@@ -75,14 +77,14 @@ std::variant<PlacedGraph, std::string> PlaceGraph(const Topology& topology, Exec
       const GroupShape& group = std::get<GroupShape>(shape);
       for (size_t i = 0; i < group.dimensions.size(); ++i) {
         const Dimension& dim = topology.Dim(group.dimensions[i]);
-        // Which leaves part of a Clos holds decides its cost; that is not modelled yet.
-        if (dim.kind == DimensionKind::kClos && group.sizes[i] != dim.size) {
+        // Some kinds price only whole groups (a Clos: which leaves part of one holds decides
+        // its cost, which is not modelled yet; a part of a Torus2D is no torus).
+        if (KindEntry(dim.kind).partial_group_share == nullptr && group.sizes[i] != dim.size) {
           return fmt::format(
-              "communicator \"{}\", group {} (holding rank {}) spans {} of the {} NPUs of Clos "
-              "dimension {}; accepted on a Clos dimension: groups that span all of it or none of "
-              "it",
-              comm.name, g, comm.groups[g].front(), group.sizes[i], dim.size,
-              group.dimensions[i]);
+              "communicator \"{}\", group {} (holding rank {}) spans {} of the {} NPUs of {} "
+              "dimension {}; accepted on a {} dimension: groups that span all of it or none of it",
+              comm.name, g, comm.groups[g].front(), group.sizes[i], dim.size, ToString(dim.kind),
+              group.dimensions[i], ToString(dim.kind));
         }
       }
       shapes.groups[g] = std::get<GroupShape>(std::move(shape));
