@@ -93,9 +93,10 @@ LinearGemms EstimateLinearGemms(const DeviceSpec& device, Precision precision, u
   GemmOptions wgrad = forward;
   if (options.fp32_wgrad_accumulation) wgrad.output_bytes_per_element = 8.0;
   LinearGemms g;
-  g.fprop = EstimateGemm(device, precision, GemmShape{tokens, out, in, 1}, forward);
-  g.dgrad = EstimateGemm(device, precision, GemmShape{tokens, in, out, 1}, forward);
-  g.wgrad = EstimateGemm(device, precision, GemmShape{out, in, tokens, 1}, wgrad);
+  const uint64_t batch = options.batch;
+  g.fprop = EstimateGemm(device, precision, GemmShape{tokens, out, in, batch}, forward);
+  g.dgrad = EstimateGemm(device, precision, GemmShape{tokens, in, out, batch}, forward);
+  g.wgrad = EstimateGemm(device, precision, GemmShape{out, in, tokens, batch}, wgrad);
   return g;
 }
 

@@ -90,6 +90,9 @@ struct LinearOptions {
   /// element (read + write fp32) instead of the precision's output.
   bool fp32_wgrad_accumulation = true;
   uint32_t available_sms = 0;
+  /// Independent linear layers of this shape run together as one grouped GEMM per pass (the
+  /// routed experts on a rank, each with its own tokens): GemmShape::batch.
+  uint64_t batch = 1;
 };
 
 LinearGemms EstimateLinearGemms(const DeviceSpec& device, Precision precision, uint64_t tokens,
