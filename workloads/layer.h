@@ -57,9 +57,9 @@ struct Operation {
   /// work's tokens. 0 when unknown.
   double tokens_per_sample = 0.0;
   /// kLinear, kLmHead, kRouter, kExpertLinear.
-  GemmShape gemm;
+  OperationGemmShape gemm;
   /// kAttention.
-  AttentionShape attention;
+  OperationAttentionShape attention;
   /// kElementwise and kEmbedding: activation elements read and written per token (times the
   /// activation's bytes per element: the bytes per token).
   double elements_per_token = 0.0;

@@ -40,7 +40,7 @@ enum class TensorSplit : uint8_t { kReplicated, kColumn, kRow };
 std::string_view ToString(TensorSplit split);
 
 /// A GEMM of m x k activations by a k x n weight, m = Operation::tokens_per_sample x samples.
-struct GemmShape {
+struct OperationGemmShape {
   uint64_t in_features = 0;   ///< k
   uint64_t out_features = 0;  ///< n
   TensorSplit split = TensorSplit::kReplicated;
@@ -48,12 +48,12 @@ struct GemmShape {
   /// m / groups rows on even routing); 1 for a plain GEMM.
   uint32_t groups = 1;
 
-  bool operator==(const GemmShape&) const = default;
+  bool operator==(const OperationGemmShape&) const = default;
 };
 
 /// An attention core over Operation::tokens_per_sample queries per sample. Tensor parallelism
 /// splits its heads (query and key/value alike).
-struct AttentionShape {
+struct OperationAttentionShape {
   uint32_t heads = 0;
   /// Key/value heads: fewer than `heads` under grouped-query attention (1: multi-query).
   uint32_t kv_heads = 0;
@@ -67,7 +67,7 @@ struct AttentionShape {
   /// The FLOPs of the operation and of Layer::attention_flops_per_sample count the full square.
   bool causal = false;
 
-  bool operator==(const AttentionShape&) const = default;
+  bool operator==(const OperationAttentionShape&) const = default;
 };
 
 }  // namespace hfsim

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "workloads/kernel-pricing.h"
+
 namespace hfsim {
 
 namespace {
@@ -17,9 +19,9 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // One forward pass of `layer` on one rank, by roofline: each operation takes the longer of its
 // arithmetic and its memory traffic (activations read and written, parameters read), both at
 // the NPU's efficiency. `share` is the rank's part of the per-sample work (samples / (T x C)).
-// A layer without operations (or priced as one) is one: all its FLOPs; it reads its parameters (with routed
-// experts, the rank's share of them) and its input and writes its output (both taken as the
-// output's size); without FLOPs (a table lookup, a norm) it moves its activations only.
+// A layer without operations (or priced as one) is one: all its FLOPs; it reads its parameters
+// (with routed experts, the rank's share of them) and its input and writes its output (both taken
+// as the output's size); without FLOPs (a table lookup, a norm) it moves its activations only.
 double RooflineNs(const Layer& layer, double routed_flops, double share,
                   const TrainingConfig& config) {
   const double flop_rate = config.peak_flops_per_ns * config.compute_efficiency;
@@ -82,55 +84,80 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
   for (const Layer& layer : model.layers) {
     LayerWork& work = iteration.layers.emplace_back();
     work.name = layer.name;
-    // Tensor parallelism splits every layer's arithmetic T ways (Megatron shards the matrices;
-    // the replicated norms are negligible). Backward = input gradients + weight gradients,
-    // each as costly as the forward pass.
-    // Routed experts: every token's top-k experts, on the busiest rank (expert_load).
-    double routed_flops = 0.0;
-    if (layer.routed) {
-      const RoutedExperts& routed = *layer.routed;
-      routed_flops = config.expert_load * routed.top_k * routed.forward_flops_per_token *
-                     static_cast<double>(routed.tokens_per_sample);
+    // The kernel-level compute model prices a layer with shaped operations (and no measured
+    // times) operation by operation; every other layer takes the roofline below.
+    const bool measured = layer.forward_ns || layer.input_grad_ns || layer.weight_grad_ns;
+    std::optional<KernelLayerTimes> kernels;
+    if (config.kernel_model && !measured) {
+      kernels = PriceLayerByKernels(layer, *config.kernel_model, config, samples);
     }
-    const double forward_flops =
-        (layer.forward_flops_per_sample + routed_flops) * samples / split;
-    const double forward_ns =
-        config.memory_bytes_per_ns > 0
-            ? RooflineNs(layer, routed_flops, static_cast<double>(samples) / split, config)
-            : ComputeNs(forward_flops, config);
-    work.forward_ns = layer.forward_ns.value_or(forward_ns);
-    work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
-    // The attention core's share of the layer's arithmetic: what selective recomputation runs
-    // again, and what ring attention runs block by block. Divided out only when one of them
-    // needs it: every sweep point builds this loop.
-    const bool needs_share = config.recompute == Recompute::kSelective || context > 1;
-    const double attention_share =
-        needs_share && layer.attention_flops_per_sample > 0
-            ? layer.attention_flops_per_sample / (layer.forward_flops_per_sample + routed_flops)
-            : 0.0;
-    // Recomputation runs before the input gradients: the whole forward again, or its attention
-    // core's share of it.
-    if (config.recompute == Recompute::kFull) {
-      work.input_grad_ns += work.forward_ns;
-    } else if (config.recompute == Recompute::kSelective && attention_share > 0) {
-      work.input_grad_ns += work.forward_ns * attention_share;
-    }
-    // Ring attention runs the attention core block by block (context_kv_bytes below); the
-    // recomputed core runs in the backward blocks, whose key/value blocks it needs.
-    if (context > 1 && attention_share > 0) {
-      work.attention_forward_ns = work.forward_ns * attention_share;
-      const double recomputed =
-          config.recompute == Recompute::kNone ? 0.0 : work.attention_forward_ns;
-      work.attention_input_grad_ns =
-          layer.input_grad_ns.value_or(forward_ns) * attention_share + recomputed;
+    if (kernels) {
+      work.forward_ns = kernels->forward.TotalNs();
+      work.input_grad_ns = kernels->input_grad.TotalNs();
+      work.weight_grad_ns = kernels->weight_grad.TotalNs();
+      // Recomputation as below: the whole forward again, or the attention core's forward.
+      const double recomputed = config.recompute == Recompute::kFull ? work.forward_ns
+                                : config.recompute == Recompute::kSelective
+                                    ? kernels->attention_forward_ns
+                                    : 0.0;
+      work.input_grad_ns += recomputed;
+      if (context > 1 && kernels->attention_forward_ns > 0) {
+        work.attention_forward_ns = kernels->attention_forward_ns;
+        work.attention_input_grad_ns =
+            kernels->attention_backward_ns +
+            (config.recompute == Recompute::kNone ? 0.0 : kernels->attention_forward_ns);
+      }
+    } else {
+      // Tensor parallelism splits every layer's arithmetic T ways (Megatron shards the matrices;
+      // the replicated norms are negligible). Backward = input gradients + weight gradients,
+      // each as costly as the forward pass.
+      // Routed experts: every token's top-k experts, on the busiest rank (expert_load).
+      double routed_flops = 0.0;
+      if (layer.routed) {
+        const RoutedExperts& routed = *layer.routed;
+        routed_flops = config.expert_load * routed.top_k * routed.forward_flops_per_token *
+                       static_cast<double>(routed.tokens_per_sample);
+      }
+      const double forward_flops =
+          (layer.forward_flops_per_sample + routed_flops) * samples / split;
+      const double forward_ns =
+          config.memory_bytes_per_ns > 0
+              ? RooflineNs(layer, routed_flops, static_cast<double>(samples) / split, config)
+              : ComputeNs(forward_flops, config);
+      work.forward_ns = layer.forward_ns.value_or(forward_ns);
+      work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
+      // The attention core's share of the layer's arithmetic: what selective recomputation runs
+      // again, and what ring attention runs block by block. Divided out only when one of them
+      // needs it: every sweep point builds this loop.
+      const bool needs_share = config.recompute == Recompute::kSelective || context > 1;
+      const double attention_share =
+          needs_share && layer.attention_flops_per_sample > 0
+              ? layer.attention_flops_per_sample / (layer.forward_flops_per_sample + routed_flops)
+              : 0.0;
+      // Recomputation runs before the input gradients: the whole forward again, or its attention
+      // core's share of it.
+      if (config.recompute == Recompute::kFull) {
+        work.input_grad_ns += work.forward_ns;
+      } else if (config.recompute == Recompute::kSelective && attention_share > 0) {
+        work.input_grad_ns += work.forward_ns * attention_share;
+      }
+      // Ring attention runs the attention core block by block (context_kv_bytes below); the
+      // recomputed core runs in the backward blocks, whose key/value blocks it needs.
+      if (context > 1 && attention_share > 0) {
+        work.attention_forward_ns = work.forward_ns * attention_share;
+        const double recomputed =
+            config.recompute == Recompute::kNone ? 0.0 : work.attention_forward_ns;
+        work.attention_input_grad_ns =
+            layer.input_grad_ns.value_or(forward_ns) * attention_share + recomputed;
+      }
+      work.weight_grad_ns = layer.params == 0 ? layer.weight_grad_ns.value_or(0.0)
+                                              : layer.weight_grad_ns.value_or(forward_ns);
     }
     if (context > 1 && layer.kv_elements_per_sample > 0) {
-      work.context_kv_bytes = CeilDiv(samples * layer.kv_elements_per_sample *
-                                          config.activation_bytes_per_element,
-                                      uint64_t{config.tensor_parallel} * context);
+      work.context_kv_bytes =
+          CeilDiv(samples * layer.kv_elements_per_sample * config.activation_bytes_per_element,
+                  uint64_t{config.tensor_parallel} * context);
     }
-    work.weight_grad_ns = layer.params == 0 ? layer.weight_grad_ns.value_or(0.0)
-                                            : layer.weight_grad_ns.value_or(forward_ns);
     auto request = [](std::optional<CommRequest>& slot, CollectiveKind kind, ParallelGroup group,
                       uint64_t size_bytes, uint32_t count, bool split = false) {
       CommRequest& made = slot.emplace();
@@ -203,8 +230,8 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     } else {
       // Without expert parallelism every rank holds every expert: one collective for it all.
       const uint64_t dense = expert_split ? layer.params - layer.RoutedParams() : layer.params;
-      gradients(dense, ParallelGroup::kData, replicas, work.weight_grad_comm,
-                work.step_gather, &work.forward_gather);
+      gradients(dense, ParallelGroup::kData, replicas, work.weight_grad_comm, work.step_gather,
+                &work.forward_gather);
       if (config.zero_stage == 3) work.backward_gather = work.forward_gather;
     }
   }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,8 @@
 #include "workloads/time-number.h"
 
 namespace hfsim {
+
+class ComputeModel;
 
 enum class OverlapMode { kNone, kBackward };
 /// Scenario spellings (workload.training.overlap).
@@ -103,6 +106,12 @@ struct TrainingConfig {
   /// consecutive layers' gradients (in backward order) are reduced together once they reach
   /// this size. 0: one collective per layer. Not with ZeRO-3, which reduces layer by layer.
   uint64_t bucket_bytes = 0;
+  /// The kernel-level compute model (models/compute/, docs/compute-model.md), when a device
+  /// preset is given without a compute_efficiency: every layer whose operations carry shapes is
+  /// priced operation by operation (workloads/kernel-pricing.h); the others keep the roofline
+  /// above (at the efficiency the loader sets, 1: the device's peak). Null: the roofline for
+  /// every layer. Shared so that copying the config (every sweep point does) stays cheap.
+  std::shared_ptr<const ComputeModel> kernel_model;
 };
 
 /// `count` back-to-back collectives of `size_bytes` each over the NPUs of `group`.
@@ -216,8 +225,8 @@ using IterationTimeline = BasicIterationTimeline<double>;
 /// as LIBRA defines it, kept as the training graph's reference in tests: without ZeRO's
 /// parameter gathers, which it refuses.
 template <typename Time>
-BasicIterationTimeline<Time> PlayIteration(const TrainingIteration& iteration,
-                                           const std::vector<BasicLayerCommTimes<Time>>& comm_times) {
+BasicIterationTimeline<Time> PlayIteration(
+    const TrainingIteration& iteration, const std::vector<BasicLayerCommTimes<Time>>& comm_times) {
   if (comm_times.size() != iteration.layers.size()) {
     throw std::invalid_argument("PlayIteration: one LayerCommTimes per layer expected");
   }

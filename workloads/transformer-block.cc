@@ -107,7 +107,8 @@ Operation Gemm(std::string name, OperationKind kind, double tokens, uint64_t k, 
   return op;
 }
 
-AttentionShape AttentionOf(const TransformerSpec& spec, const BlockSizes& b, uint64_t seq) {
+OperationAttentionShape AttentionOf(const TransformerSpec& spec, const BlockSizes& b,
+                                    uint64_t seq) {
   return {spec.heads, b.kv_heads, static_cast<uint32_t>(b.qk_head), static_cast<uint32_t>(b.v_head),
           seq,        spec.causal};
 }

@@ -3,6 +3,7 @@
 #include "models/compute/gemm-time.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace hfsim {
@@ -32,6 +33,21 @@ Quantization Quantize(const GemmShape& shape, GemmTile tile, uint32_t available_
   q.wave_efficiency =
       static_cast<double>(q.tiles) / (static_cast<double>(q.waves) * static_cast<double>(all_sms));
   return q;
+}
+
+// cuBLASLt's output tiles of at least 128 x 128 other than 128 x 256 / 256 x 128, as its
+// cublasLtMatmulTile_t enumerates them (CUBLASLT_MATMUL_TILE_128x128, _128x160, _160x128,
+// _128x192, _192x128), largest first. Smaller tiles are left out: no per-tile efficiency was
+// found to charge them, without which the smallest tile would always win (docs §2, §9).
+constexpr std::array<GemmTile, 5> kCublasLtLargeTiles = {GemmTile{128, 192}, GemmTile{192, 128},
+                                                         GemmTile{128, 160}, GemmTile{160, 128},
+                                                         GemmTile{128, 128}};
+
+// NVIDIA devices from Ampere on run cuBLASLt's tile list; Volta and CDNA3 (hipBLASLt) keep
+// their own tile and its transpose.
+bool UsesCublasLtTiles(Architecture architecture) {
+  return architecture == Architecture::kAmpere || architecture == Architecture::kHopper ||
+         architecture == Architecture::kBlackwell;
 }
 
 double DefaultOutputBytes(Precision precision) {
@@ -65,10 +81,18 @@ GemmEstimate EstimateGemm(const DeviceSpec& device, Precision precision, const G
 
   const uint32_t sms = options.available_sms > 0 ? std::min(options.available_sms, device.sm_count)
                                                  : device.sm_count;
+  // The tile that runs it fastest (the same memory time for every tile, so the best
+  // quantization), the larger tiles first so that ties keep them.
   const GemmTile tile = device.gemm_tile;
-  const Quantization a = Quantize(shape, tile, sms, device.sm_count);
-  const Quantization b = Quantize(shape, GemmTile{tile.n, tile.m}, sms, device.sm_count);
-  const Quantization& q = b.Efficiency() > a.Efficiency() ? b : a;
+  Quantization q = Quantize(shape, tile, sms, device.sm_count);
+  auto consider = [&](GemmTile candidate) {
+    const Quantization c = Quantize(shape, candidate, sms, device.sm_count);
+    if (c.Efficiency() > q.Efficiency()) q = c;
+  };
+  consider(GemmTile{tile.n, tile.m});
+  if (UsesCublasLtTiles(device.architecture)) {
+    for (const GemmTile candidate : kCublasLtLargeTiles) consider(candidate);
+  }
   e.tile = q.tile;
   e.tiles = q.tiles;
   e.waves = q.waves;
@@ -93,9 +117,10 @@ LinearGemms EstimateLinearGemms(const DeviceSpec& device, Precision precision, u
   GemmOptions wgrad = forward;
   if (options.fp32_wgrad_accumulation) wgrad.output_bytes_per_element = 8.0;
   LinearGemms g;
-  g.fprop = EstimateGemm(device, precision, GemmShape{tokens, out, in, 1}, forward);
-  g.dgrad = EstimateGemm(device, precision, GemmShape{tokens, in, out, 1}, forward);
-  g.wgrad = EstimateGemm(device, precision, GemmShape{out, in, tokens, 1}, wgrad);
+  const uint64_t batch = options.batch;
+  g.fprop = EstimateGemm(device, precision, GemmShape{tokens, out, in, batch}, forward);
+  g.dgrad = EstimateGemm(device, precision, GemmShape{tokens, in, out, batch}, forward);
+  g.wgrad = EstimateGemm(device, precision, GemmShape{out, in, tokens, batch}, wgrad);
   return g;
 }
 

@@ -8,10 +8,11 @@
 //   compute    FLOPs / (peak(p) x ceiling(p) x efficiency)
 //   memory     ((m k + k n) x bytes(p) + m n x output bytes) x batch / achievable HBM B/ns
 //   time       max(compute, memory)
-// The tile is the device's (128 x 256) or its transpose (256 x 128), whichever quantizes
-// better (ties: the device's): cuBLAS picks among its kernels per shape, and these two are its
-// most efficient. Smaller tiles and split-K, which cuBLAS uses for GEMMs of less than a wave,
-// are not modelled: such GEMMs come out slower than they run. No launch overhead is added (no
+// The tile is the one that quantizes best (ties: the larger) among the device's (128 x 256), its
+// transpose and, on NVIDIA devices from Ampere on, cuBLASLt's other tiles of at least 128 x 128
+// (128 x 192, 192 x 128, 128 x 160, 160 x 128, 128 x 128): cuBLAS picks among its kernels per
+// shape. Tiles with a side below 128 and split-K, which cuBLAS uses for GEMMs of less than a
+// wave, are not modelled: such GEMMs come out slower than they run. No launch overhead is added (no
 // published figure was found).
 #pragma once
 
@@ -90,6 +91,9 @@ struct LinearOptions {
   /// element (read + write fp32) instead of the precision's output.
   bool fp32_wgrad_accumulation = true;
   uint32_t available_sms = 0;
+  /// Independent linear layers of this shape run together as one grouped GEMM per pass (the
+  /// routed experts on a rank, each with its own tokens): GemmShape::batch.
+  uint64_t batch = 1;
 };
 
 LinearGemms EstimateLinearGemms(const DeviceSpec& device, Precision precision, uint64_t tokens,

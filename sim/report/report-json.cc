@@ -1,7 +1,9 @@
 #include "sim/report/report-json.h"
 
 #include <algorithm>
+#include <string>
 
+#include "sim/report/compute-breakdown.h"
 #include "sim/report/convergence-report-json.h"
 #include "sim/report/gossip-report-json.h"
 #include "sim/report/in-network-report-json.h"
@@ -246,6 +248,16 @@ nlohmann::json ReportToJson(const Report& report, const Scenario& scenario) {
   }
   if (const auto throughput = ReportThroughput(report, scenario)) {
     out["throughput"] = ThroughputToJson(*throughput);
+  }
+  // Only under the kernel-level compute model, so that other reports stay as they were.
+  if (const auto breakdown = ReportComputeBreakdown(scenario)) {
+    nlohmann::json classes;
+    for (const OpClass c : kAllOpClasses) {
+      classes[std::string(ToString(c)) + "_ns"] = breakdown->kernels[c];
+    }
+    classes["roofline_ns"] = breakdown->roofline_ns;
+    classes["total_ns"] = breakdown->TotalNs();
+    out["compute_breakdown"] = classes;
   }
   if (report.graph) {
     const GraphReport& g = *report.graph;

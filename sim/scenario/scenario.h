@@ -12,23 +12,26 @@
 
 #include "base/name-table.h"
 #include "models/aggregation/aggregation-spec.h"
+#include "models/collective.h"
 #include "models/compression/wire-size.h"
+#include "models/compute/attention-time.h"
+#include "models/compute/device.h"
+#include "models/compute/precision.h"
+#include "models/host-stack.h"
 #include "models/learning/gossip.h"
 #include "models/learning/learning-task.h"
-#include "models/collective.h"
-#include "models/host-stack.h"
 #include "models/multi-dim-collective.h"
 #include "sim/scenario/optimize-spec.h"
 #include "sim/scenario/sweep-spec.h"
 #include "sim/scenario/validation-spec.h"
 #include "topologies/dimension.h"
-#include "workloads/layer.h"
-#include "workloads/parameter-server.h"
 #include "workloads/graph/execution-graph.h"
 #include "workloads/graph/parallel-layout.h"
 #include "workloads/graph/placed-graph.h"
+#include "workloads/layer.h"
 #include "workloads/memory-estimate.h"
 #include "workloads/model-flops.h"
+#include "workloads/parameter-server.h"
 #include "workloads/training-loop.h"
 #include "workloads/transformer-spec.h"
 
@@ -86,6 +89,19 @@ struct TrainingWorkload {
   /// workload.training.flop_convention: how the report's model FLOPs count the attention core
   /// (sim/report/throughput.h).
   FlopConvention flop_convention = FlopConvention::kMegatronCausal;
+  /// npu.device: the preset it names (nullptr when not given). It sets peak_TFLOPS (at the
+  /// training precision), hbm_GiB and the HBM bandwidth unless those are given explicitly.
+  const DeviceSpec* device = nullptr;
+  /// npu.peak_TFLOPS and npu.compute_efficiency as given explicitly. Without an efficiency a
+  /// device runs the kernel-level compute model (config.kernel_model).
+  bool peak_TFLOPS_given = false;
+  bool compute_efficiency_given = false;
+  /// workload.training.precision and .attention when given (echoed only then): the training
+  /// precision as Megatron-LM + Transformer Engine mean it (bf16 by default) and the attention
+  /// implementation (fused by default).
+  std::optional<Precision> precision;
+  std::optional<AttentionImpl> attention;
+  Precision TrainingPrecision() const { return precision.value_or(Precision::kBf16); }
 
   /// Ranks composed from the parallel axes in Megatron's order (or parallelism.order and
   /// placement: a pipeline, expert groups carved out of the data group, context, an order or a
@@ -172,12 +188,12 @@ struct LinkDown {
 inline constexpr uint64_t kMaxPacketQueueBytes = (uint64_t{1} << 32) - 1;
 
 struct PacketSpec {
-  uint32_t mtu_bytes = 4096;        ///< payload bytes per data packet
-  uint32_t header_bytes = 62;       ///< wire bytes per packet besides payload (RoCEv2 framing)
-  uint64_t queue_bytes = 2 << 20;   ///< capacity of each egress port's queue
+  uint32_t mtu_bytes = 4096;       ///< payload bytes per data packet
+  uint32_t header_bytes = 62;      ///< wire bytes per packet besides payload (RoCEv2 framing)
+  uint64_t queue_bytes = 2 << 20;  ///< capacity of each egress port's queue
   uint64_t ecn_threshold_bytes = 256 << 10;  ///< queue depth above which packets are ECN-marked
   CongestionControl congestion_control = CongestionControl::kDcqcn;
-  uint32_t ack_every_packets = 8;   ///< the receiver acknowledges every this many packets
+  uint32_t ack_every_packets = 8;           ///< the receiver acknowledges every this many packets
   double retransmit_timeout_ns = 500000.0;  ///< with TCP: its minimum retransmission timeout
   TransportKind transport = TransportKind::kRdma;
   TcpVariant tcp_variant = TcpVariant::kNewReno;

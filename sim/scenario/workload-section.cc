@@ -6,9 +6,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <memory>
 #include <numeric>
 #include <optional>
+#include <variant>
 
+#include "models/compute/compute-model.h"
 #include "sim/scenario/convergence-section.h"
 #include "sim/scenario/gossip-section.h"
 #include "sim/scenario/graph-section.h"
@@ -213,8 +217,9 @@ void ReadModel(const JsonCursor& training, TrainingWorkload& workload) {
     workload.model.layers.push_back(ReadCustomLayer(entry));
   }
   if (auto length = training.Find("sequence_length_tokens")) {
-    length->Fail("applies to zoo models and models given by hyper-parameters only; a custom "
-                 "model gives its sizes per layer");
+    length->Fail(
+        "applies to zoo models and models given by hyper-parameters only; a custom "
+        "model gives its sizes per layer");
   }
 }
 
@@ -445,12 +450,57 @@ void CheckMemoryFits(const TrainingWorkload& workload) {
                   m.buffers_bytes / kGiB, workload.hbm_GiB));
 }
 
+// workload.training.precision and .attention, and with npu.device what they make of it: the
+// device's peak at the training precision (unless npu.peak_TFLOPS is given) and, without
+// npu.compute_efficiency, the kernel-level compute model, built from the preset with the
+// explicit npu keys overriding its peak and bandwidth. A precision the device cannot run is
+// refused with the compute model's reason, at the precision's path.
+void ReadPrecision(const JsonCursor& section, TrainingWorkload& workload) {
+  static constexpr std::array<Precision, 3> kPrecisions = {Precision::kBf16, Precision::kFp16,
+                                                           Precision::kFp8};
+  const auto precision = section.Find("precision");
+  if (precision) {
+    workload.precision = kPrecisions[precision->Choice({"bf16", "fp16", "fp8"})];
+  }
+  if (const auto attention = section.Find("attention")) {
+    workload.attention = attention->Choice({"flash", "unfused"}) == 0 ? AttentionImpl::kFused
+                                                                      : AttentionImpl::kUnfused;
+  }
+  if (workload.device == nullptr) return;
+  const Precision training = workload.TrainingPrecision();
+  DeviceSpec device = *workload.device;
+  if (workload.peak_TFLOPS_given) {
+    device.peak_TFLOPS[Index(training)] = workload.peak_TFLOPS;
+  }
+  device.hbm_GBps = workload.config.memory_bytes_per_ns;
+  auto made =
+      ComputeModel::Create(device, training, workload.attention.value_or(AttentionImpl::kFused));
+  if (const auto* reason = std::get_if<std::string>(&made)) {
+    const std::string message =
+        fmt::format("{} (npu.device \"{}\"); accepted: a precision the device runs", *reason,
+                    workload.device->name);
+    if (precision) precision->Fail(message);
+    throw JsonPathError(section.Path() + ".precision",
+                        "the default \"bf16\" cannot run: " + message);
+  }
+  if (!workload.peak_TFLOPS_given) {
+    workload.peak_TFLOPS = workload.device->peak_TFLOPS[Index(training)];
+    workload.config.peak_flops_per_ns = workload.peak_TFLOPS * 1e3;
+  }
+  if (!workload.compute_efficiency_given) {
+    // Layers without operation shapes keep the roofline, at the device's peak and bandwidth.
+    workload.config.compute_efficiency = 1.0;
+    workload.config.kernel_model =
+        std::make_shared<const ComputeModel>(std::get<ComputeModel>(std::move(made)));
+  }
+}
+
 TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenario,
                               TrainingWorkload workload) {
   section.ExpectObject({"model", "sequence_length_tokens", "global_batch_samples", "parallelism",
                         "gradient_bytes_per_param", "parameter_bytes_per_param",
                         "optimizer_bytes_per_param", "activation_bytes_per_element", "overlap",
-                        "routing", "recompute", "flop_convention"});
+                        "routing", "recompute", "flop_convention", "precision", "attention"});
   ReadModel(section, workload);
   ReadParallelism(section, scenario.dimensions, workload);
   TrainingConfig& config = workload.config;
@@ -495,6 +545,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
     workload.flop_convention = static_cast<FlopConvention>(convention->Choice(
         std::vector<std::string_view>(kFlopConventionNames.begin(), kFlopConventionNames.end())));
   }
+  ReadPrecision(section, workload);
   CheckHeads(section, workload);
   CheckDerivedSizes(batch, workload);
   workload.memory = EstimateMemory(workload.model, config, workload.pipeline);
@@ -521,8 +572,22 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
   training.peak_TFLOPS = kDefaultPeakTFLOPS;
   training.config.compute_efficiency = kDefaultEfficiency;
   if (npu != nullptr) {
-    npu->ExpectObject({"peak_TFLOPS", "compute_efficiency", "hbm_GiB", "allow_memory_overflow",
-                       "hbm_bandwidth_GBps"});
+    npu->ExpectObject({"device", "peak_TFLOPS", "compute_efficiency", "hbm_GiB",
+                       "allow_memory_overflow", "hbm_bandwidth_GBps"});
+    // A preset sets what the explicit keys below do not (docs/devices.md); the peak is its
+    // rate at the training precision, settled when the workload is read (ReadPrecision).
+    if (auto device = npu->Find("device")) {
+      const std::string name = device->String();
+      training.device = FindDevice(name);
+      if (training.device == nullptr) {
+        device->Fail(fmt::format("unknown device \"{}\"; accepted: {}", name, DeviceNames()));
+      }
+      const DeviceSpec& preset = *training.device;
+      training.hbm_GiB = preset.hbm_GiB;
+      training.config.memory_bytes_per_ns = preset.hbm_GBps;
+      training.peak_TFLOPS = preset.peak_TFLOPS[Index(
+          preset.Supports(Precision::kBf16) ? Precision::kBf16 : Precision::kFp16)];
+    }
     // 1 GB/s = 1 byte/ns. At least 1 GB/s, like the peak's floor, keeps every time in range.
     if (auto bandwidth = npu->Find("hbm_bandwidth_GBps")) {
       training.config.memory_bytes_per_ns = bandwidth->Number(1.0, 1e6, false);
@@ -530,11 +595,14 @@ void ReadNpuSection(const JsonCursor* npu, Scenario& scenario) {
     if (auto hbm = npu->Find("hbm_GiB")) training.hbm_GiB = hbm->Number(0.0, 1e6, true);
     if (auto allow = npu->Find("allow_memory_overflow"))
       training.allow_memory_overflow = allow->Bool();
-    if (auto peak = npu->Find("peak_TFLOPS"))
+    if (auto peak = npu->Find("peak_TFLOPS")) {
       training.peak_TFLOPS = peak->Number(ScenarioLimits::kMinPeakTFLOPS, 1e6, false);
+      training.peak_TFLOPS_given = true;
+    }
     if (auto efficiency = npu->Find("compute_efficiency")) {
       training.config.compute_efficiency =
           efficiency->Number(ScenarioLimits::kMinComputeEfficiency, 1.0, false);
+      training.compute_efficiency_given = true;
     }
   }
   training.config.peak_flops_per_ns = training.peak_TFLOPS * 1e3;  // 1 TFLOP/s = 1e3 FLOP/ns
@@ -592,8 +660,14 @@ void ReadWorkloadSection(const JsonCursor& workload, Scenario& scenario) {
 }
 
 nlohmann::json NpuSectionToJson(const Scenario& scenario) {
-  nlohmann::json npu = {{"peak_TFLOPS", scenario.training.peak_TFLOPS},
-                        {"compute_efficiency", scenario.training.config.compute_efficiency}};
+  const TrainingWorkload& t = scenario.training;
+  nlohmann::json npu = {{"peak_TFLOPS", t.peak_TFLOPS}};
+  // With a device, an efficiency echoed that was not given would turn its kernel-level compute
+  // model into the single-efficiency one when the echo is read back.
+  if (t.device == nullptr || t.compute_efficiency_given) {
+    npu["compute_efficiency"] = t.config.compute_efficiency;
+  }
+  if (t.device != nullptr) npu["device"] = t.device->name;
   if (scenario.training.hbm_GiB > 0.0) npu["hbm_GiB"] = scenario.training.hbm_GiB;
   if (scenario.training.config.memory_bytes_per_ns > 0.0) {
     npu["hbm_bandwidth_GBps"] = scenario.training.config.memory_bytes_per_ns;
@@ -689,6 +763,9 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   if (t.flop_convention != TrainingWorkload{}.flop_convention) {
     training["flop_convention"] = ToString(t.flop_convention);
   }
+  if (t.precision) training["precision"] = ToString(*t.precision);
+  if (t.attention)
+    training["attention"] = *t.attention == AttentionImpl::kFused ? "flash" : "unfused";
   return {{"training", training}};
 }
 

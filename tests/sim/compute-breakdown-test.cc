@@ -1,0 +1,80 @@
+// The report's compute_breakdown (sim/report/compute-breakdown.h): present only under the
+// kernel-level compute model, its classes adding up to the compute the engine ran, and under a
+// pipeline the mean over the stages.
+#include "sim/report/compute-breakdown.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "sim/analytical/analytical-engine.h"
+#include "sim/report/report-json.h"
+#include "sim/scenario/scenario-parser.h"
+
+namespace hfsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json Quickstart() {
+  auto document =
+      LoadScenarioDocument((fs::path(HFSIM_SOURCE_DIR) / "configs/quickstart.json").string());
+  EXPECT_TRUE(document);
+  return document.Value();
+}
+
+Scenario Parse(const nlohmann::json& document) {
+  auto scenario = ParseScenario(document);
+  EXPECT_TRUE(scenario) << scenario.Error().ToString();
+  return std::move(scenario).Value();
+}
+
+// Quickstart's GPT-2 medium (tensor 8, data 4, 16 samples per replica) on an H100: every row has
+// shapes, so everything is under a kernel class and the total is the compute the analytical
+// engine's iteration adds up (forward, input and weight gradients; no recomputation here).
+TEST(ComputeBreakdownTest, ClassesAddUpToTheIterationsCompute) {
+  nlohmann::json document = Quickstart();
+  document["npu"] = {{"device", "H100-SXM"}};
+  const Scenario scenario = Parse(document);
+  const Report report = AnalyticalEngine().Run(scenario);
+  const nlohmann::json json = ReportToJson(report, scenario);
+  ASSERT_TRUE(json.contains("compute_breakdown"));
+  const nlohmann::json& b = json["compute_breakdown"];
+  const double gemm = b["gemm_ns"].get<double>();
+  const double attention = b["attention_ns"].get<double>();
+  const double elementwise = b["elementwise_ns"].get<double>();
+  EXPECT_GT(gemm, attention);
+  EXPECT_GT(attention, 0.0);
+  EXPECT_GT(elementwise, 0.0);
+  EXPECT_EQ(b["comm_kernel_overhead_ns"].get<double>(), 0.0);
+  EXPECT_EQ(b["roofline_ns"].get<double>(), 0.0);
+  const double total = b["total_ns"].get<double>();
+  EXPECT_NEAR(total, gemm + attention + elementwise, 1e-9 * total);
+  const IterationTimeline& it = report.iteration;
+  const double compute =
+      it.forward_compute_ns + it.input_grad_compute_ns + it.weight_grad_compute_ns;
+  EXPECT_NEAR(total, compute, 1e-9 * compute);
+  // Selective recomputation adds the attention core's forward, under attention only.
+  nlohmann::json selective = document;
+  selective["workload"]["training"]["recompute"] = "selective";
+  const auto again = ReportComputeBreakdown(Parse(selective));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->kernels[OpClass::kGemm], gemm);
+  EXPECT_GT(again->kernels[OpClass::kAttention], attention);
+  EXPECT_LT(again->kernels[OpClass::kAttention], 2 * attention);
+}
+
+// Without the kernel-level model (no device, or a device with compute_efficiency) there is no
+// section, so shipped reports are unchanged.
+TEST(ComputeBreakdownTest, AbsentWithoutTheKernelModel) {
+  const Scenario plain = Parse(Quickstart());
+  EXPECT_FALSE(ReportToJson(AnalyticalEngine().Run(plain), plain).contains("compute_breakdown"));
+  nlohmann::json document = Quickstart();
+  document["npu"] = {{"device", "H100-SXM"}, {"compute_efficiency", 0.5}};
+  const Scenario efficiency = Parse(document);
+  EXPECT_FALSE(ReportComputeBreakdown(efficiency).has_value());
+}
+
+}  // namespace
+}  // namespace hfsim

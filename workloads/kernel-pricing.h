@@ -1,0 +1,69 @@
+// A layer's compute on one rank priced operation by operation by the kernel-level compute model
+// (models/compute/compute-model.h, docs/compute-model.md): what the training loop uses instead
+// of its roofline when the scenario names a device without a compute_efficiency
+// (TrainingConfig::kernel_model). docs/scenario.md §8.1 says how each kind of operation is
+// priced; in short:
+//
+//   linear, expert_linear   the three GEMMs of a linear layer (fprop in forward, dgrad in input
+//                           gradients, wgrad in weight gradients) in the training precision,
+//                           on the rank's tensor slice (column: out / T, row: in / T); routed
+//                           experts as one grouped GEMM over the rank's experts
+//   lm_head, router         the same three GEMMs in high precision (BF16 under FP8)
+//   attention               the attention core (fused or unfused, causal as the model says):
+//                           forward in forward, backward in input gradients
+//   elementwise             a dense block's passes as Megatron + TE fuse them
+//                           (BlockElementwiseNs); elsewhere its bytes forward and 1.5 x them
+//                           backward (read the input and the gradient, write the gradient)
+//   embedding               its bytes forward; the same in weight gradients (the rows'
+//                           gradients added back), nothing in input gradients
+//   unknown                 the roofline at the config's rates
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "models/compute/compute-model.h"
+#include "workloads/layer.h"
+#include "workloads/training-loop.h"
+
+namespace hfsim {
+
+/// One pass of one layer: its kernels' time by class, and the time of its operations of
+/// unknown shape (priced by the roofline), ns.
+struct KernelPassTimes {
+  ComputeTally kernels;
+  double roofline_ns = 0.0;
+
+  double TotalNs() const { return kernels.TotalNs() + roofline_ns; }
+  KernelPassTimes& operator+=(const KernelPassTimes& other);
+};
+
+struct KernelLayerTimes {
+  KernelPassTimes forward;
+  KernelPassTimes input_grad;
+  KernelPassTimes weight_grad;
+  /// The attention core's forward and backward (parts of forward and input_grad): what
+  /// selective recomputation runs again and ring attention runs block by block.
+  double attention_forward_ns = 0.0;
+  double attention_backward_ns = 0.0;
+};
+
+/// The layer's compute on one rank for `samples` samples per replica under `config` (tensor,
+/// context and expert parallelism, sequence parallelism, expert load), by `model`; nullopt when
+/// no operation of the layer has a shape (kind unknown), which the roofline prices instead.
+std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const ComputeModel& model,
+                                                    const TrainingConfig& config, uint64_t samples);
+
+/// Compute time of one training iteration on one rank by class (gemm, attention, elementwise,
+/// comm_kernel_overhead) and the time of what the roofline priced (layers without shapes or
+/// with measured times), with recomputation counted where it runs (full: the whole forward
+/// again; selective: the attention core's forward again), ns. Requires config.kernel_model.
+struct ComputeBreakdown {
+  ComputeTally kernels;
+  double roofline_ns = 0.0;
+
+  double TotalNs() const { return kernels.TotalNs() + roofline_ns; }
+};
+ComputeBreakdown KernelComputeBreakdown(const Model& model, const TrainingConfig& config);
+
+}  // namespace hfsim
