@@ -210,5 +210,24 @@ TEST_F(ValidateCli, OptionsAndDirectoriesRefused) {
   EXPECT_NE(typo.output.find("did you mean 'hfsim validate'?"), std::string::npos) << typo.output;
 }
 
+// The shipped set: every scenario of configs/validation/ with a "validation" block loads and is
+// predicted (a key renamed or a model changed so that one is refused shows here, not in a
+// user's hands), and the summary counts every row. What the errors are is docs/validation.md's,
+// not this test's: it asserts no accuracy.
+TEST(ShippedValidationSet, EveryScenarioIsPredicted) {
+  const fs::path shipped = fs::path(HFSIM_SOURCE_DIR) / "configs" / "validation";
+  int with_block = 0;
+  for (const auto& entry : fs::directory_iterator(shipped)) {
+    if (entry.path().extension() != ".json") continue;
+    if (Slurp(entry.path()).find("\"validation\"") != std::string::npos) ++with_block;
+  }
+  ASSERT_GE(with_block, 20);
+  const auto result = RunHfsim(HFSIM_BINARY, "validate " + shipped.string());
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find(std::to_string(with_block) + " rows predicted"), std::string::npos)
+      << result.output;
+  EXPECT_EQ(result.output.find("failed"), std::string::npos) << result.output;
+}
+
 }  // namespace
 }  // namespace hfsim
