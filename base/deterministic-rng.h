@@ -1,4 +1,4 @@
-// A small deterministic random generator (splitmix64, workloads/splitmix64.h) with the few
+// A small deterministic random generator (splitmix64, base/splitmix64.h) with the few
 // distributions hfsim's models need. std:: distributions are implementation-defined, so results drawn through them could differ
 // between standard libraries; everything here is specified bit for bit, so the same seed gives the
 // same numbers on every machine.
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <numbers>
 
-#include "workloads/splitmix64.h"
+#include "base/splitmix64.h"
 
 namespace hfsim {
 

@@ -1,6 +1,6 @@
 // SplitMix64's finaliser (Steele, Lea, Flood 2014): a bijection on 64-bit values that mixes
 // every input bit into every output bit. The one definition behind hfsim's key hashing
-// (parameter-server.h) and its deterministic random streams (models/deterministic-rng.h).
+// (parameter-server.h) and its deterministic random streams (base/deterministic-rng.h).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "sim/runs/in-network-plan.h"
+#include "sim/analytical/in-network-plan.h"
 
 #include "models/in-network-allreduce.h"
 

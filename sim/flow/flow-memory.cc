@@ -1,4 +1,4 @@
-#include "sim/scenario/flow-memory.h"
+#include "sim/flow/flow-memory.h"
 
 #include <set>
 #include <tuple>

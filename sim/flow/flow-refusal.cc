@@ -1,8 +1,8 @@
-#include "sim/scenario/flow-refusal.h"
+#include "sim/flow/flow-refusal.h"
 
 #include <fmt/format.h>
 
-#include "sim/scenario/flow-memory.h"
+#include "sim/flow/flow-memory.h"
 #include "sim/scenario/scenario-graph.h"
 
 namespace hfsim {

@@ -13,10 +13,10 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/packet/collective-executor.h"
-#include "sim/packet/collective-plan.h"
-#include "sim/packet/collective-replay.h"
-#include "sim/packet/error-log.h"
+#include "sim/messages/collective-executor.h"
+#include "sim/messages/collective-plan.h"
+#include "sim/messages/collective-replay.h"
+#include "sim/messages/error-log.h"
 #include "topologies/dimension-links.h"
 
 namespace hfsim {

@@ -1,7 +1,7 @@
 // The collective executor (collective-executor.h): creating a collective over its members, and
 // moving each member through its stages and steps, sending each step's messages. What happens to
 // a message after it is sent is in collective-messages.cc.
-#include "sim/packet/collective-executor.h"
+#include "sim/messages/collective-executor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "models/multi-dim-collective.h"
 #include "models/schedule.h"
-#include "sim/packet/collective-executor-impl.h"
+#include "sim/messages/collective-executor-impl.h"
 #include "workloads/graph/group-shape.h"
 
 namespace hfsim {

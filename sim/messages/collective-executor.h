@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "models/collective.h"
-#include "sim/packet/event-clock.h"
-#include "sim/packet/executor-stats.h"
+#include "sim/messages/event-clock.h"
+#include "sim/messages/executor-stats.h"
 #include "sim/scenario/scenario.h"
 #include "topologies/topology.h"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "sim/packet/collective-executor-impl.h"
+#include "sim/messages/collective-executor-impl.h"
 
 namespace hfsim {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/rank-set.h"
-#include "sim/packet/collective-plan.h"
+#include "sim/messages/collective-plan.h"
 
 namespace hfsim::executor {
 

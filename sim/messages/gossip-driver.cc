@@ -1,4 +1,4 @@
-#include "sim/packet/gossip-driver.h"
+#include "sim/messages/gossip-driver.h"
 
 #include <fmt/format.h>
 

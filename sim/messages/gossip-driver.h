@@ -2,7 +2,7 @@
 // every step, all workers compute step_compute_ns, then that step's exchange messages (from the
 // learning's trace, models/learning/gossip.h) are handed to the transport at once, and the next
 // step starts when the last of them has been delivered. Holds no ns-3 type (tests run it on
-// tests/packet/fake-network.h; the packet engine on ns-3).
+// tests/messages/fake-network.h; the packet engine on ns-3).
 //
 // A message between a worker and the elastic centre on the same NPU is delivered locally, at
 // once, and never touches the fabric (as the analytical engine prices it: nothing). Checks as it
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "models/learning/gossip.h"
-#include "sim/packet/error-log.h"
-#include "sim/packet/event-clock.h"
-#include "sim/packet/executor-stats.h"
+#include "sim/messages/error-log.h"
+#include "sim/messages/event-clock.h"
+#include "sim/messages/executor-stats.h"
 
 namespace hfsim {
 

@@ -1,4 +1,4 @@
-#include "sim/packet/graph-driver.h"
+#include "sim/messages/graph-driver.h"
 
 #include "workloads/graph/graph-breakdown.h"
 #include "workloads/graph/group-shape.h"

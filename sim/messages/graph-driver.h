@@ -25,11 +25,11 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/packet/collective-executor.h"
-#include "sim/packet/event-clock.h"
+#include "sim/messages/collective-executor.h"
+#include "sim/messages/event-clock.h"
 #include "topologies/topology.h"
-#include "workloads/training-loop.h"
 #include "workloads/graph/execution-graph.h"
+#include "workloads/training-loop.h"
 
 namespace hfsim {
 

@@ -1,4 +1,4 @@
-#include "sim/packet/graph-report.h"
+#include "sim/messages/graph-report.h"
 
 #include <algorithm>
 #include <string>
@@ -86,8 +86,8 @@ Timeline MeasuredTimeline(const ExecutionGraph& graph, const GraphDriver& driver
 
 std::optional<double> FillGraphReport(const Scenario& scenario, const GraphPricing& pricing,
                                       const GraphDriver& driver, const CollectiveExecutor& executor,
-                                      const Topology& topology, Report& report, bool want_timeline,
-                                      std::optional<Timeline>& timeline) {
+                                      const Topology& topology, Report& report,
+                                      bool want_timeline) {
   const ExecutionGraph& graph = pricing.Graph();
   // The rank the analytical engine reports, so the two engines describe the same rank.
   const uint32_t reported_class = pricing.ReportedClass();
@@ -129,7 +129,7 @@ std::optional<double> FillGraphReport(const Scenario& scenario, const GraphPrici
     }
   }
   AddCollectives(scenario, std::move(ran), report);
-  if (want_timeline) timeline = MeasuredTimeline(graph, driver);
+  if (want_timeline) report.timeline = MeasuredTimeline(graph, driver);
   if (!RanksRunDifferentPrograms(scenario)) return std::nullopt;
   report.graph = pricing.Summary();
   return pricing.JobTrafficBytes();

@@ -7,10 +7,9 @@
 #include <optional>
 
 #include "sim/analytical/graph-pricing.h"
-#include "sim/packet/collective-executor.h"
-#include "sim/packet/graph-driver.h"
+#include "sim/messages/collective-executor.h"
+#include "sim/messages/graph-driver.h"
 #include "sim/report/report.h"
-#include "sim/report/timeline.h"
 #include "sim/scenario/scenario.h"
 #include "topologies/topology.h"
 
@@ -18,11 +17,11 @@ namespace hfsim {
 
 /// Fills `report` from a finished run of `pricing`'s graph (iteration, collectives,
 /// communication time, point-to-point traffic, the graph summary for a scenario whose ranks run
-/// different programs) and, when `want_timeline`, `timeline`. Returns the job's total traffic
+/// different programs) and, when `want_timeline`, its timeline. Returns the job's total traffic
 /// when the ranks run different programs (one rank's times the NPUs would be wrong then).
 std::optional<double> FillGraphReport(const Scenario& scenario, const GraphPricing& pricing,
                                       const GraphDriver& driver, const CollectiveExecutor& executor,
-                                      const Topology& topology, Report& report, bool want_timeline,
-                                      std::optional<Timeline>& timeline);
+                                      const Topology& topology, Report& report,
+                                      bool want_timeline);
 
 }  // namespace hfsim

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "sim/packet/event-clock.h"
+#include "sim/messages/event-clock.h"
 
 namespace hfsim {
 

@@ -1,4 +1,4 @@
-#include "sim/packet/ps-driver.h"
+#include "sim/messages/ps-driver.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 // Runs parameter-server iterations (workloads/parameter-server.h) message by message over a
 // MessageTransport: the N x M pushes, the aggregation at each shard, the M x N pulls. Holds no
-// ns-3 type (tests run it on tests/packet/fake-network.h; the packet engine on ns-3).
+// ns-3 type (tests run it on tests/messages/fake-network.h; the packet engine on ns-3).
 //
 // Each worker, in every iteration: computes worker_compute_ns, then sends one push per shard
 // holding some of its keys (all at once: the transport shares its links among them), and starts
@@ -19,9 +19,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/packet/error-log.h"
-#include "sim/packet/event-clock.h"
-#include "sim/packet/executor-stats.h"
+#include "sim/messages/error-log.h"
+#include "sim/messages/event-clock.h"
+#include "sim/messages/executor-stats.h"
 #include "sim/report/ps-report.h"
 #include "workloads/parameter-server.h"
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/packet-memory.h"
+#include "sim/packet/packet-memory.h"
 
 #include <fmt/format.h>
 

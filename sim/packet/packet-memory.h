@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/scenario/scenario.h"
 
 namespace hfsim {

@@ -1,8 +1,8 @@
-#include "sim/scenario/packet-refusal.h"
+#include "sim/packet/packet-refusal.h"
 
+#include "sim/packet/packet-memory.h"
 #include "sim/scenario/gossip-section.h"
 #include "sim/scenario/in-network-check.h"
-#include "sim/scenario/packet-memory.h"
 
 namespace hfsim {
 

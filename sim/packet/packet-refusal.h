@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/scenario/scenario.h"
 
 namespace hfsim {

@@ -5,8 +5,8 @@
 #include <set>
 #include <utility>
 
-#include "sim/packet/ip-address-plan.h"  // header-only, no ns-3
 #include "topologies/fabric-graph.h"
+#include "topologies/ip-address-plan.h"  // header-only, no ns-3
 
 namespace hfsim {
 

@@ -2,18 +2,6 @@
 
 namespace hfsim {
 
-std::string_view ToString(EngineKind engine) {
-  switch (engine) {
-    case EngineKind::kAnalytical:
-      return "analytical";
-    case EngineKind::kPacket:
-      return "packet";
-    case EngineKind::kFlow:
-      return "flow";
-  }
-  return "?";
-}
-
 std::string_view ToString(CongestionControl control) {
   return control == CongestionControl::kNone ? "none" : "dcqcn";
 }

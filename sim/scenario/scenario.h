@@ -9,25 +9,25 @@
 #include <vector>
 
 #include "models/aggregation/aggregation-spec.h"
+#include "models/collective.h"
 #include "models/compression/wire-size.h"
+#include "models/host-stack.h"
 #include "models/learning/gossip.h"
 #include "models/learning/learning-task.h"
-#include "models/collective.h"
-#include "models/host-stack.h"
 #include "models/multi-dim-collective.h"
+#include "sim/engines/engine-table.h"  // EngineKind
 #include "sim/scenario/optimize-spec.h"
 #include "sim/scenario/sweep-spec.h"
 #include "topologies/dimension.h"
-#include "workloads/layer.h"
-#include "workloads/parameter-server.h"
 #include "workloads/graph/execution-graph.h"
 #include "workloads/graph/pipeline-graph.h"
+#include "workloads/layer.h"
 #include "workloads/memory-estimate.h"
+#include "workloads/parameter-server.h"
 #include "workloads/training-loop.h"
 
 namespace hfsim {
 
-enum class EngineKind { kAnalytical, kPacket, kFlow };
 /// kParameterServer: PS-lite style pushes and pulls between workers and server shards
 /// (workloads/parameter-server.h, docs/parameter-server.md).
 /// kGraph: an execution graph given in the scenario (workload.graph, docs/graph.md).
@@ -147,7 +147,7 @@ struct PacketSpec {
   double retransmit_timeout_ns = 500000.0;  ///< with TCP: its minimum retransmission timeout
   TransportKind transport = TransportKind::kRdma;
   TcpVariant tcp_variant = TcpVariant::kNewReno;
-  /// A packet run whose estimated memory (sim/scenario/packet-memory.h) exceeds this is refused.
+  /// A packet run whose estimated memory (sim/packet/packet-memory.h) exceeds this is refused.
   double max_memory_GiB = 16.0;
   bool max_memory_given = false;  ///< echoed only when the scenario sets it
   std::vector<LinkLoss> link_loss;
@@ -209,7 +209,6 @@ struct Scenario {
   std::optional<AggregationSwitchSpec> aggregation;
 };
 
-std::string_view ToString(EngineKind engine);
 std::string_view ToString(CongestionControl control);
 std::string_view ToString(TransportKind transport);
 std::string_view ToString(TcpVariant variant);

@@ -1,8 +1,6 @@
 #include "sim/sweep/point-evaluator.h"
 
-#include "sim/analytical/analytical-engine.h"
-#include "sim/flow/flow-engine.h"
-#include "sim/packet/packet-engine.h"
+#include "sim/engines/engine-factory.h"
 
 namespace hfsim {
 
@@ -24,15 +22,7 @@ double PointEvaluator::TimeNs(uint64_t point) {
   Scenario scenario = base;
   scenario.engine = m_plan->Engine();
   for (size_t d = 0; d < bandwidths.size(); ++d) scenario.dimensions[d].bandwidth_Bpns = bandwidths[d];
-  switch (scenario.engine) {
-    case EngineKind::kAnalytical:
-      return AnalyticalEngine().Run(scenario).iteration.total_ns;
-    case EngineKind::kFlow:
-      return FlowEngine().Run(scenario).iteration.total_ns;
-    case EngineKind::kPacket:
-      break;
-  }
-  return PacketEngine().Run(scenario).iteration.total_ns;
+  return MakeEngine(scenario.engine)->Run(scenario).iteration.total_ns;
 }
 
 }  // namespace hfsim

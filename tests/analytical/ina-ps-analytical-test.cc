@@ -75,6 +75,31 @@ TEST(InaPsAnalytical, AllKeysHotLeavesNothingForTheServers) {
   EXPECT_EQ(report.parameter_server->keys_pushed, 0u);
 }
 
+// The plan the packet engine reports beside its measurements is the analytical run's
+// in_network report, to the bit, for the shipped S1 Libra scenario (skewed sparse keys, cold
+// and shared bounds that differ per iteration) and the all-hot case.
+TEST(InaPsAnalytical, ThePlanAloneIsTheAnalyticalRunsInNetworkReport) {
+  for (const nlohmann::json& doc : {ShippedLibra(), AllHot()}) {
+    const Scenario scenario = Parse(doc);
+    const Report report = AnalyticalEngine().Run(scenario);
+    ASSERT_TRUE(report.in_network);
+    const InNetworkReport& run = *report.in_network;
+    const InNetworkReport plan = PlanLibraInNetwork(scenario);
+    EXPECT_EQ(plan.mode, run.mode);
+    EXPECT_EQ(plan.workers, run.workers);
+    EXPECT_EQ(plan.values_per_worker, run.values_per_worker);
+    EXPECT_EQ(plan.blocks, run.blocks);
+    EXPECT_EQ(plan.packets_per_worker, run.packets_per_worker);
+    EXPECT_EQ(plan.wire_bytes_per_worker, run.wire_bytes_per_worker);
+    EXPECT_EQ(plan.hot_keys, run.hot_keys);
+    EXPECT_EQ(plan.closed_form_ns, run.closed_form_ns);
+    EXPECT_EQ(plan.hot_ns, run.hot_ns);
+    EXPECT_EQ(plan.cold_ns, run.cold_ns);
+    EXPECT_EQ(plan.shared_ns, run.shared_ns);
+    EXPECT_FALSE(plan.measured.has_value());
+  }
+}
+
 TEST(InaPsAnalytical, HotAndColdPartitionThePushedPairs) {
   // Every (worker, key) pair PS-lite pushes is either a hot one (through the switch) or a cold
   // one pushed to its shard, never both: counted independently from the workload's traffic.

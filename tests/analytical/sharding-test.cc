@@ -8,7 +8,7 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/scenario/scenario-parser.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 #include "workloads/model-zoo.h"
 
 namespace hfsim {

@@ -13,7 +13,7 @@
 #include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/report/report-json.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "models/collective.h"
 #include "models/multi-dim-collective.h"
-#include "tests/packet/executor-test-util.h"
+#include "tests/messages/executor-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/collective.h"
-#include "tests/packet/executor-test-util.h"
+#include "tests/messages/executor-test-util.h"
 
 namespace hfsim {
 namespace {

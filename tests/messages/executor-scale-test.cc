@@ -8,7 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "tests/packet/executor-test-util.h"
+#include "tests/messages/executor-test-util.h"
 
 namespace hfsim {
 namespace {

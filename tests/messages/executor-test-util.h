@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "sim/packet/collective-executor.h"
+#include "sim/messages/collective-executor.h"
 #include "sim/scenario/scenario.h"
-#include "tests/packet/fake-network.h"
+#include "tests/messages/fake-network.h"
 
 namespace hfsim::test {
 
@@ -89,7 +89,7 @@ struct ExecutorHarness {
   }
 
   Topology topology;
-  FakeClock clock;
+  EventLoop clock;
   FakeTransport transport;
   CollectiveExecutor executor;
   std::vector<double> done_ns;

@@ -11,7 +11,7 @@
 
 #include "models/collective.h"
 #include "sim/analytical/collective-pricing.h"
-#include "tests/packet/executor-test-util.h"
+#include "tests/messages/executor-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -1,7 +1,7 @@
-// Test doubles for the packet engine's two interfaces (sim/packet/event-clock.h): an event loop
-// on a binary heap, and a transport that delivers a message `latency + bytes / bandwidth` after
-// it is sent, with knobs to serialise messages that share a channel, shuffle deliveries that fall
-// on the same time, deliver a message twice or lose it.
+// A test double for the message runtime's transport (sim/messages/event-clock.h), on the runtime's
+// own event loop (sim/messages/event-loop.h): a transport that delivers a message
+// `latency + bytes / bandwidth` after it is sent, with knobs to serialise messages that share a
+// channel, shuffle deliveries that fall on the same time, deliver a message twice or lose it.
 #pragma once
 
 #include <algorithm>
@@ -16,50 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include "sim/packet/event-clock.h"
+#include "sim/messages/event-clock.h"
+#include "sim/messages/event-loop.h"
 #include "topologies/topology.h"
 
 namespace hfsim::test {
-
-/// Events in time order, then in the order they were scheduled.
-class FakeClock final : public EventClock {
- public:
-  double NowNs() const override { return m_now_ns; }
-  void ScheduleNs(double delay_ns, std::function<void()> callback) override {
-    if (!(delay_ns >= 0.0)) throw std::invalid_argument("FakeClock: negative delay");
-    m_heap.push_back({m_now_ns + delay_ns, m_next_sequence++, std::move(callback)});
-    std::push_heap(m_heap.begin(), m_heap.end(), Later{});
-  }
-
-  /// Runs events until none is left or `max_events` ran; returns how many ran.
-  uint64_t Run(uint64_t max_events = std::numeric_limits<uint64_t>::max()) {
-    uint64_t ran = 0;
-    while (!m_heap.empty() && ran < max_events) {
-      std::pop_heap(m_heap.begin(), m_heap.end(), Later{});
-      Event event = std::move(m_heap.back());
-      m_heap.pop_back();
-      m_now_ns = event.time_ns;
-      event.callback();
-      ++ran;
-    }
-    return ran;
-  }
-
- private:
-  struct Event {
-    double time_ns;
-    uint64_t sequence;
-    std::function<void()> callback;
-  };
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.sequence > b.sequence;
-    }
-  };
-  std::vector<Event> m_heap;
-  double m_now_ns = 0.0;
-  uint64_t m_next_sequence = 0;
-};
 
 /// Where a message queues and how fast it then goes. Messages with the same `key` are
 /// serialised (first come, first served); a message with no key has a channel of its own.

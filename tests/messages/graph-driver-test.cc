@@ -1,4 +1,4 @@
-// The execution graph run message by message (sim/packet/graph-driver.h) against the
+// The execution graph run message by message (sim/messages/graph-driver.h) against the
 // analytical engine's closed form, on a fake network that moves every message exactly as the
 // analytical profile prices it (DimensionChannels) and with one chunk, so the two must agree to
 // rounding: a data x tensor training job in both overlap modes (PlayIteration's timeline),
@@ -6,7 +6,7 @@
 // job, programs waiting on different ranks, collectives in different orders, sends by their
 // route, and a pipeline of sends between stages. Conservation and the executor's symbolic
 // replay run throughout.
-#include "sim/packet/graph-driver.h"
+#include "sim/messages/graph-driver.h"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +15,11 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/graph-pricing.h"
-#include "sim/packet/message-mux.h"
+#include "sim/messages/message-mux.h"
 #include "sim/scenario/json-text.h"
 #include "sim/scenario/scenario-graph.h"
-#include "tests/packet/executor-test-util.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/messages/executor-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {
@@ -41,7 +41,7 @@ FakeRun RunOnFakeNetwork(const Scenario& scenario) {
   EXPECT_TRUE(compiled) << (compiled ? "" : compiled.Error().ToString());
   if (!compiled) return {};
   const Topology topology(scenario.dimensions);
-  test::FakeClock clock;
+  EventLoop clock;
   test::FakeTransportOptions options;
   options.channel = test::DimensionChannels(topology);
   test::FakeTransport transport(clock, options);

@@ -1,18 +1,17 @@
 // The parameter-server driver on the fake network (no ns-3): hand-computed times, conservation
 // (every byte sent is delivered, every pushed key reduced exactly once at its own shard), and
 // detection of duplicated and lost messages.
-#include "sim/packet/ps-driver.h"
+#include "sim/messages/ps-driver.h"
 
 #include <gtest/gtest.h>
 
 #include "sim/report/ps-planned-report.h"
-#include "tests/packet/fake-network.h"
+#include "tests/messages/fake-network.h"
 
 namespace hfsim {
 namespace {
 
 using test::FakeChannel;
-using test::FakeClock;
 using test::FakeTransport;
 using test::FakeTransportOptions;
 
@@ -59,7 +58,7 @@ FakeTransportOptions ServerLinkQueues(const ParameterServerWorkload& ps) {
 
 TEST(PsDriver, DenseIterationMatchesHandComputedTime) {
   const ParameterServerWorkload ps = DenseWorkload();
-  FakeClock clock;
+  EventLoop clock;
   FakeTransport transport(clock, ServerLinkQueues(ps));
   PsDriver driver(clock, transport, ps, TrafficOf(ps, 1), /*reduction_Bpns=*/50.0);
   driver.Start();
@@ -77,7 +76,7 @@ TEST(PsDriver, DenseIterationMatchesHandComputedTime) {
 
 TEST(PsDriver, SparseIterationsConserveBytesAndKeys) {
   const ParameterServerWorkload ps = SparseWorkload(4);
-  FakeClock clock;
+  EventLoop clock;
   FakeTransportOptions options;
   options.latency_ns = 700.0;
   options.bandwidth_Bpns = 25.0;
@@ -120,7 +119,7 @@ TEST(PsDriver, SparseIterationsConserveBytesAndKeys) {
 
 TEST(PsDriver, DuplicateDeliveryIsReported) {
   const ParameterServerWorkload ps = DenseWorkload();
-  FakeClock clock;
+  EventLoop clock;
   FakeTransportOptions options = ServerLinkQueues(ps);
   options.duplicate_message = 2;
   options.duplicate_after_ns = 10.0;
@@ -135,7 +134,7 @@ TEST(PsDriver, DuplicateDeliveryIsReported) {
 
 TEST(PsDriver, LostMessageLeavesTheIterationUnfinished) {
   const ParameterServerWorkload ps = DenseWorkload();
-  FakeClock clock;
+  EventLoop clock;
   FakeTransportOptions options = ServerLinkQueues(ps);
   options.lose_message = 5;
   FakeTransport transport(clock, options);
@@ -164,7 +163,7 @@ TEST(PsDriver, HotKeysStayOffTheServers) {
     AddPlannedIteration(ps, t, report);
     for (uint64_t h : t.hot_keys) hot += h;
   }
-  FakeClock clock;
+  EventLoop clock;
   FakeTransport transport(clock, FakeTransportOptions{});
   PsDriver driver(clock, transport, ps, traffic, 0.0);
   driver.Start();
@@ -182,7 +181,7 @@ TEST(PsDriver, HotKeysStayOffTheServers) {
   // Every key hot: no message at all, and every worker still completes every iteration.
   std::vector<PsIterationTraffic> all_hot;
   for (uint32_t i = 0; i < 3; ++i) all_hot.push_back(BuildIterationTraffic(ps, 3, i, 100000));
-  FakeClock clock2;
+  EventLoop clock2;
   FakeTransport transport2(clock2, FakeTransportOptions{});
   PsDriver idle(clock2, transport2, ps, all_hot, 0.0);
   idle.Start();

@@ -1,12 +1,12 @@
-// The packet engine's memory estimate (sim/scenario/packet-memory.h) and the refusal it drives: a run
+// The packet engine's memory estimate (sim/packet/packet-memory.h) and the refusal it drives: a run
 // that cannot fit is refused when the scenario loads, naming the limit, instead of ending in
 // bad_alloc after minutes. The estimate's constants are calibrated in bench/RESULTS.md.
-#include "sim/scenario/packet-memory.h"
+#include "sim/packet/packet-memory.h"
 
 #include <gtest/gtest.h>
 
 #include "sim/scenario/scenario-parser.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

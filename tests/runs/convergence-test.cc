@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/temp-path.h"
 #include "sim/analytical/analytical-engine.h"
 #include "sim/scenario/scenario-parser.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
+#include "tests/temp-path.h"
 
 namespace hfsim {
 namespace {

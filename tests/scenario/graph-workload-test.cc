@@ -10,12 +10,12 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/graph-pricing.h"
-#include "sim/scenario/json-text.h"
-#include "sim/scenario/scenario-graph.h"
 #include "sim/report/timeline-plot.h"
 #include "sim/report/trace-json.h"
+#include "sim/scenario/json-text.h"
+#include "sim/scenario/scenario-graph.h"
 #include "tests/hfsim-cli.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {
@@ -396,8 +396,8 @@ TEST(GraphWorkload, TimelineSpansAddUpToTheBreakdown) {
     SCOPED_TRACE(config);
     auto loaded = LoadScenarioFile(std::string(HFSIM_SOURCE_DIR) + "/" + config);
     ASSERT_TRUE(loaded) << loaded.Error().ToString();
-    std::optional<Timeline> timeline = Timeline{};
-    const Report report = AnalyticalEngine().Run(loaded.Value(), timeline);
+    const Report report = AnalyticalEngine().Run(loaded.Value(), {.timeline = true});
+    const std::optional<Timeline>& timeline = report.timeline;
     ASSERT_TRUE(timeline.has_value());
     double compute = 0.0, communication = 0.0, forward_comm = 0.0, end = 0.0;
     for (const TimelineSpan& span : timeline->spans) {
@@ -421,9 +421,9 @@ TEST(GraphWorkload, TimelineSpansAddUpToTheBreakdown) {
 Timeline TimelineOf(const std::string& config) {
   auto loaded = LoadScenarioFile(std::string(HFSIM_SOURCE_DIR) + "/" + config);
   EXPECT_TRUE(loaded) << loaded.Error().ToString();
-  std::optional<Timeline> timeline = Timeline{};
-  AnalyticalEngine().Run(loaded.Value(), timeline);
-  return *timeline;
+  std::optional<Timeline> timeline = AnalyticalEngine().Run(loaded.Value(), {.timeline = true}).timeline;
+  EXPECT_TRUE(timeline.has_value());
+  return timeline.value_or(Timeline{});
 }
 
 // Chrome trace-event JSON: one named process per rank class, one named thread per track, and

@@ -1,4 +1,4 @@
-#include "sim/import/chakra/chakra-export.h"
+#include "sim/export/chakra/chakra-export.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

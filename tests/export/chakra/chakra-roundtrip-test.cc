@@ -6,12 +6,12 @@
 #include <fstream>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/import/chakra/chakra-export.h"
+#include "sim/export/chakra/chakra-export.h"
 #include "sim/report/report-json.h"
 #include "sim/scenario/scenario-graph.h"
-#include "tests/chakra/chakra-test-util.h"
 #include "tests/hfsim-cli.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/import/chakra/chakra-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -11,8 +11,8 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/flow/flow-engine.h"
 #include "sim/import/astra-import.h"
-#include "tests/chakra/chakra-test-util.h"
 #include "tests/hfsim-cli.h"
+#include "tests/import/chakra/chakra-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tests/chakra/chakra-test-util.h"
 #include "tests/hfsim-cli.h"
+#include "tests/import/chakra/chakra-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -1,4 +1,4 @@
-// Chakra traces written by hand (tests/chakra/et-builder.h), read and run: times worked out by
+// Chakra traces written by hand (tests/import/chakra/et-builder.h), read and run: times worked out by
 // hand, and every kind of bad input refused with the file, the node and the problem.
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include "sim/flow/flow-engine.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/packet/packet-engine.h"
-#include "tests/chakra/chakra-test-util.h"
-#include "tests/chakra/et-builder.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/import/chakra/chakra-test-util.h"
+#include "tests/import/chakra/et-builder.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {
