@@ -200,7 +200,7 @@ TEST(LibraImport, BadInputsNameFileLineValueAndWhatIsAccepted) {
             std::string::npos) << ErrorOf(files);
   files = ShippedFiles();
   files.workload = kDir + "missing.txt";
-  EXPECT_NE(ErrorOf(files).find("missing.txt: no such file"), std::string::npos) << ErrorOf(files);
+  EXPECT_NE(ErrorOf(files).find("missing.txt: cannot open the LIBRA input file: No such file"), std::string::npos) << ErrorOf(files);
 }
 
 TEST(LibraImport, DataParallelWorkloadUsesEveryDimension) {
@@ -254,11 +254,11 @@ TEST(LibraImport, AnInputThatIsADirectoryIsNamedAsOne) {
   std::filesystem::create_directories(dir);
   auto directory = hfsim::ReadLibraFile(dir.string());
   ASSERT_FALSE(directory);
-  EXPECT_NE(directory.Error().message.find("is a directory, not a file"), std::string::npos)
+  EXPECT_NE(directory.Error().message.find("is a directory"), std::string::npos)
       << directory.Error().ToString();
   auto missing = hfsim::ReadLibraFile((dir / "nothing.yml").string());
   ASSERT_FALSE(missing);
-  EXPECT_NE(missing.Error().message.find("no such file"), std::string::npos)
+  EXPECT_NE(missing.Error().message.find("No such file"), std::string::npos)
       << missing.Error().ToString();
   std::filesystem::remove_all(dir);
 }

@@ -171,12 +171,11 @@ std::optional<UserError> CheckRankFile(const std::string& prefix, uint64_t r, ui
   const auto status = std::filesystem::status(path, error);
   if (std::filesystem::is_regular_file(status)) return std::nullopt;
   if (std::filesystem::exists(status)) {
-    return UserError{path, fmt::format("is {}, not a file; accepted: a Chakra trace file (rank {}'s "
-                                       "of {})",
-                                       std::filesystem::is_directory(status)
-                                           ? "a directory"
-                                           : "not a regular file (a FIFO, socket or device)",
-                                       r, ranks)};
+    // What it is instead (a directory, a FIFO that reading would block on), as every input
+    // file is described (input-file.h).
+    const std::string what = InputKindRefusal(path).value_or("is not a regular file");
+    return UserError{path, fmt::format("{} (rank {}'s trace of {}); accepted: a Chakra trace file",
+                                       what.substr(0, what.find(';')), r, ranks)};
   }
   return UserError{path, fmt::format("no such file: the fabric has {} NPUs, so --chakra {} needs "
                                      "{} to {}",

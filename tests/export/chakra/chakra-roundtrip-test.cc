@@ -45,7 +45,8 @@ std::string Export(const Scenario& scenario, const TraceDir& dir, ChakraExportCo
 // workload's description and the memory estimate (a trace has no model to estimate from).
 nlohmann::json Timing(const Report& report, const Scenario& scenario) {
   nlohmann::json json = ReportToJson(report, scenario);
-  for (const char* key : {"scenario", "workload", "memory", "graph"}) json.erase(key);
+  // "throughput" is a training job's (tokens and model FLOPs): a trace carries no model.
+  for (const char* key : {"scenario", "workload", "memory", "graph", "throughput"}) json.erase(key);
   return json;
 }
 
