@@ -9,7 +9,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
-#include "sim/import/chakra/chakra-export.h"
+#include "sim/export/chakra/chakra-export.h"
 #include "sim/import/chakra/chakra-import.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/scenario/scenario-graph.h"

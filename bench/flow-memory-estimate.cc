@@ -1,4 +1,4 @@
-// Prints the flow engine's memory estimate (sim/scenario/flow-memory.h) of each scenario file
+// Prints the flow engine's memory estimate (sim/flow/flow-memory.h) of each scenario file
 // named, term by term, one tab-separated line each: scripts/calibrate-flow-memory sets it beside
 // the measured peak of a run.
 //   flow_memory_estimate FILE...
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "sim/scenario/flow-memory.h"
+#include "sim/flow/flow-memory.h"
 #include "sim/scenario/scenario-parser.h"
 
 int main(int argc, char** argv) {

@@ -10,7 +10,7 @@
 // The analytical engine charges, per schedule step, each cost times the most messages / bytes one
 // NPU sends or receives in it (models/schedule-profile.h); the packet engine's executor delays a
 // step's sends by the NPU's own send costs and runs a serial receive engine per NPU
-// (sim/packet/collective-executor.cc).
+// (sim/messages/collective-executor.cc).
 //
 // Presets (calibration and arithmetic: docs/host-stack.md):
 //   none      all 0. `communication.host_overhead_ns_per_message` sets send_per_message_ns

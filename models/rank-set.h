@@ -1,6 +1,6 @@
 // Sets of ranks as bit words: which peers' contributions a rank holds for one block. Shared by
 // the schedule check (models/schedule-check.cc) and the packet executor's replay of what really
-// happened (sim/packet/collective-executor.cc), so both judge "aggregated exactly once" alike.
+// happened (sim/messages/collective-executor.cc), so both judge "aggregated exactly once" alike.
 #pragma once
 
 #include <bit>

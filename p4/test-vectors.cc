@@ -9,12 +9,12 @@
 #include <memory>
 #include <stdexcept>
 
+#include "base/deterministic-rng.h"
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
 #include "models/aggregation/thc-worker-input.h"
 #include "models/compression/thc.h"
-#include "models/deterministic-rng.h"
 #include "p4/port-plan.h"
 
 namespace hfsim {

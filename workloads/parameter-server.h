@@ -1,7 +1,7 @@
 // PS-lite style parameter-server training: N workers push gradients to M server shards and pull
 // the updated parameters back, every iteration. This file defines the workload (who is a worker,
 // who serves which keys, what a key weighs) and the traffic of one iteration; both engines read
-// it (sim/analytical/ps-pricing.h prices it, sim/packet/ps-driver.h sends it).
+// it (sim/analytical/ps-pricing.h prices it, sim/messages/ps-driver.h sends it).
 //
 // Keys. A dense model's gradient is cut, layer by layer, into partitions of at most
 // partition_bytes (BytePS-style); partition i is key i. A sparse model (embedding table) has
@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "base/name-table.h"
-#include "workloads/splitmix64.h"
+#include "base/splitmix64.h"
 
 namespace hfsim {
 

@@ -20,8 +20,8 @@
 
 #include <Eigen/Dense>
 
+#include "base/deterministic-rng.h"
 #include "models/compression/hadamard.h"
-#include "models/deterministic-rng.h"
 
 namespace hfsim {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "models/deterministic-rng.h"
+#include "base/deterministic-rng.h"
 
 namespace hfsim {
 

@@ -4,9 +4,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "base/deterministic-rng.h"
 #include "models/compression/baselines.h"
 #include "models/compression/thc.h"
-#include "models/deterministic-rng.h"
 
 namespace hfsim {
 

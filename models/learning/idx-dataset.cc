@@ -12,7 +12,7 @@
 
 #include <zlib.h>
 
-#include "models/deterministic-rng.h"
+#include "base/deterministic-rng.h"
 
 namespace hfsim {
 

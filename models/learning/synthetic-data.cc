@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "models/deterministic-rng.h"
+#include "base/deterministic-rng.h"
 
 namespace hfsim {
 

@@ -4,29 +4,22 @@
 
 #include "sim/analytical/gossip-pricing.h"
 #include "sim/analytical/graph-pricing.h"
+#include "sim/analytical/in-network-plan.h"
 #include "sim/analytical/ina-ps-pricing.h"
 #include "sim/analytical/ps-pricing.h"
-#include "sim/runs/convergence-run.h"
 #include "sim/report/dimension-reports.h"
-#include "sim/runs/in-network-plan.h"
+#include "sim/runs/convergence-run.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/version.h"
 
 namespace hfsim {
 
-Report AnalyticalEngine::Run(const Scenario& scenario) const {
-  std::optional<Timeline> no_timeline;
-  return Run(scenario, no_timeline);
-}
-
-Report AnalyticalEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeline) const {
+Report AnalyticalEngine::Run(const Scenario& scenario, const RunOptions& options) const {
   Report report;
   report.hfsim_version = kHfsimVersion;
-  report.engine = "analytical";
+  report.engine = std::string(ToString(EngineKind::kAnalytical));
   report.npus = 1;
   for (const Dimension& dim : scenario.dimensions) report.npus *= dim.size;
-  const bool want_timeline = timeline.has_value();
-  timeline.reset();
   if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     if (IsLibraScenario(scenario)) {
       RunLibraAnalytical(scenario, report);  // hot keys in the switch, cold ones PS-lite's way
@@ -43,7 +36,7 @@ Report AnalyticalEngine::Run(const Scenario& scenario, std::optional<Timeline>& 
   // The graph the loader placed, priced at the scenario's bandwidths.
   const GraphPricing graph = GraphPricing::Compile(scenario, PlacedGraphOf(scenario));
   graph.FillReport(report);
-  if (want_timeline) timeline = graph.BuildTimeline();
+  if (options.timeline) report.timeline = graph.BuildTimeline();
   if (scenario.workload_kind == WorkloadKind::kCollective) {
     report.in_network = PlanInNetworkReport(scenario);
   }

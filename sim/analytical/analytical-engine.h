@@ -4,19 +4,16 @@
 // Pure: no state, no side effects, safe to call from many threads at once.
 #pragma once
 
-#include <optional>
-
 #include "sim/engine.h"
-#include "sim/report/timeline.h"
 
 namespace hfsim {
 
 class AnalyticalEngine final : public Engine {
  public:
-  Report Run(const Scenario& scenario) const override;
-  /// The same report, and every rank class's timeline (graph workloads only; nullopt for the
-  /// drivers that are not graphs).
-  Report Run(const Scenario& scenario, std::optional<Timeline>& timeline) const;
+  using Engine::Run;
+  /// With options.timeline, also every rank class's timeline (graph workloads only; none for
+  /// the drivers that are not graphs). Runs no progress hook: it takes microseconds.
+  Report Run(const Scenario& scenario, const RunOptions& options) const override;
 };
 
 }  // namespace hfsim

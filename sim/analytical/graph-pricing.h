@@ -19,11 +19,11 @@
 
 #include "sim/analytical/astra-sim-phase.h"
 #include "sim/analytical/astra-sim-pricing.h"
+#include "base/expected.h"
 #include "sim/analytical/collective-pricing.h"
-#include "sim/expected.h"
 #include "sim/report/report.h"
-#include "sim/scenario/scenario.h"
 #include "sim/report/timeline.h"
+#include "sim/scenario/scenario.h"
 #include "workloads/graph/execution-graph.h"
 #include "workloads/graph/graph-breakdown.h"
 #include "workloads/graph/graph-schedule.h"

@@ -65,30 +65,98 @@ bool IsLibraScenario(const Scenario& scenario) {
          scenario.aggregation->mode == AggregationMode::kParameterServer;
 }
 
-void RunLibraAnalytical(const Scenario& scenario, Report& report) {
-  const ParameterServerWorkload& workload = scenario.parameter_server;
-  const AggregationSwitchSpec& spec = *scenario.aggregation;
-  const Dimension& dim = scenario.dimensions.front();  // the loader allows one Switch dimension
-  const Topology topology(scenario.dimensions);
-  const FabricGraph graph(topology);
-  const PsPricer pricer(graph, scenario.communication.reduction_Bpns);
-  const HotKeySplit split = SplitHotKeys(workload, spec);
-  const InNetworkAllReducePrice hot =
-      PriceInNetworkHotKeys(spec, split.hot_values, dim.bandwidth_Bpns, dim.latency_ns);
+namespace {
 
+// What every iteration of a Libra-style run shares: its one Switch dimension, the PS-lite pricer
+// of the cold keys, the hot/cold split and the hot part's closed form.
+struct LibraPricing {
+  explicit LibraPricing(const Scenario& scenario)
+      : workload(scenario.parameter_server),
+        spec(*scenario.aggregation),
+        dim(scenario.dimensions.front()),  // the loader allows one Switch dimension
+        topology(scenario.dimensions),
+        graph(topology),
+        pricer(graph, scenario.communication.reduction_Bpns),
+        split(SplitHotKeys(workload, spec)),
+        hot(PriceInNetworkHotKeys(spec, split.hot_values, dim.bandwidth_Bpns, dim.latency_ns)) {}
+
+  // Prices iteration after iteration: `each(cold traffic, its PS-lite price, cold_ns,
+  // shared_ns)`, cold_ns being push + aggregate + pull and shared_ns the shared-link bound.
+  template <typename Each>
+  void ForEachIteration(uint64_t seed, Each&& each) const {
+    for (uint32_t i = 0; i < workload.iterations; ++i) {
+      const PsIterationTraffic cold = BuildIterationTraffic(workload, seed, i, split.hot_keys);
+      const PsIterationPrice price = pricer.Price(workload, cold);
+      const double cold_ns = price.push_ns + price.aggregate_ns + price.pull_ns;
+      const double shared_ns = SharedBoundNs(workload, cold, hot.traffic, spec.server_shards,
+                                             dim.bandwidth_Bpns, dim.latency_ns);
+      each(cold, price, cold_ns, shared_ns);
+    }
+  }
+
+  // The in_network report as planned, from the sums over iterations of cold_ns and shared_ns.
+  InNetworkReport Plan(double cold_sum, double shared_sum) const {
+    const double iterations = workload.iterations;
+    InNetworkReport ina;
+    ina.mode = std::string(ToString(spec.mode));
+    ina.dimension = 0;
+    ina.workers = spec.workers;
+    ina.groups = 1;
+    ina.values_per_worker = hot.traffic.aggregated_values;
+    ina.blocks = hot.traffic.blocks;
+    ina.pool_slots = hot.traffic.slots_used;
+    ina.packets_per_worker = hot.traffic.packets_per_worker;
+    ina.frame_bytes = hot.traffic.frame_bytes;
+    ina.wire_bytes_per_worker = hot.traffic.wire_bytes_per_worker;
+    ina.update_frame_bytes = hot.traffic.update_frame_bytes;
+    ina.update_wire_bytes_per_worker = hot.traffic.update_wire_bytes_per_worker;
+    ina.bandwidth_bound_ns = hot.bandwidth_bound_ns;
+    ina.window_bound_ns = hot.window_bound_ns;
+    ina.closed_form_ns = hot.time_ns;
+    ina.hot_keys = split.hot_keys;
+    ina.hot_ns = hot.time_ns;
+    ina.cold_ns = cold_sum / iterations;
+    ina.shared_ns = shared_sum / iterations;
+    return ina;
+  }
+
+  const ParameterServerWorkload& workload;
+  const AggregationSwitchSpec& spec;
+  const Dimension& dim;
+  const Topology topology;
+  const FabricGraph graph;
+  const PsPricer pricer;
+  const HotKeySplit split;
+  const InNetworkAllReducePrice hot;
+};
+
+}  // namespace
+
+InNetworkReport PlanLibraInNetwork(const Scenario& scenario) {
+  const LibraPricing libra(scenario);
+  double cold_sum = 0.0;
+  double shared_sum = 0.0;
+  libra.ForEachIteration(scenario.seed, [&](const PsIterationTraffic&, const PsIterationPrice&,
+                                            double cold_ns, double shared_ns) {
+    cold_sum += cold_ns;
+    shared_sum += shared_ns;
+  });
+  return libra.Plan(cold_sum, shared_sum);
+}
+
+void RunLibraAnalytical(const Scenario& scenario, Report& report) {
+  const LibraPricing libra(scenario);
+  const ParameterServerWorkload& workload = libra.workload;
+  const InNetworkAllReducePrice& hot = libra.hot;
   ParameterServerReport ps;
   ps.iterations = workload.iterations;
-  std::vector<double> dimension_bytes(topology.DimensionCount(), 0.0);
+  std::vector<double> dimension_bytes(libra.topology.DimensionCount(), 0.0);
   double total_ns = 0.0;
   double cold_sum = 0.0;
   double shared_sum = 0.0;
-  for (uint32_t i = 0; i < workload.iterations; ++i) {
-    const PsIterationTraffic cold =
-        BuildIterationTraffic(workload, scenario.seed, i, split.hot_keys);
-    const PsIterationPrice price = pricer.Price(workload, cold);
-    const double cold_ns = price.push_ns + price.aggregate_ns + price.pull_ns;
-    const double shared_ns = SharedBoundNs(workload, cold, hot.traffic, spec.server_shards,
-                                           dim.bandwidth_Bpns, dim.latency_ns);
+  libra.ForEachIteration(scenario.seed, [&](const PsIterationTraffic& cold,
+                                            const PsIterationPrice& price, double cold_ns,
+                                            double shared_ns) {
     const double iteration_ns = price.compute_ns + std::max({cold_ns, hot.time_ns, shared_ns});
     ps.iteration_ns.push_back(iteration_ns);
     ps.compute_ns += price.compute_ns;
@@ -99,13 +167,13 @@ void RunLibraAnalytical(const Scenario& scenario, Report& report) {
     cold_sum += cold_ns;
     shared_sum += shared_ns;
     AddPlannedIteration(workload, cold, ps);
-    const std::vector<double> bytes = PsDimensionBytes(topology, workload, cold);
+    const std::vector<double> bytes = PsDimensionBytes(libra.topology, workload, cold);
     for (uint32_t d = 0; d < bytes.size(); ++d) dimension_bytes[d] += bytes[d];
     // Hot frames the NPUs send: every worker's M up, and one result per block from its shard.
     dimension_bytes[0] +=
         static_cast<double>(workload.Workers() * hot.traffic.wire_bytes_per_worker +
                             hot.traffic.blocks * hot.traffic.frame_bytes);
-  }
+  });
   // The closed form delivers what it plans (cold part; the hot part is in in_network).
   ps.bytes_push_delivered = ps.bytes_pushed;
   ps.bytes_pull_delivered = ps.bytes_pulled;
@@ -117,28 +185,7 @@ void RunLibraAnalytical(const Scenario& scenario, Report& report) {
   report.iteration.step_compute_ns = ps.compute_ns / iterations;
   report.communication_ns = report.iteration.total_ns - report.iteration.step_compute_ns;
   report.parameter_server = std::move(ps);
-
-  InNetworkReport ina;
-  ina.mode = std::string(ToString(spec.mode));
-  ina.dimension = 0;
-  ina.workers = spec.workers;
-  ina.groups = 1;
-  ina.values_per_worker = hot.traffic.aggregated_values;
-  ina.blocks = hot.traffic.blocks;
-  ina.pool_slots = hot.traffic.slots_used;
-  ina.packets_per_worker = hot.traffic.packets_per_worker;
-  ina.frame_bytes = hot.traffic.frame_bytes;
-  ina.wire_bytes_per_worker = hot.traffic.wire_bytes_per_worker;
-  ina.update_frame_bytes = hot.traffic.update_frame_bytes;
-  ina.update_wire_bytes_per_worker = hot.traffic.update_wire_bytes_per_worker;
-  ina.bandwidth_bound_ns = hot.bandwidth_bound_ns;
-  ina.window_bound_ns = hot.window_bound_ns;
-  ina.closed_form_ns = hot.time_ns;
-  ina.hot_keys = split.hot_keys;
-  ina.hot_ns = hot.time_ns;
-  ina.cold_ns = cold_sum / iterations;
-  ina.shared_ns = shared_sum / iterations;
-  report.in_network = std::move(ina);
+  report.in_network = libra.Plan(cold_sum, shared_sum);
   AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);
 }
 

@@ -47,4 +47,9 @@ bool IsLibraScenario(const Scenario& scenario);
 /// part, with the cold and shared bounds).
 void RunLibraAnalytical(const Scenario& scenario, Report& report);
 
+/// The in_network report of a Libra-style scenario as planned: the hot part's closed form and
+/// the cold and shared bounds (means over the iterations), exactly as RunLibraAnalytical reports
+/// it, without the rest of its run. The packet engine reports it beside what it measured.
+InNetworkReport PlanLibraInNetwork(const Scenario& scenario);
+
 }  // namespace hfsim

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

@@ -11,6 +11,7 @@
 
 #include "sim/cli/astra-options.h"
 #include "sim/cli/option-checks.h"
+#include "sim/engines/engine-table.h"
 #include "sim/scenario/optimize-spec.h"
 #include "sim/scenario/scenario.h"
 #include "sim/version.h"
@@ -35,6 +36,16 @@ CLI::Validator VerifyCount() {
         return {};
       },
       "K >= 1");
+}
+
+// What optimize --verify re-simulates with: every engine but the analytical model the optimum
+// was computed with.
+std::vector<std::string> VerifyEngineNames() {
+  std::vector<std::string> names;
+  for (const EngineEntry& entry : EngineTable()) {
+    if (entry.kind != EngineKind::kAnalytical) names.emplace_back(entry.name);
+  }
+  return names;
 }
 
 }  // namespace
@@ -78,7 +89,7 @@ void RunCommand::Register(CLI::App& app) {
                   "Override the scenario's engine: analytical (closed form, microseconds), flow "
                   "(messages as fluid flows sharing links max-min fairly: congestion, no loss) or "
                   "packet (ns-3, packet by packet: queues, congestion, loss)")
-      ->check(CLI::IsMember({"analytical", "flow", "packet"}));
+      ->check(CLI::IsMember(EngineNames()));
   run->add_option("--graph", graph_path,
                   "An execution graph file ({\"communicators\": [...], \"programs\": [...]}, "
                   "docs/graph.md) to run in place of the scenario's workload, on the scenario's "
@@ -177,7 +188,7 @@ void OptimizeCommand::Register(CLI::App& app) {
                    "The engine --verify re-simulates with: packet (ns-3: queues, loss, "
                    "congestion) or flow (fluid flows: congestion, much faster); default the "
                    "scenario's engine when it is flow, else packet")
-      ->check(CLI::IsMember({"packet", "flow"}));
+      ->check(CLI::IsMember(VerifyEngineNames()));
 }
 
 void SweepCommand::Register(CLI::App& app) {
@@ -204,7 +215,7 @@ void SweepCommand::Register(CLI::App& app) {
                    "Override the sweep's engine: analytical (microseconds per point), flow "
                    "(a fluid-flow run per point, on threads) or packet (a full ns-3 run per "
                    "point, one process per worker)")
-      ->check(CLI::IsMember({"analytical", "flow", "packet"}));
+      ->check(CLI::IsMember(EngineNames()));
   command
       ->add_option("-j,--jobs", jobs,
                    "Worker threads (analytical) or processes (packet); default all cores, "

@@ -11,7 +11,7 @@
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/import/astra-import.h"
-#include "sim/import/chakra/chakra-export.h"
+#include "sim/export/chakra/chakra-export.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/scenario-parser.h"
 

@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/failure-message.h"
 #include "sim/cli/command-line.h"
-#include "sim/failure-message.h"
 #include "sim/cli/standard-output.h"
 
 int main(int argc, char** argv) {

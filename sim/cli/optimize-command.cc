@@ -11,21 +11,18 @@
 #include <iostream>
 #include <vector>
 
+#include "base/failure-message.h"
 #include "sim/cli/gnuplot-drawing.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/failure-message.h"
-#include "sim/flow/flow-engine.h"
+#include "sim/engines/engine-factory.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/optimize/optimum-plots.h"
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/time-model.h"
 #include "sim/optimize/verify.h"
-#include "sim/packet/packet-engine.h"
 #include "sim/report/number-text.h"
 #include "sim/runs/progress-bar.h"
-#include "sim/scenario/flow-refusal.h"
-#include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -92,11 +89,11 @@ int OptimizeCommand::Execute() const {
     std::cerr << "hfsim: error: " << input_name << ": " << refusal->ToString() << "\n";
     return 2;
   }
-  // --verify's engine: as asked, else the scenario's flow engine, else packets.
-  const EngineKind checking = verify_engine == "flow"                ? EngineKind::kFlow
-                              : verify_engine == "packet"            ? EngineKind::kPacket
-                              : scenario.engine == EngineKind::kFlow ? EngineKind::kFlow
-                                                                     : EngineKind::kPacket;
+  // --verify's engine: as asked (one of the table's names, the command line checks it), else
+  // the scenario's own when it is not the analytical model, else packets.
+  const EngineKind checking = !verify_engine.empty() ? EngineNamed(verify_engine).value()
+                              : scenario.engine != EngineKind::kAnalytical ? scenario.engine
+                                                                           : EngineKind::kPacket;
   if (scenario.engine != EngineKind::kAnalytical) {
     std::cerr << "hfsim: note: " << input_name << ": the scenario's engine is \""
               << ToString(scenario.engine)
@@ -131,13 +128,8 @@ int OptimizeCommand::Execute() const {
   }
   std::vector<VerifyRow> verified;
   if (verify > 0) {
-    if (checking == EngineKind::kPacket) {
-      if (auto refusal = PacketRunRefusal(scenario)) {
-        std::cerr << "hfsim: error: " << input_name << ": verify: " << refusal->ToString() << "\n";
-        return 2;
-      }
-    } else if (auto refusal = FlowRefusal(scenario)) {
-      std::cerr << "hfsim: error: " << input_name << ": verify: engine: " << *refusal << "\n";
+    if (auto refusal = EngineRefuses(checking, scenario)) {
+      std::cerr << "hfsim: error: " << input_name << ": verify: " << refusal->ToString() << "\n";
       return 2;
     }
     const VerifyPlan plan =
@@ -149,8 +141,7 @@ int OptimizeCommand::Execute() const {
       const auto tick = [&](size_t index, size_t, const VerifyCandidate&) {
         progress.Update(index);
       };
-      rows = checking == EngineKind::kFlow ? Verify(scenario, plan, FlowEngine(), checking, tick)
-                                           : Verify(scenario, plan, PacketEngine(), checking, tick);
+      rows = Verify(scenario, plan, *MakeEngine(checking), checking, tick);
       progress.Finish();
     } catch (const std::exception& error) {
       std::cerr << "hfsim: error: " << input_name << ": verify: the " << ToString(checking)

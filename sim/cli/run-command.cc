@@ -8,13 +8,12 @@
 #include <fstream>
 #include <iostream>
 
+#include "base/failure-message.h"
 #include "sim/analytical/analytical-engine.h"
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
-#include "sim/failure-message.h"
-#include "sim/flow/flow-engine.h"
+#include "sim/engines/engine-factory.h"
 #include "sim/import/astra-import.h"
-#include "sim/packet/packet-engine.h"
 #include "sim/report/number-text.h"
 #include "sim/report/report-csv.h"
 #include "sim/report/report-json.h"
@@ -22,11 +21,9 @@
 #include "sim/report/summary-table.h"
 #include "sim/report/timeline-plot.h"
 #include "sim/report/trace-json.h"
-#include "sim/runs/expected-end.h"
+#include "sim/analytical/expected-end.h"
 #include "sim/runs/run-progress.h"
-#include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/json-text.h"
-#include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/scenario/scenario-parser.h"
 
@@ -96,19 +93,20 @@ Expected<Scenario> LoadRunScenario(const RunCommand& command) {
   return scenario;
 }
 
-// A packet or flow run with its progress line on a terminal. Only there: the estimate costs an
-// analytical run, the hook a look at the clock now and then.
-template <typename MessageEngine>
-Report RunShowingProgress(MessageEngine& engine, const char* label, const Scenario& scenario,
-                          std::optional<Timeline>& timeline, bool quiet) {
-  const bool shown = !quiet && isatty(2) != 0;
-  RunProgress progress(label, shown ? ExpectedEndNs(scenario) : 0.0, shown);
+// The scenario's engine run, with its progress line on a terminal when the engine has a progress
+// hook (the message engines). Only there: the estimate costs an analytical run, the hook a look
+// at the clock now and then.
+Report RunShowingProgress(const Scenario& scenario, RunOptions options, bool quiet) {
+  const EngineEntry& entry = EngineOf(scenario.engine);
+  const bool shown = entry.progress && !quiet && isatty(2) != 0;
+  RunProgress progress(fmt::format("{} engine", entry.name),
+                       shown ? ExpectedEndNs(scenario) : 0.0, shown);
   if (shown) {
-    engine.SetProgress([&progress](double simulated_ns, uint64_t events) {
+    options.progress = [&progress](double simulated_ns, uint64_t events) {
       progress.Update(simulated_ns, events);
-    });
+    };
   }
-  Report report = engine.Run(scenario, timeline);
+  Report report = MakeEngine(scenario.engine)->Run(scenario, options);
   progress.Finish();
   return report;
 }
@@ -136,30 +134,20 @@ int RunCommand::Execute() const {
   }
   Scenario scenario = std::move(loaded).Value();
   if (seed >= 0) scenario.seed = static_cast<uint64_t>(seed);
-  if (!engine.empty()) {
-    scenario.engine = engine == "packet" ? EngineKind::kPacket
-                      : engine == "flow" ? EngineKind::kFlow
-                                         : EngineKind::kAnalytical;
-  }
+  // --engine's value is one of the table's names (the command line checks it).
+  if (!engine.empty()) scenario.engine = EngineNamed(engine).value();
   // Pricing is how the analytical engine prices collectives; the flow and packet engines run
   // messages and have none, so the option would change nothing there.
   if (!pricing.empty() && scenario.engine != EngineKind::kAnalytical) {
     std::cerr << "hfsim: error: run: --pricing " << pricing << ": the " << ToString(scenario.engine)
               << " engine runs messages and prices no collective, so the option would do "
-                 "nothing; accepted with --pricing: the analytical engine (-e analytical)\n";
+                 "nothing; accepted with --pricing: the analytical engine (-e "
+              << ToString(EngineKind::kAnalytical) << ")\n";
     return 2;
   }
-  if (scenario.engine == EngineKind::kFlow) {
-    if (const auto refusal = FlowRefusal(scenario)) {
-      std::cerr << "hfsim: error: engine: " << *refusal << "\n";
-      return 2;
-    }
-  }
-  if (scenario.engine == EngineKind::kPacket) {
-    if (const auto refusal = PacketRunRefusal(scenario)) {
-      std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
-      return 2;
-    }
+  if (const auto refusal = EngineRefuses(scenario.engine, scenario)) {
+    std::cerr << "hfsim: error: " << refusal->ToString() << "\n";
+    return 2;
   }
   if (!trace_path.empty()) {
     if (!RunsAsGraph(scenario)) {
@@ -186,27 +174,18 @@ int RunCommand::Execute() const {
   }
   // The timeline: for --trace, and for the Gantt picture of a run that draws.
   const bool draws = !out_dir.empty() && !no_plot;
-  std::optional<Timeline> timeline;
-  if (!trace_path.empty() || (draws && RunsAsGraph(scenario))) {
-    timeline.emplace();
-  }
+  RunOptions options;
+  options.timeline = !trace_path.empty() || (draws && RunsAsGraph(scenario));
   Report report;
   try {
-    if (scenario.engine == EngineKind::kPacket) {
-      PacketEngine engine;
-      report = RunShowingProgress(engine, "packet engine", scenario, timeline, quiet);
-    } else if (scenario.engine == EngineKind::kFlow) {
-      FlowEngine engine;
-      report = RunShowingProgress(engine, "flow engine", scenario, timeline, quiet);
-    } else {
-      report = AnalyticalEngine().Run(scenario, timeline);
-    }
+    report = RunShowingProgress(scenario, std::move(options), quiet);
   } catch (const std::exception& error) {
     // What the loader cannot see before running: a data set that fails to read in full, a
     // packet run that cannot finish. The machine's failure, not the input's: exit 1.
     std::cerr << "hfsim: error: " << FailureMessage(error) << "\n";
     return 1;
   }
+  const std::optional<Timeline>& timeline = report.timeline;
   if (!trace_path.empty() && !timeline) {
     // The packet engine's in-network aggregation runs its own protocol, not the graph.
     std::cerr << "hfsim: error: run: --trace: the packet engine records no timeline for "

@@ -23,10 +23,8 @@
 #include "sim/cli/option-checks.h"
 #include "sim/cli/output-files.h"
 #include "sim/report/number-text.h"
-#include "sim/scenario/flow-refusal.h"
-#include "sim/scenario/packet-refusal.h"
-#include "sim/scenario/scenario-parser.h"
 #include "sim/runs/progress-bar.h"
+#include "sim/scenario/scenario-parser.h"
 #include "sim/sweep/sweep-cluster.h"
 #include "sim/sweep/sweep-plots.h"
 #include "sim/sweep/sweep-summary.h"
@@ -203,23 +201,11 @@ int SweepCommand::Execute() const {
   auto built = SweepPlan::Build(document.Value(), scenario);
   if (!built) return fail(scenario_path + ": " + built.Error().ToString(), 2);
   SweepPlan plan = std::move(built).Value();
-  if (!engine.empty()) {
-    plan.SetEngine(engine == "packet" ? EngineKind::kPacket
-                   : engine == "flow" ? EngineKind::kFlow
-                                      : EngineKind::kAnalytical);
-  }
-  if (plan.Engine() == EngineKind::kPacket) {
-    for (const auto& combination : plan.Combinations()) {
-      if (auto refusal = PacketRunRefusal(combination.scenario)) {
-        return fail(scenario_path + ": " + refusal->ToString(), 2);
-      }
-    }
-  }
-  if (plan.Engine() == EngineKind::kFlow) {
-    for (const auto& combination : plan.Combinations()) {
-      if (auto refusal = FlowRefusal(combination.scenario)) {
-        return fail(scenario_path + ": engine: " + *refusal, 2);
-      }
+  // --engine's value is one of the table's names (the command line checks it).
+  if (!engine.empty()) plan.SetEngine(EngineNamed(engine).value());
+  for (const auto& combination : plan.Combinations()) {
+    if (auto refusal = EngineRefuses(plan.Engine(), combination.scenario)) {
+      return fail(scenario_path + ": " + refusal->ToString(), 2);
     }
   }
 
@@ -392,7 +378,7 @@ int SweepCommand::Execute() const {
                              rate >= 1 ? fmt::format("{:.0f} points/s", rate)
                                        : RateText(rate, "point"),
                              options.workers,
-                             plan.Engine() == EngineKind::kPacket ? "processes" : "threads",
+                             EngineOf(plan.Engine()).one_run_per_process ? "processes" : "threads",
                              cluster.Distributed() ? fmt::format(" x {} ranks", cluster.Size())
                                                    : std::string());
     std::cout << fmt::format("\nwrote {}\n", files.Describe());

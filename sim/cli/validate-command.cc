@@ -14,7 +14,7 @@
 #include "sim/cli/output-files.h"
 #include "sim/report/validation-plot.h"
 #include "sim/report/validation-report.h"
-#include "sim/runs/validation-run.h"
+#include "sim/analytical/validation-run.h"
 
 namespace hfsim {
 

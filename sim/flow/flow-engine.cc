@@ -7,11 +7,13 @@
 
 #include "sim/analytical/graph-pricing.h"
 #include "sim/flow/flow-transport.h"
-#include "sim/packet/collective-executor.h"
-#include "sim/packet/graph-driver.h"
-#include "sim/packet/graph-report.h"
-#include "sim/packet/message-mux.h"
+#include "sim/messages/collective-executor.h"
+#include "sim/messages/event-loop.h"
+#include "sim/messages/graph-driver.h"
+#include "sim/messages/graph-report.h"
+#include "sim/messages/message-mux.h"
 #include "sim/report/dimension-reports.h"
+#include "sim/report/link-rows.h"
 #include "sim/runs/peak-memory.h"
 #include "sim/scenario/scenario-graph.h"
 #include "sim/version.h"
@@ -37,15 +39,7 @@ FlowReport FlowRunReport(const FabricGraph& fabric, const FlowTransport& transpo
   flow.bytes_delivered = transport.BytesDelivered();
   flow.links.reserve(fabric.LinkCount());
   for (LinkId id = 0; id < fabric.LinkCount(); ++id) {
-    const FabricLink& link = fabric.Link(id);
-    FlowLinkReport row;
-    row.link = id;
-    row.source = link.source;
-    row.target = link.target;
-    row.dimension = link.dimension;
-    row.bytes = network.LinkBytes()[id];
-    row.utilisation =
-        end_ns > 0.0 ? static_cast<double>(row.bytes) / (link.bandwidth_Bpns * end_ns) : 0.0;
+    FlowLinkReport row = LinkRow<FlowLinkReport>(fabric, id, network.LinkBytes()[id], end_ns);
     row.peak_flows = network.LinkPeakFlows()[id];
     flow.links.push_back(row);
   }
@@ -54,14 +48,7 @@ FlowReport FlowRunReport(const FabricGraph& fabric, const FlowTransport& transpo
 
 }  // namespace
 
-Report FlowEngine::Run(const Scenario& scenario) const {
-  std::optional<Timeline> no_timeline;
-  return Run(scenario, no_timeline);
-}
-
-Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeline) const {
-  const bool want_timeline = timeline.has_value();
-  timeline.reset();
+Report FlowEngine::Run(const Scenario& scenario, const RunOptions& options) const {
   if (scenario.workload_kind == WorkloadKind::kParameterServer ||
       scenario.workload_kind == WorkloadKind::kGossip) {
     throw std::invalid_argument(
@@ -70,19 +57,20 @@ Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeli
   }
   Report report;
   report.hfsim_version = kHfsimVersion;
-  report.engine = "flow";
+  report.engine = std::string(ToString(EngineKind::kFlow));
   const Topology topology(scenario.dimensions);
   const FabricGraph fabric(topology);
   report.npus = topology.NpuCount();
-  FlowClock clock;
-  if (m_progress) clock.SetProgress(m_progress, m_progress_interval);
+  EventLoop clock;
+  if (options.progress) clock.SetProgress(options.progress, options.progress_interval);
   FlowTransport transport(fabric, clock, scenario.seed);
   MessageMux mux(transport);  // channel 0: the executor's collectives; 1: the graph's sends
   // No per-message timings: the flow report does not use them, and at 12 bytes a message they
   // would be most of the memory of a large run (5e8 messages for 1 MiB on 16,384 NPUs).
-  ExecutorOptions options;
-  options.record_message_times = false;
-  CollectiveExecutor executor(topology, scenario.communication, clock, mux.Channel(0), options);
+  ExecutorOptions executor_options;
+  executor_options.record_message_times = false;
+  CollectiveExecutor executor(topology, scenario.communication, clock, mux.Channel(0),
+                              executor_options);
   // The graph the loader placed; priced for the rank the analytical engine reports.
   const GraphPricing pricing = GraphPricing::Compile(scenario, PlacedGraphOf(scenario));
   GraphDriver driver(topology, pricing.Graph(), executor, mux.Channel(1), clock,
@@ -97,19 +85,18 @@ Report FlowEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeli
     throw std::runtime_error("FlowEngine: the graph did not finish: " + problems.front());
   }
   executor.CheckComplete();
-  const std::optional<double> job_traffic = FillGraphReport(
-      scenario, pricing, driver, executor, topology, report, want_timeline, timeline);
+  const std::optional<double> job_traffic =
+      FillGraphReport(scenario, pricing, driver, executor, topology, report, options.timeline);
   AddDimensionReports(scenario.dimensions, report);
   if (job_traffic) report.total_traffic_bytes = *job_traffic;
-  // Busy time measured on the links: each dimension's busiest link's bytes at its rate.
-  const FlowNetwork& network = transport.Network();
-  const std::vector<uint64_t>& bytes = network.LinkBytes();
-  for (LinkId id = 0; id < bytes.size(); ++id) {
-    const FabricLink& link = fabric.Link(id);
-    DimensionReport& dim = report.dimensions[link.dimension];
-    dim.busy_ns = std::max(dim.busy_ns, static_cast<double>(bytes[id]) / link.bandwidth_Bpns);
-  }
   report.flow = FlowRunReport(fabric, transport, events, clock.NowNs(), wall_seconds);
+  // Busy time measured on the links: each dimension's busiest link's bytes at its rate.
+  TakeBusiestLinks(
+      report.flow->links,
+      [&](const FlowLinkReport& link) {
+        return static_cast<double>(link.bytes) / fabric.Link(link.link).bandwidth_Bpns;
+      },
+      report.dimensions);
   return report;
 }
 

@@ -1,45 +1,17 @@
-// The flow engine's two services for the graph driver and the collective executor
-// (sim/packet/event-clock.h): a plain event loop, and message delivery by FlowNetwork. With
-// them the same driver that runs a graph on ns-3 packets runs it on fluid flows.
+// The flow engine's transport for the graph driver and the collective executor
+// (sim/messages/event-clock.h): message delivery by FlowNetwork, on the message runtime's event
+// loop (sim/messages/event-loop.h). With it the same driver that runs a graph on ns-3 packets
+// runs it on fluid flows.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "sim/flow/flow-network.h"
-#include "sim/packet/event-clock.h"
+#include "sim/messages/event-clock.h"
 
 namespace hfsim {
-
-/// Events in time order; events due at the same time run in the order they were scheduled.
-class FlowClock : public EventClock {
- public:
-  double NowNs() const override { return m_now; }
-  void ScheduleNs(double delay_ns, std::function<void()> callback) override;
-  /// Runs every event, and those they schedule, until none is left. Returns how many ran.
-  uint64_t Run();
-  /// Called during Run with the simulated time and the events run so far, at most once per
-  /// `interval` of wall time (a terminal's progress line). Results do not depend on it.
-  void SetProgress(std::function<void(double simulated_ns, uint64_t events)> hook,
-                   std::chrono::milliseconds interval) {
-    m_progress = std::move(hook);
-    m_progress_interval = interval;
-  }
-
- private:
-  struct Event {
-    double at;
-    uint64_t sequence;
-    std::function<void()> callback;
-  };
-  double m_now = 0.0;
-  uint64_t m_sequence = 0;
-  std::vector<Event> m_heap;  // std::push_heap / pop_heap: the earliest on top
-  std::function<void(double, uint64_t)> m_progress;
-  std::chrono::milliseconds m_progress_interval{200};
-};
 
 /// Messages as flows: a message is delivered when its last byte arrives (FlowNetwork), and its
 /// sender learns of it then. A fluid model has no acknowledgement round trip: as in the

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/expected.h"
 #include "sim/scenario/scenario.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

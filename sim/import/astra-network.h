@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

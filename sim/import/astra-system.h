@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

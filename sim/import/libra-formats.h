@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "workloads/collective-kind.h"
 
 namespace hfsim {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/optimize/cutting-plane.h"
 #include "sim/scenario/scenario.h"
 

@@ -14,8 +14,8 @@
 #include <optional>
 #include <vector>
 
+#include "base/expected.h"
 #include "sim/analytical/graph-pricing.h"
-#include "sim/expected.h"
 #include "sim/optimize/time-gradient.h"
 #include "sim/scenario/scenario.h"
 

@@ -6,7 +6,8 @@
 // and headers too on packets.
 //
 // The checking engine comes in as an Engine so that this library needs neither ns-3 nor the
-// engines' libraries: the command line passes PacketEngine or FlowEngine.
+// engines' libraries: the command line makes it with the engine table's factory
+// (sim/engines/engine-factory.h).
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/expected.h"
 #include "sim/engine.h"
-#include "sim/expected.h"
 #include "sim/optimize/optimizer.h"
 #include "sim/scenario/scenario.h"
 

@@ -1,10 +1,8 @@
 #include "sim/packet/ina-allreduce.h"
 
-#include <ns3/data-rate.h>
-#include <ns3/drop-tail-queue.h>
 #include <ns3/mac48-address.h>
 #include <ns3/node.h>
-#include <ns3/point-to-point-channel.h>
+#include <ns3/queue.h>
 #include <ns3/point-to-point-net-device.h>
 #include <ns3/simulator.h>
 
@@ -14,21 +12,21 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
-#include <unordered_map>
 
+#include "base/deterministic-rng.h"
 #include "models/aggregation/aggregation-packet.h"
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
 #include "models/aggregation/thc-worker-input.h"
 #include "models/compression/thc.h"
-#include "models/deterministic-rng.h"
 #include "models/in-network-allreduce.h"
+#include "sim/analytical/in-network-plan.h"
 #include "sim/packet/link-faults.h"
+#include "sim/packet/link-reports.h"
 #include "sim/packet/ns3-clock.h"
-#include "sim/packet/packet-fabric.h"  // LinkCounters
+#include "sim/packet/point-to-point-links.h"
 #include "sim/report/dimension-reports.h"
-#include "sim/runs/in-network-plan.h"
 #include "sim/runs/peak-memory.h"
 #include "topologies/fabric-graph.h"
 
@@ -237,47 +235,21 @@ class InNetworkSimulation {
     return mismatches;
   }
 
+  // Dimension d's links only (point-to-point-links.h), a node where a device needs one.
   void BuildLinks() {
     const uint64_t links = m_graph.LinkCount();
     m_devices.resize(links);
     m_counters.resize(links);
     m_nodes.resize(m_graph.NodeCount());
-    std::unordered_map<uint64_t, LinkId> by_endpoints;
-    auto key = [&](VertexId a, VertexId b) { return uint64_t{a} * m_graph.NodeCount() + b; };
-    for (LinkId l = 0; l < links; ++l) {
-      if (m_graph.Link(l).dimension == m_d) {
-        by_endpoints.emplace(key(m_graph.Link(l).source, m_graph.Link(l).target), l);
-      }
-    }
-    for (LinkId l = 0; l < links; ++l) {
-      const FabricLink& link = m_graph.Link(l);
-      if (link.dimension != m_d || m_devices[l]) continue;
-      auto channel = ns3::CreateObject<ns3::PointToPointChannel>();
-      channel->SetAttribute(
-          "Delay",
-          ns3::TimeValue(ns3::PicoSeconds(static_cast<int64_t>(link.latency_ns * 1e3 + 0.5))));
-      MakeDevice(l, channel);
-      const auto reverse = by_endpoints.find(key(link.target, link.source));
-      if (reverse != by_endpoints.end()) MakeDevice(reverse->second, channel);
-    }
-  }
-
-  void MakeDevice(LinkId id, ns3::Ptr<ns3::PointToPointChannel> channel) {
-    const FabricLink& link = m_graph.Link(id);
-    if (!m_nodes[link.source]) m_nodes[link.source] = ns3::CreateObject<ns3::Node>();
-    auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
-    device->SetAddress(ns3::Mac48Address::Allocate());
-    device->SetDataRate(ns3::DataRate(static_cast<uint64_t>(link.bandwidth_Bpns * 8e9 + 0.5)));
-    device->SetMtu(65535);
-    auto queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
-    queue->SetMaxSize(ns3::QueueSize(ns3::QueueSizeUnit::BYTES,
-                                     static_cast<uint32_t>(m_scenario.packet.queue_bytes)));
-    device->SetQueue(queue);
-    m_nodes[link.source]->AddDevice(device);
-    device->Attach(channel);
-    device->SetReceiveCallback(ns3::MakeBoundCallback(&InNetworkSimulation::Receive, this,
-                                                      static_cast<uint32_t>(link.source)));
-    m_devices[id] = device;
+    PointToPointLinkOptions options;
+    options.queue_bytes = static_cast<uint32_t>(m_scenario.packet.queue_bytes);
+    options.wired = [this](const FabricLink& link) { return link.dimension == m_d; };
+    BuildPointToPointLinks(m_graph, options, m_nodes, m_devices,
+                           [this](LinkId id, const ns3::Ptr<ns3::PointToPointNetDevice>& device) {
+                             device->SetReceiveCallback(ns3::MakeBoundCallback(
+                                 &InNetworkSimulation::Receive, this,
+                                 static_cast<uint32_t>(m_graph.Link(id).source)));
+                           });
   }
 
   static bool Receive(InNetworkSimulation* self, uint32_t vertex, ns3::Ptr<ns3::NetDevice>,
@@ -407,29 +379,6 @@ class InNetworkSimulation {
   uint64_t m_frames_rejected = 0;
 };
 
-void FillLinks(const FabricGraph& graph, const std::vector<LinkCounters>& counters,
-               double simulated_ns, PacketReport& packet) {
-  for (LinkId id = 0; id < counters.size(); ++id) {
-    const FabricLink& link = graph.Link(id);
-    const LinkCounters& c = counters[id];
-    LinkReport entry;
-    entry.link = id;
-    entry.source = link.source;
-    entry.target = link.target;
-    entry.dimension = link.dimension;
-    entry.packets = c.packets;
-    entry.bytes = c.bytes;
-    entry.utilisation = simulated_ns > 0 ? c.bytes / (link.bandwidth_Bpns * simulated_ns) : 0.0;
-    entry.queue_peak_bytes = c.queue_peak_bytes;
-    entry.drops_queue_full = c.drops_queue_full;
-    entry.drops_injected = c.drops_injected;
-    packet.drops_queue_full += c.drops_queue_full;
-    packet.drops_injected += c.drops_injected;
-    packet.queue_peak_bytes = std::max(packet.queue_peak_bytes, c.queue_peak_bytes);
-    packet.links.push_back(entry);
-  }
-}
-
 }  // namespace
 
 bool RunsInNetworkAllReduce(const Scenario& scenario) {
@@ -482,17 +431,14 @@ void RunInNetworkAllReduce(const Scenario& scenario, Report& report) {
   packet.reductions_performed = measured.updates_aggregated;
   packet.protocol_errors =
       measured.frames_rejected + measured.sum_mismatches + (measured.exactly_once ? 0 : 1);
-  FillLinks(graph, sim.Links(), end_ns, packet);
+  FillLinkReports(graph, sim.Links(), end_ns, packet);
   packet.peak_memory_bytes = PeakResidentBytes();
   report.packet = std::move(packet);
   plan->measured = measured;
   report.in_network = std::move(plan);
 
   AddDimensionReports(scenario.dimensions, report);
-  for (const LinkReport& link : report.packet->links) {
-    DimensionReport& dim = report.dimensions[link.dimension];
-    dim.busy_ns = std::max(dim.busy_ns, link.utilisation * report.iteration.total_ns);
-  }
+  TakeBusiestPacketLinks(report);
 }
 
 }  // namespace hfsim

@@ -11,10 +11,11 @@
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/switch-aggregator.h"
 #include "sim/analytical/ina-ps-pricing.h"
+#include "sim/messages/ps-driver.h"
 #include "sim/packet/ina-allreduce.h"
+#include "sim/packet/link-reports.h"
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"
-#include "sim/packet/ps-driver.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/report/ps-planned-report.h"
 #include "sim/runs/peak-memory.h"
@@ -258,10 +259,8 @@ void RunLibraPacket(const Scenario& scenario, Report& report) {
   if (!IsLibraScenario(scenario) || scenario.packet.transport != TransportKind::kRdma) {
     throw std::invalid_argument("RunLibraPacket: needs hot-key aggregation and transport rdma");
   }
-  // The plan, hot/cold split and closed-form bounds: the analytical engine's (one definition).
-  Report planned;
-  RunLibraAnalytical(scenario, planned);
-  InNetworkReport ina = *planned.in_network;
+  // The plan, hot/cold split and closed-form bounds: the analytical pricing's (one definition).
+  InNetworkReport ina = PlanLibraInNetwork(scenario);
 
   const ParameterServerWorkload& workload = scenario.parameter_server;
   const Topology topology(scenario.dimensions);
@@ -315,28 +314,7 @@ void RunLibraPacket(const Scenario& scenario, Report& report) {
   packet.protocol_errors = driver.ErrorCount() + measured.frames_rejected +
                            measured.sum_mismatches + (measured.exactly_once ? 0 : 1);
   packet.message_delivery = driver.DeliverySummary();
-  const auto& counters = fabric.Counters();
-  for (LinkId id = 0; id < counters.size(); ++id) {
-    const FabricLink& link = graph.Link(id);
-    const LinkCounters& c = counters[id];
-    LinkReport entry;
-    entry.link = id;
-    entry.source = link.source;
-    entry.target = link.target;
-    entry.dimension = link.dimension;
-    entry.packets = c.packets;
-    entry.bytes = c.bytes;
-    entry.utilisation = end_ns > 0 ? c.bytes / (link.bandwidth_Bpns * end_ns) : 0.0;
-    entry.queue_peak_bytes = c.queue_peak_bytes;
-    entry.drops_queue_full = c.drops_queue_full;
-    entry.drops_injected = c.drops_injected;
-    entry.ecn_marks = c.ecn_marks;
-    packet.drops_queue_full += c.drops_queue_full;
-    packet.drops_injected += c.drops_injected;
-    packet.ecn_marks += c.ecn_marks;
-    packet.queue_peak_bytes = std::max(packet.queue_peak_bytes, c.queue_peak_bytes);
-    packet.links.push_back(entry);
-  }
+  FillLinkReports(graph, fabric.Counters(), end_ns, packet);
   packet.peak_memory_bytes = PeakResidentBytes();
   // Frames and transport packets share the links' counters: the lost frames are not told apart.
   measured.frames_lost = packet.drops_injected + packet.drops_queue_full;
@@ -345,10 +323,7 @@ void RunLibraPacket(const Scenario& scenario, Report& report) {
   report.in_network = std::move(ina);
   report.parameter_server = std::move(ps);
   AddPsDimensionReports(scenario.dimensions, dimension_bytes, report);
-  for (const LinkReport& link : report.packet->links) {
-    DimensionReport& dim = report.dimensions[link.dimension];
-    dim.busy_ns = std::max(dim.busy_ns, link.utilisation * report.iteration.total_ns);
-  }
+  TakeBusiestPacketLinks(report);
 }
 
 }  // namespace hfsim

@@ -1,5 +1,5 @@
 // Libra-style hot-key aggregation at packet level (docs/in-network.md §3): the cold keys go the
-// PS-lite way through the PS driver (sim/packet/ps-driver.h) on the RDMA-style transport, and at
+// PS-lite way through the PS driver (sim/messages/ps-driver.h) on the RDMA-style transport, and at
 // the same time, on the same links, the hot keys go through the switch as real aggregation frames
 // (models/aggregation/aggregation-packet.h, PacketFabric::SendFrame):
 //

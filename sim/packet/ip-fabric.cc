@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include <ns3/callback.h>
-#include <ns3/data-rate.h>
 #include <ns3/drop-tail-queue.h>
 #include <ns3/error-model.h>
 #include <ns3/internet-stack-helper.h>
@@ -14,11 +13,11 @@
 #include <ns3/ipv4-static-routing-helper.h>
 #include <ns3/ipv4-static-routing.h>
 #include <ns3/ipv4.h>
-#include <ns3/mac48-address.h>
-#include <ns3/point-to-point-channel.h>
 #include <ns3/simulator.h>
 #include <ns3/queue-disc.h>
 #include <ns3/traffic-control-layer.h>
+
+#include "sim/packet/point-to-point-links.h"
 
 namespace hfsim {
 
@@ -85,68 +84,41 @@ IpFabric::IpFabric(const FabricGraph& graph, const PacketSpec& spec, uint64_t se
     return NpuAddress(vertex);
   };
 
-  // Devices and channels exactly as PacketFabric builds them (a link and its reverse share one
-  // duplex channel); then each device becomes an IPv4 interface carrying its node's address.
-  std::unordered_map<uint64_t, LinkId> by_endpoints;
-  by_endpoints.reserve(links);
-  auto key = [&](VertexId a, VertexId b) { return uint64_t{a} * graph.NodeCount() + b; };
+  // Devices and channels as PacketFabric has them (point-to-point-links.h); then each device
+  // becomes an IPv4 interface carrying its node's address.
+  PointToPointLinkOptions options;
+  options.queue_bytes = static_cast<uint32_t>(spec.queue_bytes);
+  options.require_reverse = true;
+  const std::vector<LinkId> peer = BuildPointToPointLinks(
+      graph, options, m_nodes, m_devices,
+      [&](LinkId id, const ns3::Ptr<ns3::PointToPointNetDevice>& device) {
+        const VertexId source = graph.Link(id).source;
+        ns3::Ptr<ns3::Queue<ns3::Packet>> queue = device->GetQueue();
+        queue->TraceConnectWithoutContext("Enqueue",
+                                          ns3::MakeBoundCallback(&IpFabric::OnEnqueue, this, id));
+        queue->TraceConnectWithoutContext("Drop",
+                                          ns3::MakeBoundCallback(&IpFabric::OnDrop, this, id));
+        device->TraceConnectWithoutContext("PhyTxBegin",
+                                           ns3::MakeBoundCallback(&IpFabric::OnTxBegin, this, id));
+        device->TraceConnectWithoutContext("PhyTxEnd",
+                                           ns3::MakeBoundCallback(&IpFabric::OnTxEnd, this, id));
+        ns3::Ptr<ns3::Ipv4> ipv4 = m_nodes[source]->GetObject<ns3::Ipv4>();
+        const uint32_t interface = ipv4->AddInterface(device);
+        ipv4->AddAddress(interface, ns3::Ipv4InterfaceAddress(node_address(source),
+                                                              ns3::Ipv4Mask(0xffffffffu)));
+        ipv4->SetUp(interface);
+        m_interface[id] = interface;
+        // Packets must meet the device's own drop-tail queue, as in PacketFabric, and no queue
+        // disc in front of it (Ipv4AddressHelper::Assign would have added one).
+        if (m_nodes[source]->GetObject<ns3::TrafficControlLayer>()->GetRootQueueDiscOnDevice(
+                device)) {
+          throw std::logic_error("IpFabric: a queue disc sits in front of a device");
+        }
+      });
+  // Each device receives what its peer sends: link l's faults sit on its reverse's device.
   for (LinkId l = 0; l < links; ++l) {
-    by_endpoints.emplace(key(graph.Link(l).source, graph.Link(l).target), l);
-  }
-  for (LinkId l = 0; l < links; ++l) {
-    if (m_devices[l]) continue;
-    const FabricLink& link = graph.Link(l);
-    const auto reverse = by_endpoints.find(key(link.target, link.source));
-    if (reverse == by_endpoints.end()) {
-      throw std::logic_error("IpFabric: fabric link " + std::to_string(l) + " has no reverse link");
-    }
-    auto channel = ns3::CreateObject<ns3::PointToPointChannel>();
-    channel->SetAttribute(
-        "Delay",
-        ns3::TimeValue(ns3::PicoSeconds(static_cast<int64_t>(link.latency_ns * 1e3 + 0.5))));
-    for (const LinkId id : {l, reverse->second}) {
-      const FabricLink& own = graph.Link(id);
-      auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
-      device->SetAddress(ns3::Mac48Address::Allocate());
-      device->SetDataRate(ns3::DataRate(static_cast<uint64_t>(own.bandwidth_Bpns * 8e9 + 0.5)));
-      device->SetMtu(65535);  // never fragment: a segment is at most 65000 + 80 header bytes
-      auto queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
-      queue->SetMaxSize(
-          ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(spec.queue_bytes)));
-      device->SetQueue(queue);
-      m_nodes[own.source]->AddDevice(device);  // before AddInterface: IPv4 hooks into the node
-      device->Attach(channel);
-      queue->TraceConnectWithoutContext("Enqueue",
-                                        ns3::MakeBoundCallback(&IpFabric::OnEnqueue, this, id));
-      queue->TraceConnectWithoutContext("Drop",
-                                        ns3::MakeBoundCallback(&IpFabric::OnDrop, this, id));
-      device->TraceConnectWithoutContext("PhyTxBegin",
-                                         ns3::MakeBoundCallback(&IpFabric::OnTxBegin, this, id));
-      device->TraceConnectWithoutContext("PhyTxEnd",
-                                         ns3::MakeBoundCallback(&IpFabric::OnTxEnd, this, id));
-      m_devices[id] = device;
-
-      ns3::Ptr<ns3::Ipv4> ipv4 = m_nodes[own.source]->GetObject<ns3::Ipv4>();
-      const uint32_t interface = ipv4->AddInterface(device);
-      ipv4->AddAddress(interface, ns3::Ipv4InterfaceAddress(node_address(own.source),
-                                                            ns3::Ipv4Mask(0xffffffffu)));
-      ipv4->SetUp(interface);
-      m_interface[id] = interface;
-      // Packets must meet the device's own drop-tail queue, as in PacketFabric, and no queue disc
-      // in front of it (Ipv4AddressHelper::Assign would have added one).
-      if (m_nodes[own.source]->GetObject<ns3::TrafficControlLayer>()->GetRootQueueDiscOnDevice(
-              device)) {
-        throw std::logic_error("IpFabric: a queue disc sits in front of a device");
-      }
-    }
-    // Each device receives what its peer sends: the reverse link's device receives for link l.
-    const bool lossy_l = m_faults.HasFaults(l);
-    const bool lossy_r = m_faults.HasFaults(reverse->second);
-    if (lossy_l) {
-      m_devices[reverse->second]->SetReceiveErrorModel(ns3::CreateObject<LinkFaultModel>(*this, l));
-    }
-    if (lossy_r) {
-      m_devices[l]->SetReceiveErrorModel(ns3::CreateObject<LinkFaultModel>(*this, reverse->second));
+    if (m_faults.HasFaults(l)) {
+      m_devices[peer[l]]->SetReceiveErrorModel(ns3::CreateObject<LinkFaultModel>(*this, l));
     }
   }
   AddRoutes();

@@ -24,11 +24,11 @@
 #include <ns3/packet.h>
 #include <ns3/point-to-point-net-device.h>
 
-#include "sim/packet/ip-address-plan.h"
 #include "sim/packet/link-faults.h"
 #include "sim/packet/packet-fabric.h"  // LinkCounters
 #include "sim/scenario/scenario.h"
 #include "topologies/fabric-graph.h"
+#include "topologies/ip-address-plan.h"
 
 namespace hfsim {
 

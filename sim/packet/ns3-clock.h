@@ -9,7 +9,7 @@
 
 #include <ns3/simulator.h>
 
-#include "sim/packet/event-clock.h"
+#include "sim/messages/event-clock.h"
 
 namespace hfsim {
 

@@ -15,18 +15,19 @@
 #include "sim/analytical/collective-pricing.h"
 #include "sim/analytical/graph-pricing.h"
 #include "sim/analytical/ina-ps-pricing.h"
-#include "sim/packet/collective-executor.h"
+#include "sim/messages/collective-executor.h"
+#include "sim/messages/gossip-driver.h"
+#include "sim/messages/graph-driver.h"
+#include "sim/messages/graph-report.h"
+#include "sim/messages/message-mux.h"
+#include "sim/messages/ps-driver.h"
 #include "sim/packet/event-scheduler.h"
-#include "sim/packet/gossip-driver.h"
-#include "sim/packet/graph-driver.h"
-#include "sim/packet/graph-report.h"
 #include "sim/packet/ina-allreduce.h"
 #include "sim/packet/ina-ps.h"
 #include "sim/packet/ip-fabric.h"
-#include "sim/packet/message-mux.h"
+#include "sim/packet/link-reports.h"
 #include "sim/packet/ns3-clock.h"
 #include "sim/packet/packet-fabric.h"
-#include "sim/packet/ps-driver.h"
 #include "sim/packet/rdma-transport.h"
 #include "sim/packet/tcp-transport.h"
 #include "sim/report/dimension-reports.h"
@@ -126,34 +127,6 @@ struct Simulation {
   std::optional<double> job_traffic_bytes;
 };
 
-// The per-link part of a packet report: every link's counters and the fabric-wide totals.
-void FillLinkReports(const FabricGraph& graph, const Network& network, double simulated_ns,
-                     PacketReport& packet) {
-  const auto& counters = network.Links();
-  packet.links.reserve(counters.size());
-  for (LinkId id = 0; id < counters.size(); ++id) {
-    const FabricLink& link = graph.Link(id);
-    const LinkCounters& c = counters[id];
-    LinkReport entry;
-    entry.link = id;
-    entry.source = link.source;
-    entry.target = link.target;
-    entry.dimension = link.dimension;
-    entry.packets = c.packets;
-    entry.bytes = c.bytes;
-    entry.utilisation = simulated_ns > 0 ? c.bytes / (link.bandwidth_Bpns * simulated_ns) : 0.0;
-    entry.queue_peak_bytes = c.queue_peak_bytes;
-    entry.drops_queue_full = c.drops_queue_full;
-    entry.drops_injected = c.drops_injected;
-    entry.ecn_marks = c.ecn_marks;
-    packet.drops_queue_full += c.drops_queue_full;
-    packet.drops_injected += c.drops_injected;
-    packet.ecn_marks += c.ecn_marks;
-    packet.queue_peak_bytes = std::max(packet.queue_peak_bytes, c.queue_peak_bytes);
-    packet.links.push_back(entry);
-  }
-}
-
 void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double simulated_ns,
                       double wall_seconds) {
   PacketReport packet;
@@ -169,7 +142,7 @@ void FillPacketReport(Simulation& sim, Report& report, uint64_t events, double s
   packet.duplicate_deliveries = sim.executor.DuplicateDeliveries();
   packet.protocol_errors = sim.executor.ErrorCount();
   packet.message_delivery = sim.executor.DeliverySummary();
-  FillLinkReports(sim.graph, *sim.network, simulated_ns, packet);
+  FillLinkReports(sim.graph, sim.network->Links(), simulated_ns, packet);
   report.packet = std::move(packet);
 }
 
@@ -182,12 +155,12 @@ PacketReport PointToPointPacketReport(const FabricGraph& graph, const Network& n
   packet.simulated_ns = end_ns;
   packet.wall_seconds = wall_seconds;
   packet.transport = network.Counters();
-  FillLinkReports(graph, network, end_ns, packet);
+  FillLinkReports(graph, network.Links(), end_ns, packet);
   packet.peak_memory_bytes = PeakResidentBytes();
   return packet;
 }
 
-// A parameter_server workload (sim/packet/ps-driver.h): the same fabric and transport, with the
+// A parameter_server workload (sim/messages/ps-driver.h): the same fabric and transport, with the
 // PS driver in place of the collective executor. Fills everything but the dimension busy times.
 void RunParameterServer(const Scenario& scenario, Report& report) {
   const ParameterServerWorkload& workload = scenario.parameter_server;
@@ -233,7 +206,7 @@ void RunParameterServer(const Scenario& scenario, Report& report) {
 }
 
 // A gossip workload (sim/runs/gossip-run.h): the learning runs first, then its exchange messages
-// run step by step on the fabric and transport (sim/packet/gossip-driver.h); the report is built
+// run step by step on the fabric and transport (sim/messages/gossip-driver.h); the report is built
 // from the measured step end times exactly as the analytical engine builds it from its priced ones.
 void RunGossipPacket(const Scenario& scenario, Report& report) {
   const GossipWorkload& g = scenario.gossip;
@@ -271,8 +244,7 @@ void RunGossipPacket(const Scenario& scenario, Report& report) {
 
 // Runs the scenario's execution graph (a training job, a lone collective or a graph given in
 // the scenario) on the simulation; fills the timeline, the collectives and the sends.
-void RunGraph(const Scenario& scenario, Simulation& sim, Report& report, bool want_timeline,
-              std::optional<Timeline>& timeline) {
+void RunGraph(const Scenario& scenario, Simulation& sim, Report& report, bool want_timeline) {
   // The graph the loader placed; priced for the rank the analytical engine reports.
   const GraphPricing pricing = GraphPricing::Compile(scenario, PlacedGraphOf(scenario));
   const ExecutionGraph& graph = pricing.Graph();
@@ -285,26 +257,19 @@ void RunGraph(const Scenario& scenario, Simulation& sim, Report& report, bool wa
     throw std::runtime_error("PacketEngine: the graph did not finish: " + problems.front());
   }
   sim.job_traffic_bytes = FillGraphReport(scenario, pricing, driver, sim.executor, sim.topology,
-                                          report, want_timeline, timeline);
+                                          report, want_timeline);
   sim.point_to_point_bytes_planned = driver.PointToPointBytesPlanned();
   sim.point_to_point_bytes_delivered = driver.PointToPointBytesDelivered();
 }
 
 }  // namespace
 
-Report PacketEngine::Run(const Scenario& scenario) const {
-  std::optional<Timeline> no_timeline;
-  return Run(scenario, no_timeline);
-}
-
-Report PacketEngine::Run(const Scenario& scenario, std::optional<Timeline>& timeline) const {
-  const bool want_timeline = timeline.has_value();
-  timeline.reset();
+Report PacketEngine::Run(const Scenario& scenario, const RunOptions& options) const {
   UsePicoseconds();
   Report report;
   report.hfsim_version = kHfsimVersion;
-  report.engine = "packet";
-  UseEventScheduler(m_progress, m_progress_interval);
+  report.engine = std::string(ToString(EngineKind::kPacket));
+  UseEventScheduler(options.progress, options.progress_interval);
   if (auto refusal = InNetworkPacketRefusal(scenario)) {
     throw std::invalid_argument("PacketEngine: " + refusal->ToString());
   }
@@ -324,19 +289,16 @@ Report PacketEngine::Run(const Scenario& scenario, std::optional<Timeline>& time
     const bool gossip = scenario.workload_kind == WorkloadKind::kGossip;
     (gossip ? RunGossipPacket : RunParameterServer)(scenario, report);
     ns3::Simulator::Destroy();
-    for (const LinkReport& link : report.packet->links) {
-      DimensionReport& dim = report.dimensions[link.dimension];
-      dim.busy_ns = std::max(dim.busy_ns, link.utilisation * report.iteration.total_ns);
-    }
+    TakeBusiestPacketLinks(report);
     AddConvergence(scenario, report);  // time to accuracy, when asked for
     return report;
   }
   std::optional<double> job_traffic_bytes;
   {
-    Simulation sim(scenario, m_verify);
+    Simulation sim(scenario, options.verify_schedules);
     report.npus = sim.topology.NpuCount();
     const auto wall_start = std::chrono::steady_clock::now();
-    RunGraph(scenario, sim, report, want_timeline, timeline);
+    RunGraph(scenario, sim, report, options.timeline);
     const double wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     sim.executor.CheckComplete();
@@ -352,10 +314,7 @@ Report PacketEngine::Run(const Scenario& scenario, std::optional<Timeline>& time
   AddDimensionReports(scenario.dimensions, report);
   if (job_traffic_bytes) report.total_traffic_bytes = *job_traffic_bytes;
   // Busy time measured on the wire: each dimension's busiest link's bytes at its rate.
-  for (const LinkReport& link : report.packet->links) {
-    DimensionReport& dim = report.dimensions[link.dimension];
-    dim.busy_ns = std::max(dim.busy_ns, link.utilisation * report.iteration.total_ns);
-  }
+  TakeBusiestPacketLinks(report);
   return report;
 }
 

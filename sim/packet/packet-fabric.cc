@@ -1,13 +1,11 @@
 #include "sim/packet/packet-fabric.h"
 
-#include <ns3/data-rate.h>
-#include <ns3/drop-tail-queue.h>
 #include <ns3/mac48-address.h>
 #include <ns3/node.h>
-#include <ns3/point-to-point-channel.h>
+#include <ns3/queue.h>
 #include <ns3/simulator.h>
 
-#include <unordered_map>
+#include "sim/packet/point-to-point-links.h"
 
 namespace hfsim {
 
@@ -29,41 +27,14 @@ PacketFabric::PacketFabric(const FabricGraph& graph, const PacketSpec& spec, uin
 
   std::vector<ns3::Ptr<ns3::Node>> nodes(graph.NodeCount());
   for (auto& node : nodes) node = ns3::CreateObject<ns3::Node>();
-  // Each link and its reverse (same dimension, endpoints swapped) share one duplex channel.
-  std::unordered_map<uint64_t, LinkId> by_endpoints;
-  by_endpoints.reserve(links);
-  auto key = [&](VertexId a, VertexId b) { return uint64_t{a} * graph.NodeCount() + b; };
-  for (LinkId l = 0; l < links; ++l)
-    by_endpoints.emplace(key(graph.Link(l).source, graph.Link(l).target), l);
-  for (LinkId l = 0; l < links; ++l) {
-    if (m_devices[l]) continue;
-    const FabricLink& link = graph.Link(l);
-    const auto reverse = by_endpoints.find(key(link.target, link.source));
-    auto channel = ns3::CreateObject<ns3::PointToPointChannel>();
-    channel->SetAttribute(
-        "Delay",
-        ns3::TimeValue(ns3::PicoSeconds(static_cast<int64_t>(link.latency_ns * 1e3 + 0.5))));
-    auto make_device = [&](LinkId id) {
-      const FabricLink& own = graph.Link(id);
-      auto device = ns3::CreateObject<ns3::PointToPointNetDevice>();
-      device->SetAddress(ns3::Mac48Address::Allocate());
-      device->SetDataRate(ns3::DataRate(static_cast<uint64_t>(own.bandwidth_Bpns * 8e9 + 0.5)));
-      device->SetMtu(65535);
-      auto queue = ns3::CreateObject<ns3::DropTailQueue<ns3::Packet>>();
-      queue->SetMaxSize(
-          ns3::QueueSize(ns3::QueueSizeUnit::BYTES, static_cast<uint32_t>(spec.queue_bytes)));
-      device->SetQueue(queue);
-      nodes[own.source]->AddDevice(device);
-      device->Attach(channel);
-      device->SetReceiveCallback(ns3::MakeBoundCallback(&PacketFabric::ReceiveFromDevice, this,
-                                                        static_cast<uint32_t>(own.source)));
-      m_devices[id] = device;
-    };
-    make_device(l);
-    if (reverse != by_endpoints.end()) {
-      make_device(reverse->second);
-    }
-  }
+  PointToPointLinkOptions options;
+  options.queue_bytes = static_cast<uint32_t>(spec.queue_bytes);
+  BuildPointToPointLinks(graph, options, nodes, m_devices,
+                         [&](LinkId id, const ns3::Ptr<ns3::PointToPointNetDevice>& device) {
+                           device->SetReceiveCallback(ns3::MakeBoundCallback(
+                               &PacketFabric::ReceiveFromDevice, this,
+                               static_cast<uint32_t>(graph.Link(id).source)));
+                         });
 }
 
 bool PacketFabric::ReceiveFromDevice(PacketFabric* fabric, uint32_t vertex,

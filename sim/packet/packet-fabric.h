@@ -14,20 +14,12 @@
 #include <vector>
 
 #include "sim/packet/link-faults.h"
+#include "sim/packet/link-reports.h"  // LinkCounters
 #include "sim/packet/packet-header.h"
 #include "sim/scenario/scenario.h"
 #include "topologies/fabric-graph.h"
 
 namespace hfsim {
-
-struct LinkCounters {
-  uint64_t packets = 0;
-  uint64_t bytes = 0;             ///< wire bytes handed to the link (header + payload)
-  uint64_t queue_peak_bytes = 0;  ///< deepest the egress queue got
-  uint64_t drops_queue_full = 0;  ///< tail drops
-  uint64_t drops_injected = 0;    ///< random loss and link-down, from the scenario's faults
-  uint64_t ecn_marks = 0;
-};
 
 class PacketFabric {
  public:

@@ -21,9 +21,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/packet/event-clock.h"
-#include "sim/report/packet-report.h"  // TransportCounters
+#include "sim/messages/event-clock.h"
 #include "sim/packet/packet-fabric.h"
+#include "sim/report/packet-report.h"  // TransportCounters
 
 namespace hfsim {
 

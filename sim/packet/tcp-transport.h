@@ -47,7 +47,7 @@
 #include <ns3/tcp-socket-base.h>
 #include <ns3/tcp-socket-state.h>
 
-#include "sim/packet/event-clock.h"
+#include "sim/messages/event-clock.h"
 #include "sim/packet/ip-fabric.h"
 #include "sim/report/packet-report.h"  // TransportCounters
 #include "sim/scenario/scenario.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/packet/executor-stats.h"  // TimeSummary (header-only, no ns-3)
+#include "sim/report/time-summary.h"
 
 namespace hfsim {
 

@@ -14,6 +14,7 @@
 #include "sim/report/in-network-report.h"
 #include "sim/report/packet-report.h"
 #include "sim/report/ps-report.h"
+#include "sim/report/timeline.h"
 #include "workloads/training-loop.h"
 
 namespace hfsim {
@@ -97,6 +98,10 @@ struct Report {
   std::optional<GraphReport> graph;
   /// Filled when an "in_network" collective ran (docs/in-network.md).
   std::optional<InNetworkReport> in_network;
+  /// What each rank class's first rank did, when the run was asked for it (RunOptions::timeline)
+  /// and its engine records one (graph workloads). For people to look at (--trace, gantt.png);
+  /// no writer of the report's files reads it.
+  std::optional<Timeline> timeline;
 };
 
 }  // namespace hfsim

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/scenario/json-cursor.h"
 #include "sim/scenario/scenario.h"
 

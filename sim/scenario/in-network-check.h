@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/scenario/json-cursor.h"
 #include "sim/scenario/scenario.h"
 

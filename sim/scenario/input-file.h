@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

@@ -2,7 +2,7 @@
 // it reads ("workload.training.parallelism.data"), so a bad value is reported where it is.
 //
 // Errors are thrown as JsonPathError *inside* the loader only; the loader's public functions
-// catch them and return Expected<...> (sim/expected.h). Nothing outside the loader sees a throw.
+// catch them and return Expected<...> (base/expected.h). Nothing outside the loader sees a throw.
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

@@ -5,9 +5,9 @@
 #include <set>
 #include <utility>
 
-#include "sim/packet/ip-address-plan.h"  // header-only, no ns-3
 #include "topologies/dimension-kinds.h"
 #include "topologies/fabric-graph.h"
+#include "topologies/ip-address-plan.h"  // header-only, no ns-3
 
 namespace hfsim {
 

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/scenario/scenario.h"
 #include "workloads/graph/execution-graph.h"
 #include "workloads/graph/placed-graph.h"

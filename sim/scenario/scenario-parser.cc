@@ -12,14 +12,10 @@
 #include "models/multi-dim-collective.h"
 #include "sim/scenario/aggregation-section.h"
 #include "sim/scenario/compression-section.h"
-#include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/in-network-check.h"
 #include "sim/scenario/json-cursor.h"
 #include "sim/scenario/json-text.h"
 #include "sim/scenario/optimize-section.h"
-#include "sim/scenario/packet-memory.h"
-#include "sim/scenario/packet-message-size.h"
-#include "sim/scenario/packet-refusal.h"
 #include "sim/scenario/packet-section.h"
 #include "sim/scenario/parameter-server-section.h"
 #include "sim/scenario/pipeline-section.h"
@@ -394,8 +390,9 @@ Scenario ReadScenario(const JsonCursor& root) {
   if (root.Has("description")) scenario.description = root.Child("description").String();
   if (root.Has("seed")) scenario.seed = root.Child("seed").Integer(0, uint64_t{1} << 53);
   if (root.Has("engine")) {
-    scenario.engine =
-        static_cast<EngineKind>(root.Child("engine").Choice({"analytical", "packet", "flow"}));
+    const std::vector<std::string> names = EngineNames();
+    const size_t engine = root.Child("engine").Choice({names.begin(), names.end()});
+    scenario.engine = EngineTable()[engine].kind;
   }
   scenario.dimensions = ReadTopology(root.At("topology", "an object with \"dimensions\""));
   const auto communication = root.Find("communication");
@@ -425,17 +422,10 @@ Scenario ReadScenario(const JsonCursor& root) {
   }
   PlaceWorkload(root, scenario);
   ApplyCompression(root, scenario);
-  // After every check of the workload: the engines' memory estimates read its placed graph.
-  if (scenario.engine == EngineKind::kFlow) {
-    if (auto refusal = FlowRefusal(scenario)) throw JsonPathError("engine", *refusal);
-  }
-  if (scenario.engine == EngineKind::kPacket) {
-    if (auto refusal = PacketMemoryRefusal(scenario)) {
-      throw JsonPathError(refusal->where, refusal->message);
-    }
-    if (auto refusal = PacketMessageSizeRefusal(scenario)) {
-      throw JsonPathError(refusal->where, refusal->message);
-    }
+  // After every check of the workload: the engine's admission (engine-table.h), whose memory
+  // estimates compile the graph.
+  if (auto refusal = EngineRefuses(scenario.engine, scenario)) {
+    throw JsonPathError(refusal->where, refusal->message);
   }
   return scenario;
 }

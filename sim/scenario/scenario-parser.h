@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/scenario/scenario.h"
 
 namespace hfsim {

@@ -21,6 +21,7 @@
 #include "models/learning/gossip.h"
 #include "models/learning/learning-task.h"
 #include "models/multi-dim-collective.h"
+#include "sim/engines/engine-table.h"  // EngineKind
 #include "sim/scenario/optimize-spec.h"
 #include "sim/scenario/sweep-spec.h"
 #include "sim/scenario/validation-spec.h"
@@ -37,7 +38,6 @@
 
 namespace hfsim {
 
-enum class EngineKind { kAnalytical, kPacket, kFlow };
 /// kParameterServer: PS-lite style pushes and pulls between workers and server shards
 /// (workloads/parameter-server.h, docs/parameter-server.md).
 /// kGraph: an execution graph given in the scenario (workload.graph, docs/graph.md).
@@ -197,7 +197,7 @@ struct PacketSpec {
   double retransmit_timeout_ns = 500000.0;  ///< with TCP: its minimum retransmission timeout
   TransportKind transport = TransportKind::kRdma;
   TcpVariant tcp_variant = TcpVariant::kNewReno;
-  /// A packet run whose estimated memory (sim/scenario/packet-memory.h) exceeds this is refused.
+  /// A packet run whose estimated memory (sim/packet/packet-memory.h) exceeds this is refused.
   double max_memory_GiB = 16.0;
   bool max_memory_given = false;  ///< echoed only when the scenario sets it
   std::vector<LinkLoss> link_loss;
@@ -269,7 +269,6 @@ struct Scenario {
   std::optional<ValidationSpec> validation;
 };
 
-std::string_view ToString(EngineKind engine);
 inline std::string_view ToString(CongestionControl control) {
   return NameIn(kCongestionControlNames, control);
 }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/scenario/flow-refusal.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -221,9 +220,12 @@ void ReadSweepSection(const JsonCursor& section, Scenario& scenario) {
   spec.source = section.Node();
   section.ExpectObject({"engine", "bandwidth_GBps", "parameters"});
   if (auto v = section.Find("engine")) {
-    spec.engine = static_cast<EngineKind>(v->Choice({"analytical", "packet", "flow"}));
-    if (*spec.engine == EngineKind::kFlow) {
-      if (auto refusal = FlowModelRefusal(scenario)) v->Fail(*refusal);
+    const std::vector<std::string> names = EngineNames();
+    spec.engine = EngineTable()[v->Choice({names.begin(), names.end()})].kind;
+    // What the engine does not model, while the rest of the scenario is read; its full
+    // admission (memory) waits for the loader's end.
+    if (const EngineRefusal refuses = EngineOf(*spec.engine).model_refusal) {
+      if (auto refusal = refuses(scenario)) v->Fail(refusal->message);
     }
   }
   if (auto v = section.Find("bandwidth_GBps")) {

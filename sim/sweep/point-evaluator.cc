@@ -1,8 +1,8 @@
 #include "sim/sweep/point-evaluator.h"
 
-#include "sim/analytical/analytical-engine.h"
-#include "sim/flow/flow-engine.h"
-#include "sim/packet/packet-engine.h"
+#include <chrono>
+
+#include "sim/engines/engine-factory.h"
 
 namespace hfsim {
 
@@ -24,26 +24,17 @@ double PointEvaluator::TimeNs(uint64_t point) {
   Scenario scenario = base;
   scenario.engine = m_plan->Engine();
   for (size_t d = 0; d < bandwidths.size(); ++d) scenario.dimensions[d].bandwidth_Bpns = bandwidths[d];
-  switch (scenario.engine) {
-    case EngineKind::kAnalytical:
-      return AnalyticalEngine().Run(scenario).iteration.total_ns;
-    case EngineKind::kFlow: {
-      FlowEngine engine;
-      if (m_stop != nullptr) {
-        // The engine's progress hook comes every few thousand events: a stopped sweep leaves
-        // the point there (a packet point's worker process is simply killed).
-        engine.SetProgress(
-            [stop = m_stop](double, uint64_t) {
-              if (stop->load(std::memory_order_relaxed)) throw SweepStopped{};
-            },
-            std::chrono::milliseconds(50));
-      }
-      return engine.Run(scenario).iteration.total_ns;
-    }
-    case EngineKind::kPacket:
-      break;
+  RunOptions options;
+  if (m_stop != nullptr && EngineOf(scenario.engine).progress) {
+    // The engine's progress hook comes every few thousand events: a stopped sweep leaves the
+    // point there. Only engines that run in this process get here with a stop flag (a packet
+    // point's worker process is simply killed).
+    options.progress = [stop = m_stop](double, uint64_t) {
+      if (stop->load(std::memory_order_relaxed)) throw SweepStopped{};
+    };
+    options.progress_interval = std::chrono::milliseconds(50);
   }
-  return PacketEngine().Run(scenario).iteration.total_ns;
+  return MakeEngine(scenario.engine)->Run(scenario, options).iteration.total_ns;
 }
 
 }  // namespace hfsim

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/expected.h"
 #include "models/cost-model.h"
-#include "sim/expected.h"
 #include "sim/scenario/scenario.h"
 #include "sim/sweep/allocation-space.h"
 

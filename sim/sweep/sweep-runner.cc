@@ -18,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/failure-message.h"
+#include "base/failure-message.h"
 #include "sim/sweep/point-evaluator.h"
 
 namespace hfsim {
@@ -308,7 +308,7 @@ std::optional<std::string> RunSweepPoints(const SweepPlan& plan, const std::vect
                                           const std::atomic<bool>& stop) {
   const std::vector<uint64_t> blocks = OwnedBlocks(plan.PointCount(), options.shard);
   const uint32_t workers = std::max<uint32_t>(1, options.workers);
-  if (plan.Engine() == EngineKind::kPacket) {
+  if (EngineOf(plan.Engine()).one_run_per_process) {
     return RunProcesses(plan, done, blocks, workers, deliver, idle, stop);
   }
   return RunThreads(plan, done, blocks, workers, deliver, idle, stop);

@@ -13,8 +13,8 @@
 #include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/report/report-json.h"
-#include "tests/sim/scenario-test-util.h"
 #include "topologies/kinds/clos.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

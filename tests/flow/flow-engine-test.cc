@@ -1,5 +1,5 @@
 // The flow engine end to end: a scenario in, a report out, described as the packet engine
-// describes its runs (sim/packet/graph-report.h). On an uncongested training job (tensor,
+// describes its runs (sim/messages/graph-report.h). On an uncongested training job (tensor,
 // data and pipeline on dimensions of their own) it agrees with the analytical engine; where
 // messages share links the flows slow each other down, which the analytical engine's closed
 // forms do not see.
@@ -13,12 +13,12 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/graph-pricing.h"
+#include "sim/flow/flow-memory.h"
+#include "sim/flow/flow-refusal.h"
 #include "sim/report/report-csv.h"
 #include "sim/report/report-json.h"
-#include "sim/runs/expected-end.h"
-#include "sim/scenario/flow-memory.h"
-#include "sim/scenario/flow-refusal.h"
-#include "tests/sim/scenario-test-util.h"
+#include "sim/analytical/expected-end.h"
+#include "tests/scenario/scenario-test-util.h"
 #include "workloads/graph/placed-graph.h"
 #include "workloads/graph/training-graph.h"
 

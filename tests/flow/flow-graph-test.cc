@@ -1,15 +1,16 @@
 // Execution graphs run on fluid flows: the packet engine's graph driver and collective executor
-// on FlowClock and FlowTransport. On an uncongested fabric every message has its links to
+// on EventLoop and FlowTransport. On an uncongested fabric every message has its links to
 // itself, so a collective takes exactly what the analytical engine's closed form says (the issue
 // asks for 1 %; the two agree to rounding).
 #include <gtest/gtest.h>
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/flow/flow-transport.h"
-#include "sim/packet/graph-driver.h"
-#include "sim/packet/message-mux.h"
+#include "sim/messages/event-loop.h"
+#include "sim/messages/graph-driver.h"
+#include "sim/messages/message-mux.h"
 #include "sim/scenario/scenario-graph.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {
@@ -22,7 +23,7 @@ struct FlowRun {
 FlowRun RunOnFlows(const Scenario& scenario) {
   const Topology topology(scenario.dimensions);
   const FabricGraph fabric(topology);
-  FlowClock clock;
+  EventLoop clock;
   FlowTransport transport(fabric, clock);
   MessageMux mux(transport);
   CollectiveExecutor executor(topology, scenario.communication, clock, mux.Channel(0));

@@ -1,4 +1,4 @@
-// The flow engine's memory estimate (sim/scenario/flow-memory.h) against the peaks measured on
+// The flow engine's memory estimate (sim/flow/flow-memory.h) against the peaks measured on
 // real runs: every collective kind and algorithm and training graphs, each estimate 1.0 to 1.6
 // times its measured peak. The peaks are recorded data, measured with
 // `scripts/calibrate-flow-memory` (`hfsim run -e flow FILE`, the run's peak resident set) on
@@ -6,7 +6,7 @@
 // rerun it and update them when the engine's memory changes. The estimate used to count
 // schedule transfers only: a direct all-to-all starts every one of its n(n - 1) flows at once,
 // and the estimate was 4 to 7 times too low there (0.2 GiB for the 1.4 GiB of 2,048 NPUs).
-#include "sim/scenario/flow-memory.h"
+#include "sim/flow/flow-memory.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "sim/scenario/scenario-parser.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -12,7 +12,7 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 #include "topologies/kinds/torus-2d.h"
 
 namespace hfsim {

@@ -8,13 +8,13 @@
 #include <cmath>
 #include <memory>
 
+#include "base/deterministic-rng.h"
 #include "models/aggregation/aggregation-packet.h"
 #include "models/aggregation/aggregation-worker.h"
 #include "models/aggregation/switch-aggregator.h"
 #include "models/aggregation/thc-worker-input.h"
 #include "models/aggregation/tofino-resources.h"
 #include "models/compression/thc.h"
-#include "models/deterministic-rng.h"
 #include "models/in-network-allreduce.h"
 #include "tests/models/aggregation-harness.h"
 

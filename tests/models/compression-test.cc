@@ -9,11 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "base/deterministic-rng.h"
 #include "models/compression/baselines.h"
 #include "models/compression/hadamard.h"
 #include "models/compression/thc.h"
 #include "models/compression/wire-size.h"
-#include "models/deterministic-rng.h"
 
 namespace hfsim {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/deterministic-rng.h"
+#include "base/deterministic-rng.h"
 #include "models/learning/gossip.h"
 
 namespace hfsim {

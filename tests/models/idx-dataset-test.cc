@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include "models/deterministic-rng.h"
+#include "base/deterministic-rng.h"
 #include "models/learning/classifier.h"
 #include "models/learning/idx-dataset.h"
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

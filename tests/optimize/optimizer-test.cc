@@ -9,7 +9,7 @@
 #include "sim/optimize/optimum-writers.h"
 #include "sim/optimize/polytope.h"
 #include "sim/optimize/time-model.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "sim/scenario/scenario-parser.h"
 #include "tests/gnuplot-test-util.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

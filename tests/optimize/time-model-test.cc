@@ -6,7 +6,7 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/optimize/time-model.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

@@ -8,9 +8,9 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/flow/flow-engine.h"
 #include "sim/packet/packet-engine.h"
-#include "tests/sim/scenario-test-util.h"
 #include "workloads/graph/placed-graph.h"
 #include "workloads/graph/training-graph.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

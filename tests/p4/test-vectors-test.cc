@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "base/deterministic-rng.h"
 #include "models/aggregation/fixed-point.h"
 #include "models/aggregation/switch-aggregator.h"
 #include "models/compression/thc.h"
-#include "models/deterministic-rng.h"
 #include "p4/port-plan.h"
 #include "p4/test-vectors.h"
 

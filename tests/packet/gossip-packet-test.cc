@@ -6,16 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/analytical/analytical-engine.h"
-#include "sim/packet/gossip-driver.h"
+#include "sim/messages/gossip-driver.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/scenario/scenario-parser.h"
-#include "tests/packet/fake-network.h"
+#include "tests/messages/fake-network.h"
 #include "tests/packet/packet-test-util.h"
 
 namespace hfsim {
 namespace {
 
-using test::FakeClock;
 using test::FakeTransport;
 using test::FakeTransportOptions;
 
@@ -37,7 +36,7 @@ FakeTransportOptions TenNanoseconds() {
 }
 
 TEST(GossipDriver, StepsEndWhenTheirLastMessageArrives) {
-  FakeClock clock;
+  EventLoop clock;
   // Every message on its own channel: 10 ns latency + bytes / (1 B/ns).
   FakeTransport transport(clock, TenNanoseconds());
   const GossipTrace trace = ThreeSteps();
@@ -60,7 +59,7 @@ TEST(GossipDriver, StepsEndWhenTheirLastMessageArrives) {
 
 TEST(GossipDriver, DuplicateAndLostMessagesAreErrors) {
   {
-    FakeClock clock;
+    EventLoop clock;
     FakeTransportOptions options = TenNanoseconds();
     options.duplicate_message = 0;
     options.duplicate_after_ns = 1.0;
@@ -74,7 +73,7 @@ TEST(GossipDriver, DuplicateAndLostMessagesAreErrors) {
     EXPECT_NE(driver.Errors()[0].find("delivered twice"), std::string::npos) << driver.Errors()[0];
   }
   {
-    FakeClock clock;
+    EventLoop clock;
     FakeTransportOptions options = TenNanoseconds();
     options.lose_message = 1;
     FakeTransport transport(clock, options);
@@ -89,7 +88,7 @@ TEST(GossipDriver, DuplicateAndLostMessagesAreErrors) {
 }
 
 TEST(GossipDriver, RefusesATraceOutOfStepOrder) {
-  FakeClock clock;
+  EventLoop clock;
   FakeTransport transport(clock, FakeTransportOptions{});
   GossipTrace trace;
   trace.messages = {{1, 0, 1, 10}, {0, 1, 0, 10}};

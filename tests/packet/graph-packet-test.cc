@@ -14,7 +14,7 @@
 #include "sim/packet/packet-engine.h"
 #include "sim/scenario/json-text.h"
 #include "tests/packet/packet-test-util.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {
@@ -27,7 +27,9 @@ constexpr uint64_t kSize = 16 << 20;  // 16 MiB: bandwidth-bound on these fabric
 double PacketOverAnalytical(nlohmann::json document, bool verify = true) {
   const Scenario scenario = test::ParseOrDie(document);
   const Report analytical = AnalyticalEngine().Run(scenario);
-  const Report packet = PacketEngine(verify).Run(scenario);
+  RunOptions options;
+  options.verify_schedules = verify;
+  const Report packet = PacketEngine().Run(scenario, options);
   test::ExpectConserved(packet);
   EXPECT_EQ(packet.collectives.size(), analytical.collectives.size());
   EXPECT_GT(analytical.iteration.total_ns, 0.0);
@@ -196,11 +198,11 @@ TEST(GraphPacket, TimelineShowsWhatEachClassDidOnTheWire) {
                           "the example");
   ASSERT_TRUE(doc) << doc.Error().ToString();
   const Scenario scenario = test::ParseOrDie(doc.Value());
-  std::optional<Timeline> timeline = Timeline{};
-  const Report report = PacketEngine().Run(scenario, timeline);
+  const Report report = PacketEngine().Run(scenario, {.timeline = true});
+  const std::optional<Timeline>& timeline = report.timeline;
   ASSERT_TRUE(timeline.has_value());
-  std::optional<Timeline> analytical = Timeline{};
-  AnalyticalEngine().Run(scenario, analytical);
+  const std::optional<Timeline> analytical =
+      AnalyticalEngine().Run(scenario, {.timeline = true}).timeline;
   ASSERT_TRUE(analytical.has_value());
   // The same classes and node spans (the analytical one adds its priced dimension tracks).
   EXPECT_EQ(timeline->classes.size(), analytical->classes.size());

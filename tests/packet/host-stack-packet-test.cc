@@ -14,7 +14,7 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/collective-pricing.h"
 #include "sim/packet/packet-engine.h"
-#include "tests/packet/executor-test-util.h"
+#include "tests/messages/executor-test-util.h"
 #include "tests/packet/packet-test-util.h"
 
 namespace hfsim {
@@ -136,7 +136,7 @@ TEST_P(HostStackNs3, PacketTimeWithinFivePercentOfAnalytical) {
   const Scenario scenario =
       test::Make(c.dims, "all_reduce", test::MiB(32), {{"host_stack", c.host}});
   const double analytical = AnalyticalEngine().Run(scenario).iteration.total_ns;
-  const Report packet = PacketEngine(/*verify_schedules=*/true).Run(scenario);
+  const Report packet = PacketEngine().Run(scenario, {.verify_schedules = true});
   std::printf("%s: analytical %.1f ns, packet %.1f ns (%+.2f%%)\n", c.name.c_str(), analytical,
               packet.iteration.total_ns, 100.0 * (packet.iteration.total_ns / analytical - 1.0));
   EXPECT_NEAR(packet.iteration.total_ns / analytical, 1.0, 0.05);

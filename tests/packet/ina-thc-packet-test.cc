@@ -11,7 +11,7 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/packet/packet-engine.h"
 #include "sim/scenario/scenario-parser.h"
-#include "tests/sim/scenario-test-util.h"
+#include "tests/scenario/scenario-test-util.h"
 
 namespace hfsim {
 namespace {

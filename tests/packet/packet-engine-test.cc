@@ -44,7 +44,7 @@ TEST_P(CrossEngine, PacketTimeWithinFivePercentOfAnalytical) {
   const CrossCase& c = GetParam();
   const Scenario scenario = Make(c.dims, c.kind, c.size_MiB, c.communication);
   const double analytical = AnalyticalEngine().Run(scenario).iteration.total_ns;
-  const Report packet = PacketEngine(/*verify_schedules=*/true).Run(scenario);
+  const Report packet = PacketEngine().Run(scenario, {.verify_schedules = true});
   std::printf("%s: analytical %.1f ns, packet %.1f ns (%+.2f%%)\n", c.name.c_str(), analytical,
               packet.iteration.total_ns, 100.0 * (packet.iteration.total_ns / analytical - 1.0));
   EXPECT_NEAR(packet.iteration.total_ns / analytical, 1.0, 0.05);
@@ -83,7 +83,8 @@ TEST(PacketEngine, ChunkedHierarchicalAllReduceIsNoSlowerThanTheAnalyticalPipeli
   const nlohmann::json dims = Dims(Dim("Ring", 4, 200, 100), Dim("Switch", 4, 50, 1000));
   const Scenario chunked = Make(dims, "all_reduce", 32, {{"chunks", 4}});
   const Scenario whole = Make(dims, "all_reduce", 32, {{"chunks", 1}});
-  const double packet = PacketEngine(true).Run(chunked).iteration.total_ns;
+  const double packet =
+      PacketEngine().Run(chunked, {.verify_schedules = true}).iteration.total_ns;
   const double unchunked = AnalyticalEngine().Run(whole).iteration.total_ns;
   const double S = 32.0 * (1 << 20);
   const double bound = std::max(2 * S * 3 / 4 / 200, 2 * S / 4 * 3 / 4 / 50);
@@ -97,7 +98,7 @@ TEST(PacketEngine, EveryByteAndReductionArrivesOnceUnderRandomLoss) {
   const Scenario scenario =
       Make(Dims(Dim("Ring", 4, 100, 500), Dim("Switch", 4, 50, 1000)), "all_reduce", 4, {},
            {{"retransmit_timeout_ns", 50000}, {"faults", {{"link_loss", {{{"rate", 0.01}}}}}}});
-  const Report report = PacketEngine(true).Run(scenario);
+  const Report report = PacketEngine().Run(scenario, {.verify_schedules = true});
   ExpectConserved(report);
   const PacketReport& p = *report.packet;
   EXPECT_GT(p.drops_injected, 0u);
@@ -113,7 +114,7 @@ TEST(PacketEngine, TransportRecoversFromALinkGoingDown) {
   const Scenario scenario = Make(Dims(Dim("Ring", 4, 100, 500)), "all_reduce", 4, {},
                                  {{"retransmit_timeout_ns", 20000},
                                   {"faults", {{"link_down", {{{"link", 0}, {"from_ns", 0}, {"until_ns", 100000}}}}}}});
-  const Report report = PacketEngine(true).Run(scenario);
+  const Report report = PacketEngine().Run(scenario, {.verify_schedules = true});
   ExpectConserved(report);
   EXPECT_GT(report.packet->drops_injected, 0u);
   EXPECT_GT(report.packet->transport.timeouts, 0u);
@@ -237,7 +238,7 @@ TEST(PacketEngine, TrainingIterationAgreesWithTheAnalyticalLoop) {
   auto scenario = ParseScenario(doc);
   ASSERT_TRUE(scenario) << scenario.Error().ToString();
   const Report analytical = AnalyticalEngine().Run(scenario.Value());
-  const Report packet = PacketEngine(true).Run(scenario.Value());
+  const Report packet = PacketEngine().Run(scenario.Value(), {.verify_schedules = true});
   std::printf("training: analytical %.1f ns, packet %.1f ns\n", analytical.iteration.total_ns,
               packet.iteration.total_ns);
   EXPECT_DOUBLE_EQ(packet.iteration.ComputeNs(), analytical.iteration.ComputeNs());
@@ -280,13 +281,14 @@ TEST(PacketEngine, WatchingARunChangesNothingInItsReport) {
   const Scenario scenario = Make(Dims(Dim("Ring", 8, 100, 500)), "all_reduce", 32, {},
                                  {{"faults", {{"link_loss", {{{"rate", 0.01}}}}}}});
   const std::string unwatched = ReportToJson(PacketEngine().Run(scenario), scenario).dump();
-  PacketEngine watched_engine;
   std::vector<std::pair<double, uint64_t>> seen;
+  RunOptions watching;
   // Every 4096th event (no wall-clock wait), so the hook surely runs.
-  watched_engine.SetProgress(
-      [&seen](double simulated_ns, uint64_t events) { seen.emplace_back(simulated_ns, events); },
-      std::chrono::milliseconds(0));
-  const Report watched = watched_engine.Run(scenario);
+  watching.progress = [&seen](double simulated_ns, uint64_t events) {
+    seen.emplace_back(simulated_ns, events);
+  };
+  watching.progress_interval = std::chrono::milliseconds(0);
+  const Report watched = PacketEngine().Run(scenario, watching);
   EXPECT_EQ(ReportToJson(watched, scenario).dump(), unwatched);
   ASSERT_FALSE(seen.empty());
   for (size_t i = 0; i < seen.size(); ++i) {

@@ -38,7 +38,7 @@ class TcpConservation : public ::testing::TestWithParam<FabricCase> {};
 
 TEST_P(TcpConservation, EveryByteAndReductionArrivesOnce) {
   const Scenario scenario = Make(GetParam().dims, "all_reduce", MiB(2), {}, Tcp());
-  const Report report = PacketEngine(/*verify_schedules=*/true).Run(scenario);
+  const Report report = PacketEngine().Run(scenario, {.verify_schedules = true});
   ExpectConserved(report);
   const PacketReport& p = *report.packet;
   // An idle fabric: nothing is lost, nothing resent, no RDMA machinery at work.
@@ -80,12 +80,12 @@ TEST(TcpTransport, MessagesOfAnySizeAreFramedExactly) {
   const nlohmann::json dims = Dims(Dim("Ring", 4, 200, 100), Dim("Switch", 4, 50, 1000));
   for (const uint64_t bytes : {uint64_t{1000003}, uint64_t{37}}) {
     const Scenario scenario = Make(dims, "all_reduce", Bytes(bytes), {{"chunks", 3}}, Tcp());
-    const Report report = PacketEngine(true).Run(scenario);
+    const Report report = PacketEngine().Run(scenario, {.verify_schedules = true});
     SCOPED_TRACE(bytes);
     ExpectConserved(report);
   }
   const Scenario all_to_all = Make(dims, "all_to_all", Bytes(999999), {}, Tcp());
-  ExpectConserved(PacketEngine(true).Run(all_to_all));
+  ExpectConserved(PacketEngine().Run(all_to_all, {.verify_schedules = true}));
 }
 
 // The band, from what these runs measure (deterministic, so the same everywhere): TCP / RDMA =
@@ -121,7 +121,7 @@ TEST(TcpTransport, RecoversFromOnePercentRandomLoss) {
   const Scenario lossy = Make(
       dims, "all_reduce", MiB(2), {},
       Tcp({{"retransmit_timeout_ns", 50000}, {"faults", {{"link_loss", {{{"rate", 0.01}}}}}}}));
-  const Report report = PacketEngine(true).Run(lossy);
+  const Report report = PacketEngine().Run(lossy, {.verify_schedules = true});
   ExpectConserved(report);
   const PacketReport& p = *report.packet;
   EXPECT_GT(p.drops_injected, 0u);
@@ -138,7 +138,7 @@ TEST(TcpTransport, RecoversFromALinkGoingDown) {
       Dims(Dim("Ring", 4, 100, 500)), "all_reduce", MiB(1), {},
       Tcp({{"retransmit_timeout_ns", 20000},
            {"faults", {{"link_down", {{{"link", 0}, {"from_ns", 0}, {"until_ns", 100000}}}}}}}));
-  const Report report = PacketEngine(true).Run(scenario);
+  const Report report = PacketEngine().Run(scenario, {.verify_schedules = true});
   ExpectConserved(report);
   EXPECT_GT(report.packet->links[0].drops_injected, 0u);
   EXPECT_EQ(report.packet->drops_injected, report.packet->links[0].drops_injected);
@@ -152,7 +152,7 @@ TEST(TcpTransport, OpensTheConnectionAgainWhenItsHandshakeNeverCompletes) {
       Make(Dims(Dim("Ring", 4, 100, 500)), "all_reduce", MiB(1), {},
            Tcp({{"retransmit_timeout_ns", 20000},
                 {"faults", {{"link_down", {{{"link", 0}, {"from_ns", 0}, {"until_ns", 2e6}}}}}}}));
-  const Report report = PacketEngine(true).Run(scenario);
+  const Report report = PacketEngine().Run(scenario, {.verify_schedules = true});
   ExpectConserved(report);
   EXPECT_GT(report.iteration.total_ns, 2e6);
   EXPECT_LT(report.iteration.total_ns, 3e6);
@@ -164,7 +164,7 @@ TEST(TcpTransport, IncastOverflowsQueuesAndTcpBacksOff) {
   const Scenario scenario = Make(Dims(Dim("Switch", 16, 50, 500)), "all_to_all", MiB(4),
                                  {{"algorithms", {{"all_to_all", "direct"}}}},
                                  Tcp({{"queue_bytes", 65536}, {"retransmit_timeout_ns", 50000}}));
-  const Report report = PacketEngine(true).Run(scenario);
+  const Report report = PacketEngine().Run(scenario, {.verify_schedules = true});
   ExpectConserved(report);
   EXPECT_GT(report.packet->drops_queue_full, 0u);
   EXPECT_GT(report.packet->transport.retransmitted_packets, 0u);
@@ -174,7 +174,7 @@ TEST(TcpTransport, IncastOverflowsQueuesAndTcpBacksOff) {
 TEST(TcpTransport, CubicDeliversToo) {
   const Scenario scenario = Make(Dims(Dim("Ring", 4, 200, 100), Dim("Switch", 4, 50, 1000)),
                                  "all_reduce", MiB(2), {}, Tcp({{"tcp_variant", "cubic"}}));
-  ExpectConserved(PacketEngine(true).Run(scenario));
+  ExpectConserved(PacketEngine().Run(scenario, {.verify_schedules = true}));
 }
 
 TEST(TcpTransport, SameScenarioSameSeedGivesIdenticalReports) {

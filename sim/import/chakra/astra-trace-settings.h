@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/import/chakra/chakra-import.h"
 
 namespace hfsim {

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 #include "sim/import/chakra/chakra-import.h"
 #include "sim/import/chakra/et-file.h"
 #include "sim/import/chakra/et-groups.h"

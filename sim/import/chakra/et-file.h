@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 

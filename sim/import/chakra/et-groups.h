@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/expected.h"
+#include "base/expected.h"
 
 namespace hfsim {
 
