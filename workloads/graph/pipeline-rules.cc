@@ -145,7 +145,7 @@ std::optional<std::string> GraphSizeRefusal(const Model& model, const TrainingCo
   const uint64_t programs = uint64_t{layout.pipeline} * context;
   if (per_stage * programs <= max_nodes) return std::nullopt;
   return fmt::format(
-      "this pipeline job's graph would hold about {} nodes ({} programs x {}), above the {} "
+      "this job's graph would hold about {} nodes ({} programs x {}), above the {} "
       "hfsim builds; accepted: fewer micro-batches",
       per_stage * programs, programs, per_stage, max_nodes);
 }
