@@ -7,8 +7,8 @@ std::optional<ComputeBreakdown> ReportComputeBreakdown(const Scenario& scenario)
   const TrainingWorkload& t = scenario.training;
   if (!t.config.kernel_model) return std::nullopt;
   if (!t.MegatronLayout()) return KernelComputeBreakdown(t.model, t.config);
-  // A pipeline prices one micro-batch per layer (PipelineTrainingGraph); each rank runs its
-  // stage's layers for every micro-batch.
+  // The generator prices one micro-batch per layer (training-graph.h); each rank runs its
+  // stage's layers for every micro-batch (with one stage, every layer m times).
   const uint32_t micro_batches = t.pipeline.micro_batches;
   TrainingConfig micro = t.config;
   micro.global_batch_samples = t.config.global_batch_samples / micro_batches;

@@ -55,9 +55,17 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
     const char* placed = !p.placement.empty()        ? "ranks placed as given"
                          : p.order == kMegatronOrder ? "ranks in Megatron's order"
                                                      : "ranks in the given order";
+    // One stage with micro-batches accumulates gradients: no pipeline schedule to name.
+    const std::string steps =
+        p.pipeline == 1 && p.micro_batches > 1
+            ? fmt::format("{} micro-batches in turn (gradients accumulated)", p.micro_batches)
+            : fmt::format("{} over {} micro-batches{}", ToString(p.schedule), p.micro_batches,
+                          p.virtual_stages > 1
+                              ? fmt::format(", {} chunks per stage", p.virtual_stages)
+                              : std::string());
     out += fmt::format(
         "workload: {} ({} layers), batch {}, tensor {}{} x data {}{} x pipeline {} "
-        "({}), {} over {} micro-batches{}, overlap {}\n",
+        "({}), {}, overlap {}\n",
         t.model_name, t.model.layers.size(), t.config.global_batch_samples,
         t.config.tensor_parallel,
         t.config.context_parallel > 1 ? fmt::format(" x context {}", t.config.context_parallel)
@@ -65,10 +73,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         t.config.data_parallel,
         t.config.expert_parallel > 1 ? fmt::format(" (expert {})", t.config.expert_parallel)
                                      : std::string(),
-        p.pipeline, placed, ToString(p.schedule), p.micro_batches,
-        p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
-                             : std::string(),
-        ToString(t.config.overlap));
+        p.pipeline, placed, steps, ToString(t.config.overlap));
     if (report.graph) {
       out += fmt::format("breakdown of rank {}, the first of those whose program ends last\n",
                          report.graph->reported_rank);

@@ -126,24 +126,27 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   }
   uint64_t npus = 1;
   for (const Dimension& dim : dims) npus *= dim.size;
-  // Expert parallelism alone runs without a pipeline (one stage); any pipeline key asks for one.
-  const bool staged = pipeline || micro_batches || schedule || virtual_stages;
+  // Expert parallelism alone runs without a pipeline (one stage); so do micro-batches alone
+  // (gradient accumulation, as Megatron-LM's forward_backward_no_pipelining runs them); a
+  // schedule key asks for a pipeline.
+  const bool staged = pipeline || schedule || virtual_stages;
   const JsonCursor depth =
-      pipeline ? *pipeline
-      : staged ? parallelism.At("pipeline", "the number of pipeline stages")
-      : expert  ? *expert
-      : context ? *context
-      : order   ? *order
-                : *placement;  // stands in, never read, without stages
+      pipeline        ? *pipeline
+      : staged        ? parallelism.At("pipeline", "the number of pipeline stages")
+      : micro_batches ? *micro_batches
+      : expert        ? *expert
+      : context       ? *context
+      : order         ? *order
+                      : *placement;  // stands in, never read, without stages
   PipelineLayout& layout = workload.pipeline;
-  layout.pipeline = staged ? static_cast<uint32_t>(depth.Integer(2, npus)) : 1;
+  layout.pipeline = staged ? static_cast<uint32_t>(depth.Integer(1, npus)) : 1;
   for (const std::string_view key :
        {"data_dimensions", "tensor_dimensions", "tensor_per_dimension"}) {
     if (const auto given = parallelism.Find(key)) {
       given->Fail(
-          "a pipeline, expert or context parallelism places ranks Megatron's way (tensor index "
-          "fastest, then context, data, pipeline stage; or as \"order\" says); give the "
-          "degrees only");
+          "a pipeline, micro-batches, expert or context parallelism places ranks Megatron's way "
+          "(tensor index fastest, then context, data, pipeline stage; or as \"order\" says); "
+          "give the degrees only");
     }
   }
   const auto tensor = parallelism.Find("tensor");
@@ -162,12 +165,23 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
                                    layout.pipeline, npus)) {
     parallelism.Fail(*reason);
   }
-  // Without stages, one micro-batch (`count` then only stands in and is never read).
+  // A pipeline needs its micro-batch count; one stage defaults to one micro-batch (`count` then
+  // only stands in and is never read).
   const JsonCursor count =
-      micro_batches ? *micro_batches
-      : staged      ? parallelism.At("micro_batches", "the number of micro-batches per iteration")
-                    : depth;
-  layout.micro_batches = staged ? static_cast<uint32_t>(count.Integer(1, 1 << 20)) : 1;
+      micro_batches         ? *micro_batches
+      : layout.pipeline > 1 ? parallelism.At("micro_batches",
+                                             "the number of micro-batches per iteration")
+                            : depth;
+  layout.micro_batches =
+      micro_batches || layout.pipeline > 1 ? static_cast<uint32_t>(count.Integer(1, 1 << 20)) : 1;
+  // One stage runs each micro-batch's forward and then its backward, in turn: no schedule to
+  // choose and no chunks to interleave.
+  for (const auto& key : {schedule, virtual_stages}) {
+    if (key && layout.pipeline == 1) {
+      key->Fail("applies to a pipeline; with one stage each micro-batch runs forward then "
+                "backward in turn; accepted: this key with \"pipeline\" of 2 or more");
+    }
+  }
   if (schedule) layout.schedule = schedule->Choice(kPipelineScheduleNames);
   if (virtual_stages) {
     layout.virtual_stages = static_cast<uint32_t>(virtual_stages->Integer(1, 1024));

@@ -1,8 +1,8 @@
 // Pipeline parallelism in "workload.training.parallelism" (docs/scenario.md §3.2): the keys
-// "pipeline", "micro_batches", "pipeline_schedule" and "virtual_stages", read into the
-// workload's PipelineLayout (workloads/graph/parallel-layout.h), each checked by its rule
-// (workloads/graph/pipeline-rules.h) at the key that breaks it. Internal to the loader (throws
-// JsonPathError).
+// "pipeline", "micro_batches" (alone, or with "pipeline": 1: one stage, gradient accumulation),
+// "pipeline_schedule" and "virtual_stages", read into the workload's PipelineLayout
+// (workloads/graph/parallel-layout.h), each checked by its rule (workloads/graph/pipeline-rules.h)
+// at the key that breaks it. Internal to the loader (throws JsonPathError).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,7 +17,8 @@ namespace hfsim {
 /// The nodes a generated graph may hold in all (72 bytes each: 4 Mi nodes is 300 MiB).
 inline constexpr uint64_t kMaxGeneratedGraphNodes = uint64_t{1} << 22;
 
-/// When the parallelism section asks for a pipeline (any pipeline key), reads the degrees and
+/// When the parallelism section asks for a composed layout (a pipeline key, micro-batches,
+/// expert, context, order or placement), reads the degrees and
 /// the layout, checks them against the fabric and the model (already read), and returns true;
 /// otherwise returns false and reads nothing.
 bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Dimension>& dims,

@@ -1,6 +1,6 @@
 // The report's compute_breakdown (sim/report/compute-breakdown.h): present only under the
-// kernel-level compute model, its classes adding up to the compute the engine ran, and under a
-// pipeline the mean over the stages.
+// kernel-level compute model, its classes adding up to the compute the engine ran, under a
+// pipeline the mean over the stages, and with micro-batches on one stage all of them.
 #include "sim/report/compute-breakdown.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +63,23 @@ TEST(ComputeBreakdownTest, ClassesAddUpToTheIterationsCompute) {
   EXPECT_EQ(again->kernels[OpClass::kGemm], gemm);
   EXPECT_GT(again->kernels[OpClass::kAttention], attention);
   EXPECT_LT(again->kernels[OpClass::kAttention], 2 * attention);
+}
+
+// Gradient accumulation without a pipeline: each rank runs every layer once per micro-batch, so
+// the classes add up to the compute the engine ran over the 4 micro-batches of 4 samples.
+TEST(ComputeBreakdownTest, MicroBatchesWithoutAPipelineAddUpToTheIterationsCompute) {
+  nlohmann::json document = Quickstart();
+  document["npu"] = {{"device", "H100-SXM"}};
+  document["workload"]["training"]["parallelism"] = {{"data", 4}, {"tensor", 8},
+                                                     {"micro_batches", 4}};
+  const Scenario scenario = Parse(document);
+  const Report report = AnalyticalEngine().Run(scenario);
+  const auto b = ReportComputeBreakdown(scenario);
+  ASSERT_TRUE(b.has_value());
+  const IterationTimeline& it = report.iteration;
+  const double compute =
+      it.forward_compute_ns + it.input_grad_compute_ns + it.weight_grad_compute_ns;
+  EXPECT_NEAR(b->TotalNs(), compute, 1e-9 * compute);
 }
 
 // Without the kernel-level model (no device, or a device with compute_efficiency) there is no

@@ -132,9 +132,10 @@ TEST(PipelineScenario, RefusesLayoutsThatCannotRun) {
                   "nodes (4 programs x 1703950), above the 4194304 hfsim builds; accepted: fewer "
                   "micro-batches");
 
+  // One stage is accepted (gradient accumulation: tests/flow/accumulation-engines-test.cc).
   doc = PipelineScenario();
-  Parallelism(doc)["pipeline"] = 1;
-  ExpectLoadError(doc, at + ".pipeline", "2");  // a pipeline has at least 2 stages
+  Parallelism(doc)["pipeline"] = 0;
+  ExpectLoadError(doc, at + ".pipeline", "got 0; accepted: an integer from 1 to 16");
 }
 
 }  // namespace

@@ -115,6 +115,15 @@ std::optional<std::string> BatchSplitRefusal(uint64_t batch, uint32_t data,
 std::optional<std::string> GradientShardingRefusal(uint32_t zero_stage,
                                                    const PipelineLayout& layout) {
   if (zero_stage <= 1 || (layout.pipeline == 1 && layout.micro_batches == 1)) return std::nullopt;
+  if (layout.pipeline == 1) {
+    // DeepSpeed runs ZeRO-2 and -3 with gradient accumulation by reducing every micro-batch's
+    // gradients into the shards: a different job, not modelled.
+    return fmt::format(
+        "ZeRO stage {} shards gradients, which cannot accumulate over {} micro-batches (DeepSpeed "
+        "reduces them at every micro-batch instead; not modelled); accepted with micro-batches: 0 "
+        "or 1",
+        zero_stage, layout.micro_batches);
+  }
   return fmt::format(
       "ZeRO stage {} shards gradients, which a pipeline accumulates over its micro-batches; "
       "accepted with a pipeline: 0 or 1 (DeepSpeed refuses the same)",
@@ -136,7 +145,7 @@ std::optional<std::string> GraphSizeRefusal(const Model& model, const TrainingCo
   const uint64_t programs = uint64_t{layout.pipeline} * context;
   if (per_stage * programs <= max_nodes) return std::nullopt;
   return fmt::format(
-      "this pipeline job's graph would hold about {} nodes ({} programs x {}), above the {} "
+      "this job's graph would hold about {} nodes ({} programs x {}), above the {} "
       "hfsim builds; accepted: fewer micro-batches",
       per_stage * programs, programs, per_stage, max_nodes);
 }

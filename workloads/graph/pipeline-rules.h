@@ -45,7 +45,7 @@ std::optional<std::string> ChunksRefusal(size_t layers, const PipelineLayout& la
 std::optional<std::string> BatchSplitRefusal(uint64_t batch, uint32_t data,
                                              const PipelineLayout& layout);
 /// ZeRO-2 and -3 shard gradients, which cannot accumulate over micro-batches: they run only
-/// with one stage and one micro-batch (DeepSpeed refuses the same).
+/// with one stage and one micro-batch (DeepSpeed refuses them with a pipeline).
 std::optional<std::string> GradientShardingRefusal(uint32_t zero_stage,
                                                    const PipelineLayout& layout);
 /// A layout composed from the parallel axes keeps its graph within `max_nodes`: every stage runs

@@ -10,8 +10,9 @@
 //     (p - s - 1) x 2 + (v - 1) x p warm-up steps; step k runs chunk (k mod pv) / p, reversed
 //     for backward, on micro-batch (k / pv) p + k mod p). It needs a micro-batch count that is
 //     a multiple of p.
-// A job without a pipeline is the pipeline of one stage and one micro-batch: one forward step,
-// then one backward step, through one chunk holding every layer.
+// A job without a pipeline is the pipeline of one stage: 1F1B with no warm-up, so each
+// micro-batch's forward step is followed by its backward step, through one chunk holding every
+// layer (Megatron-LM's forward_backward_no_pipelining; gradient accumulation with m above 1).
 #pragma once
 
 #include <cstdint>

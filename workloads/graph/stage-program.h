@@ -18,7 +18,8 @@
 //   - kMegatron, ranks composed from the parallel axes: nodes name only the waits their streams
 //     do not imply, and every layer's gradients are reduced after the stage's last backward
 //     step (Megatron's finalize_model_grads), last layer first: on the main stream, or with
-//     overlap on stream 3, each as soon as its layer's last backward is done. Sends on 1,
+//     overlap on stream 3, each as soon as its layer's last backward is done. The earlier
+//     micro-batches' gradients accumulate locally (DDP's no_sync), with or without a pipeline. Sends on 1,
 //     receives on 2, ring attention on 4 to 7, ZeRO-3's prefetched gathers on 8.
 // With one micro-batch and overlap the two forms time the same; without overlap the loop blocks
 // on each layer's gradients where Megatron's form reduces them all at the end.

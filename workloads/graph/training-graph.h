@@ -11,6 +11,10 @@
 //   - stage-program.h: one rank class's program, step by step, with its gradients;
 //   - ring-attention.h, parameter-gathers.h: context parallelism's blocks, ZeRO-3's gathers.
 //
+// Gradient accumulation without a pipeline is the pipeline of one stage and m micro-batches,
+// with its ranks composed from the parallel axes: its gradients are reduced once, after (or,
+// overlapped, during) the last micro-batch's backward, as every stage's are (stage-program.h).
+//
 // Ranks whose programs are the same share one (a rank class): without a pipeline or context
 // every rank; with them one program per stage and context index, its T x D ranks sharing it
 // (the i-th rank of one class talks to the i-th of the next stage's, or of its ring
