@@ -31,9 +31,8 @@ double ActivationBytes(const Layer& layer, const TrainingConfig& config) {
     }
     return bytes;
   }
-  const double total = layer.activation_bytes_per_sample > 0.0
-                           ? layer.activation_bytes_per_sample
-                           : output;
+  const double total =
+      layer.activation_bytes_per_sample > 0.0 ? layer.activation_bytes_per_sample : output;
   const double attention = layer.attention_activation_bytes_per_sample;
   // Without sequence parallelism 10 of a block's 34 s h bytes (norms, dropout inputs) are
   // kept whole on every tensor rank.
@@ -108,8 +107,7 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
     // ZeRO shards over the replicas holding the same parameters: the data and context ranks
     // for a layer's own, the expert-data group for routed experts.
     const double expert_copies = d / experts_per_rank;
-    auto sharded_of = [&](double own, double experts, double bytes_per_param,
-                          uint32_t from_stage) {
+    auto sharded_of = [&](double own, double experts, double bytes_per_param, uint32_t from_stage) {
       const bool shard = config.zero_stage >= from_stage;
       return own * bytes_per_param / (shard ? d * cp : 1.0) +
              experts * bytes_per_param / (shard ? expert_copies : 1.0);

@@ -101,7 +101,8 @@ TEST(Memory, Fp8ChangesExactlyTheDocumentedBytes) {
 // Megatron-LM's own estimate (report_theoretical_memory in
 // megatron/training/theoretical_memory_usage.py) for a GPT with sequence parallelism, selective
 // recomputation, the distributed optimizer and BF16, pipeline 1:
-//   weights and optimizer: (6 + 12 / d) bytes per parameter of the shard,
+//   weights and optimizer: (6 + 12 / d) bytes per parameter of the shard (18 without the
+//     distributed optimizer; the table of Megatron-LM's docs/source/api-guide/dist_optimizer.md),
 //     (6 + 12 / 8) x 124,439,808 / 4 = 233,324,640;
 //   activations (compute_activation_memory): [s b h (18 + 4 ffn / h) L + 8 s b + s b h +
 //     4 s b h (1 + V / h)] / t with b = 8 samples, ffn = 4h, L = 12:
@@ -117,6 +118,11 @@ TEST(Memory, MatchesMegatronTheoreticalMemoryForGpt) {
   const RankMemory m = MemoryOf(doc);
   EXPECT_DOUBLE_EQ(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes, 233'324'640.0);
   EXPECT_DOUBLE_EQ(m.activations_bytes, 1'061'314'560.0);
+  // Without the distributed optimizer, 18 bytes per parameter: 18 x 31,109,952.
+  Training(doc)["parallelism"]["zero_stage"] = 0;
+  const RankMemory plain = MemoryOf(doc);
+  EXPECT_DOUBLE_EQ(plain.weights_bytes + plain.gradients_bytes + plain.optimizer_bytes,
+                   559'979'136.0);
 }
 
 TEST(Memory, ZeroShardsOverTheReplicas) {
