@@ -67,6 +67,31 @@ struct Operation {
   bool operator==(const Operation&) const = default;
 };
 
+/// What one layer keeps for its backward pass per sample, in bytes, whole (before any tensor or
+/// context split), as Megatron-Core + Transformer Engine keep it (docs/memory.md §2), derived
+/// from the layer's shapes as Korthikanti et al. 2022 (§4.1, eq. 1) derive s h (34 + 5 a s / h)
+/// for GPT. Two sets: every GEMM input saved in 16 bits, and the linear layers' inputs saved in
+/// FP8 (workload.training.precision "fp8").
+struct SavedActivations {
+  /// Kept whole on every rank of the tensor group unless sequence parallelism splits it: the
+  /// norms' inputs and outputs (the column-parallel GEMMs' inputs), dropout masks, the router's
+  /// scores.
+  double replicated = 0.0;
+  /// Split by tensor parallelism: queries, keys, values, the attention output, the MLP's
+  /// intermediate activations.
+  double split = 0.0;
+  /// The routed experts' activations (tokens x top_k): split by tensor parallelism and scaled
+  /// by the busiest rank's load (TrainingConfig::expert_load).
+  double routed = 0.0;
+  /// The attention core's own saved state, which selective recomputation drops: with a fused
+  /// (FlashAttention) kernel its softmax statistics, 4 bytes per head and query; unfused, the
+  /// 5 a s^2 of scores, softmax and dropout (Korthikanti et al. eq. 1).
+  double fused_core = 0.0;
+  double unfused_core = 0.0;
+
+  bool operator==(const SavedActivations&) const = default;
+};
+
 struct Layer {
   std::string name;
   /// Trainable parameters (weights + biases + norm scales), exact.
@@ -108,6 +133,11 @@ struct Layer {
   double activation_bytes_per_sample = 0.0;
   /// Of them, the attention core's 5 a s^2, which selective recomputation does not keep.
   double attention_activation_bytes_per_sample = 0.0;
+  /// The architecture's own activation footprint (transformer blocks and LM heads): when set,
+  /// the memory estimate uses it instead of the two fields above. `saved_fp8` is the same layer
+  /// with its FP8 linear layers' inputs saved in FP8.
+  std::optional<SavedActivations> saved;
+  std::optional<SavedActivations> saved_fp8;
   /// Elements of the keys and values the layer's attention makes for one sample, whole (every
   /// key/value head, before any tensor split): what context parallelism passes around its ring.
   /// 0 for a layer without attention.

@@ -9,7 +9,10 @@ namespace hfsim {
 namespace {
 
 // The activations one sample leaves in one layer for its backward pass, on one rank of the
-// tensor group (Korthikanti et al. 2022, eq. 1-2). Layers that state nothing keep at least
+// tensor group. A layer with its architecture's footprint (Layer::saved, docs/memory.md §2)
+// keeps its replicated part whole on every tensor rank unless sequence parallelism splits it,
+// the rest split; selective recomputation drops the attention core's own state (Korthikanti et
+// al. 2022, Table 2). Other layers keep Korthikanti's eq. 1-2 as they state it, or at least
 // their output.
 double ActivationBytes(const Layer& layer, const TrainingConfig& config) {
   const double t = config.tensor_parallel;
@@ -18,9 +21,18 @@ double ActivationBytes(const Layer& layer, const TrainingConfig& config) {
   if (config.recompute == Recompute::kFull) {
     return config.sequence_parallel ? output / t : output;  // the layer's input only
   }
-  const double total = layer.activation_bytes_per_sample > 0.0
-                           ? layer.activation_bytes_per_sample
-                           : output;
+  if (layer.saved) {
+    const SavedActivations& a =
+        config.fp8_linear_layers && layer.saved_fp8 ? *layer.saved_fp8 : *layer.saved;
+    const double replicated = config.sequence_parallel ? a.replicated / t : a.replicated;
+    double bytes = replicated + a.split / t + a.routed * config.expert_load / t;
+    if (config.recompute != Recompute::kSelective) {
+      bytes += (config.attention_keeps_scores ? a.unfused_core : a.fused_core) / t;
+    }
+    return bytes;
+  }
+  const double total =
+      layer.activation_bytes_per_sample > 0.0 ? layer.activation_bytes_per_sample : output;
   const double attention = layer.attention_activation_bytes_per_sample;
   // Without sequence parallelism 10 of a block's 34 s h bytes (norms, dropout inputs) are
   // kept whole on every tensor rank.
@@ -30,6 +42,20 @@ double ActivationBytes(const Layer& layer, const TrainingConfig& config) {
                                 : rest * (10.0 + 24.0 / t) / 34.0;
   if (config.recompute == Recompute::kSelective) return split_rest;
   return split_rest + attention / t;
+}
+
+// Parameters of the layer's GEMMs that Transformer Engine runs in FP8 (its own and its routed
+// experts'), which hold an FP8 copy and its transpose under FP8.
+struct Fp8Params {
+  double own = 0.0, routed = 0.0;
+};
+Fp8Params Fp8GemmParams(const Layer& layer) {
+  Fp8Params p;
+  for (const Operation& op : layer.operations) {
+    if (!RunsInFp8UnderTransformerEngine(op.kind)) continue;
+    (op.kind == OperationKind::kExpertLinear ? p.routed : p.own) += static_cast<double>(op.params);
+  }
+  return p;
 }
 
 }  // namespace
@@ -52,6 +78,7 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
   RankMemory worst;
   for (uint32_t s = 0; s < p; ++s) {
     double dense = 0.0, routed = 0.0, activations = 0.0, largest_layer = 0.0, kv_block = 0.0;
+    double fp8_dense = 0.0, fp8_routed = 0.0;
     for (uint32_t c = 0; c < v; ++c) {
       const uint32_t k = c * p + s;
       for (uint32_t i = first_layer(k); i < first_layer(k + 1); ++i) {
@@ -63,6 +90,11 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
         routed += expert_params / experts_per_rank / t;
         largest_layer = std::max(largest_layer, (own + expert_params / experts_per_rank) / t);
         activations += ActivationBytes(layer, config) * token_share;
+        if (config.fp8_linear_layers) {
+          const Fp8Params fp8 = Fp8GemmParams(layer);
+          fp8_dense += fp8.own / t;
+          fp8_routed += fp8.routed / experts_per_rank / t;
+        }
         kv_block = std::max(kv_block, static_cast<double>(layer.kv_elements_per_sample) *
                                           config.activation_bytes_per_element * token_share / t);
       }
@@ -75,15 +107,22 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
     // ZeRO shards over the replicas holding the same parameters: the data and context ranks
     // for a layer's own, the expert-data group for routed experts.
     const double expert_copies = d / experts_per_rank;
-    auto sharded = [&](double bytes_per_param, uint32_t from_stage) {
+    auto sharded_of = [&](double own, double experts, double bytes_per_param, uint32_t from_stage) {
       const bool shard = config.zero_stage >= from_stage;
-      return dense * bytes_per_param / (shard ? d * cp : 1.0) +
-             routed * bytes_per_param / (shard ? expert_copies : 1.0);
+      return own * bytes_per_param / (shard ? d * cp : 1.0) +
+             experts * bytes_per_param / (shard ? expert_copies : 1.0);
+    };
+    auto sharded = [&](double bytes_per_param, uint32_t from_stage) {
+      return sharded_of(dense, routed, bytes_per_param, from_stage);
     };
     RankMemory stage;
     stage.stage = s;
     stage.weights_bytes = sharded(config.parameter_bytes_per_param, 3);
-    stage.gradients_bytes = sharded(config.gradient_bytes_per_param, 2);
+    // Transformer Engine's FP8 weight and its transpose, one byte each per parameter of an FP8
+    // GEMM (TE 1.x module/linear.py, _Linear.forward's weight_fp8 and weight_t_fp8, cached
+    // across micro-batches), beside the 16-bit weights.
+    if (config.fp8_linear_layers) stage.weights_bytes += sharded_of(fp8_dense, fp8_routed, 2.0, 3);
+    stage.gradients_bytes = sharded(config.GradientBufferBytes(), 2);
     stage.optimizer_bytes = sharded(config.optimizer_bytes_per_param, 1);
     stage.activations_bytes = activations * in_flight;
     // ZeRO-3 holds the layer being used and the one prefetched whole; buckets are copied into

@@ -3,13 +3,13 @@
 // of the micro-batches in flight that backward still needs, and communication buffers. The
 // loader refuses a job that does not fit the NPU's capacity (docs/scenario.md §7.5).
 //
-// Activations follow Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
-// Transformer Models", §4, eq. 1-2 and Table 2): a transformer block keeps s b h (34 + 5 a s / h)
-// bytes per micro-batch of b sequences with 16-bit activations; tensor parallelism splits 24 of
-// the 34 (all 34 with sequence parallelism) and the 5 a s / h of attention; selective
-// recomputation drops the attention part; full recomputation keeps only each block's input.
-// Context parallelism keeps 1/C of every sequence's activations on each rank, and ring
-// attention's key/value blocks in flight.
+// Activations: what each layer keeps for backward as Megatron-Core with Transformer Engine does
+// (Layer::saved, docs/memory.md §2), derived from its shapes as Korthikanti et al. 2022 (§4.1,
+// eq. 1) derive s h (34 + 5 a s / h) for GPT, with FlashAttention's softmax statistics unless the
+// core is unfused and FP8 inputs under FP8; tensor parallelism splits all but the norms' inputs
+// and outputs and dropout masks (those too with sequence parallelism); selective recomputation
+// drops the core's own state, full keeps each block's input. Context parallelism keeps 1/C of
+// each sequence's activations per rank, and ring attention's key/value blocks in flight.
 #pragma once
 
 #include <cstdint>

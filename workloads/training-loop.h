@@ -91,6 +91,22 @@ struct TrainingConfig {
   /// and variance, 12 bytes (ZeRO's K).
   uint32_t optimizer_bytes_per_param = 12;
   Recompute recompute = Recompute::kNone;
+  /// Memory as Megatron-Core + Transformer Engine keep it (workloads/memory-estimate.h,
+  /// docs/memory.md). Under FP8 (workload.training.precision "fp8") the linear layers save
+  /// their inputs in FP8 and hold an FP8 copy of their weights and its transpose.
+  bool fp8_linear_layers = false;
+  /// The attention core keeps its L x L scores, softmax and dropout mask for backward (an
+  /// unfused kernel, workload.training.attention "unfused": Korthikanti et al.'s 5 a s^2);
+  /// otherwise (FlashAttention, fused attention) only the softmax statistics.
+  bool attention_keeps_scores = false;
+  /// Bytes per parameter of the gradient buffer the rank holds; 0: gradient_bytes_per_param.
+  /// With a precision given, Megatron's FP32 main gradients (4), unless gradient_bytes_per_param
+  /// is given.
+  uint32_t gradient_buffer_bytes_per_param = 0;
+  uint32_t GradientBufferBytes() const {
+    return gradient_buffer_bytes_per_param > 0 ? gradient_buffer_bytes_per_param
+                                               : gradient_bytes_per_param;
+  }
   /// ZeRO-3: gather a layer's parameters while the layer before it computes (FSDP's forward
   /// and backward prefetch), on a stream of their own; otherwise just before it, blocking.
   bool prefetch_parameters = true;

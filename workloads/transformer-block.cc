@@ -272,6 +272,73 @@ void SetOtherBlockOperations(const TransformerSpec& spec, const BlockSizes& b, u
   rest.activation_elements_per_sample = s * per_token;
 }
 
+// What the block keeps for its backward pass per sample, in bytes (docs/memory.md §2), as
+// Megatron-Core's TransformerLayer built from Transformer Engine modules keeps it. `gemm_input`
+// is the bytes per element of a linear layer's saved input: 2, or 1 under FP8 (TE's _Linear
+// saves its input cast to FP8 for the weight-gradient GEMM). Everything else is 16-bit, but
+// the softmax statistics and router scores (FP32). Korthikanti et al. 2022 §4.1 count the same
+// tensors for GPT: with a GELU MLP of 4h, dropout, 16-bit inputs and an unfused core this is
+// their s h (34 + 5 a s / h): 10 s h replicated, 24 s h split, 5 a s^2 core.
+SavedActivations BlockSavedActivations(const TransformerSpec& spec, const BlockSizes& b,
+                                       uint64_t seq, double gemm_input) {
+  const double s = static_cast<double>(seq), h = static_cast<double>(spec.hidden);
+  const double a = spec.heads;
+  const double v_width = a * static_cast<double>(b.v_head);
+  const double gated = spec.gated_mlp ? 2.0 : 1.0;
+  // GPT-2 and BERT layouts train with hidden dropout (Korthikanti's GPT: a 1-byte mask after
+  // the attention and after the MLP); Llama-layout models (Llama, Mistral, Qwen, DeepSeek)
+  // without (their Megatron recipes set hidden_dropout 0).
+  const bool dropout = spec.rows != RowLayout::kLlama;
+  SavedActivations saved;
+  // Each norm keeps its input (16-bit); its output is the next column-parallel GEMMs' saved
+  // input (TE's LayerNormLinear casts it to FP8 in the norm kernel under FP8).
+  saved.replicated = 2.0 * s * h + gemm_input * s * h;
+  if (dropout) saved.replicated += 2.0 * s * h;  // the two 1-byte masks
+  // Queries, keys and values, saved by the attention core in 16 bits; its output, saved by
+  // the core and by the output projection (one tensor in 16 bits; under FP8 the projection
+  // keeps its own FP8 copy beside the core's).
+  saved.split = 2.0 * s * static_cast<double>(b.q_width + b.kv_width) +
+                2.0 * s * static_cast<double>(b.kv_heads) * static_cast<double>(b.v_head) +
+                2.0 * s * v_width + (gemm_input < 2.0 ? gemm_input * s * v_width : 0.0);
+  if (spec.mla) {
+    // The latents: each down projection's output is its norm's input (16-bit), and the norm's
+    // output the up projection's saved input.
+    const MlaSpec& m = *spec.mla;
+    const double ranks = static_cast<double>(m.kv_lora_rank + m.q_lora_rank);
+    saved.replicated += (2.0 + gemm_input) * s * ranks;
+  }
+  // FlashAttention-2 (flash_attn_interface.py, _flash_attn_forward) and cuDNN fused attention
+  // keep the log-sum-exp of each row in FP32; an unfused core keeps softmax output (2 bytes),
+  // dropout mask (1) and dropout output (2) per score (Korthikanti et al. eq. 1).
+  saved.fused_core = 4.0 * a * s;
+  saved.unfused_core = 5.0 * a * s * s;
+  saved.replicated += 2.0 * s * h;  // the MLP's norm input
+  if (!b.moe) {
+    // fc1's input (the norm output), its output kept by the activation function for its
+    // backward (gate and up for SwiGLU), the activation's output as fc2's input.
+    const double f = static_cast<double>(spec.ffn);
+    saved.replicated += gemm_input * s * h;
+    saved.split += 2.0 * gated * s * f + gemm_input * s * f;
+    return saved;
+  }
+  const MoeSpec& moe = *spec.moe;
+  const double shared = static_cast<double>(uint64_t{moe.shared_experts} * moe.shared_expert_ffn);
+  const double k = moe.top_k, fe = static_cast<double>(moe.expert_ffn);
+  // The router (16-bit, replicated over the tensor group) keeps the norm output in 16 bits; the
+  // shared experts' fc1 an FP8 copy of it under FP8. Routing scores in FP32 (Megatron's
+  // TopKRouter computes its softmax / sigmoid in FP32), one per expert and token.
+  saved.replicated += 2.0 * s * h + 4.0 * s * moe.experts;
+  if (shared > 0.0) {
+    if (gemm_input < 2.0) saved.replicated += gemm_input * s * h;
+    saved.split += 2.0 * gated * s * shared + gemm_input * s * shared;
+  }
+  // Each token copied to its top_k experts: the permuted tokens as the grouped fc1's input,
+  // fc1's output, the activation's output as fc2's input, and the experts' outputs, which the
+  // unpermutation weights by the routing probabilities and keeps for their gradient.
+  saved.routed = k * s * (gemm_input * h + 2.0 * gated * fe + gemm_input * fe + 2.0 * h);
+  return saved;
+}
+
 }  // namespace
 
 uint64_t TransformerBlockParams(const TransformerSpec& spec, uint32_t layer) {
@@ -315,6 +382,8 @@ Layer BuildTransformerBlock(const TransformerSpec& spec, uint32_t layer, uint64_
   block.attention_activation_bytes_per_sample = 5.0 * a * s * s;
   block.activation_bytes_per_sample = 34.0 * s * h + block.attention_activation_bytes_per_sample;
   block.kv_elements_per_sample = seq * b.kv_heads * (b.qk_head + b.v_head);
+  block.saved = BlockSavedActivations(spec, b, seq, 2.0);
+  block.saved_fp8 = BlockSavedActivations(spec, b, seq, 1.0);
   if (!b.moe && !spec.mla) {
     SetDenseBlockOperations(spec, b, seq, block);
   } else {

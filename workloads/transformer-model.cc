@@ -56,6 +56,21 @@ Operation LmHead(const TransformerSpec& spec, uint64_t seq, uint64_t params) {
   return op;
 }
 
+// What a row holding the LM head keeps for backward per sample (docs/memory.md §2): the head's
+// 16-bit input (it runs in BF16 under FP8 too), its norm's input when the row holds the norm,
+// and the softmax the vocabulary-parallel cross entropy keeps in FP32 (Megatron's
+// _VocabParallelCrossEntropy; the "inputs to output layer and CE loss" term, 4 s h (1 + V / h),
+// of report_theoretical_memory in megatron/training/theoretical_memory_usage.py).
+void SetHeadSavedActivations(const TransformerSpec& spec, uint64_t seq, bool with_norm,
+                             Layer& row) {
+  const double s = static_cast<double>(seq), d = static_cast<double>(spec.hidden);
+  SavedActivations saved;
+  saved.replicated = (with_norm ? 4.0 : 2.0) * s * d;
+  saved.split = 4.0 * s * static_cast<double>(spec.vocab);
+  row.saved = saved;
+  row.saved_fp8 = saved;
+}
+
 // Embeddings are a table lookup, so 0 FLOPs; a vocab-parallel table needs one all-reduce to
 // assemble each token's vector.
 Layer EmbeddingRow(const TransformerSpec& spec, uint64_t seq) {
@@ -68,6 +83,13 @@ Layer EmbeddingRow(const TransformerSpec& spec, uint64_t seq) {
   Layer row = Row(kNames[static_cast<int>(spec.rows)], tables + norm, 0.0, seq * d);
   row.tensor_parallel_all_reduces = 1;
   const double s = static_cast<double>(seq);
+  // It keeps the token ids (8-byte integers) and, in GPT-2 and BERT layouts, the mask of the
+  // dropout after it: report_theoretical_memory's "input to embedding" and "dropout in
+  // embedding layer" terms (megatron/training/theoretical_memory_usage.py).
+  SavedActivations saved;
+  saved.replicated = 8.0 * s + (spec.rows != RowLayout::kLlama ? s * static_cast<double>(d) : 0.0);
+  row.saved = saved;
+  row.saved_fp8 = saved;
   row.operations.push_back(
       Lookup(tables, s, d, 1 + (learned ? 1 : 0) + (spec.token_types > 0 ? 1 : 0)));
   if (spec.embedding_norm) {
@@ -87,6 +109,7 @@ void AddNormAndHead(const TransformerSpec& spec, uint64_t seq, Model& model) {
   Layer& output = model.layers.emplace_back(
       Row("output", head, static_cast<double>(2 * seq * d * spec.vocab), seq * d));
   output.operations.push_back(LmHead(spec, seq, head));
+  SetHeadSavedActivations(spec, seq, false, output);
 }
 
 // GPT-2's tail: the LM head reuses wte (tied), so it adds no parameters, but its logits matmul is
@@ -99,6 +122,7 @@ void AddTiedNormHead(const TransformerSpec& spec, uint64_t seq, Model& model) {
   ln_f.operations.push_back(
       Elementwise("norm", ln_f.params, static_cast<double>(seq), 2.0 * static_cast<double>(d)));
   ln_f.operations.push_back(LmHead(spec, seq, 0));
+  SetHeadSavedActivations(spec, seq, true, ln_f);
 }
 
 // BERT's pooler: a d x d dense layer with bias and tanh applied to the [CLS] token only, so its
@@ -153,6 +177,7 @@ void AddMtpModule(const TransformerSpec& spec, uint32_t k, uint64_t seq, Model& 
       name + ".output", NormParams(spec), static_cast<double>(2 * seq * d * spec.vocab), seq * d));
   output.operations.push_back(Elementwise("norm", output.params, s, 2.0 * static_cast<double>(d)));
   output.operations.push_back(LmHead(spec, seq, 0));
+  SetHeadSavedActivations(spec, seq, true, output);
 }
 
 }  // namespace

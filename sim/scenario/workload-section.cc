@@ -466,6 +466,21 @@ void ReadPrecision(const JsonCursor& section, TrainingWorkload& workload) {
     workload.attention = attention->Choice({"flash", "unfused"}) == 0 ? AttentionImpl::kFused
                                                                       : AttentionImpl::kUnfused;
   }
+  // What the memory estimate keeps (docs/memory.md): FP8 inputs and weight copies of the
+  // linear layers, the unfused core's scores, and with a precision given Megatron's FP32 main
+  // gradients (megatron/training/arguments.py: bf16 sets accumulate_allreduce_grads_in_fp32).
+  TrainingConfig& config = workload.config;
+  config.fp8_linear_layers = workload.TrainingPrecision() == Precision::kFp8;
+  // A device without a fused attention kernel (the V100) runs the core unfused whatever is
+  // asked (compute-model.cc), and so keeps its scores.
+  config.attention_keeps_scores =
+      workload.attention == AttentionImpl::kUnfused ||
+      (workload.device != nullptr && workload.device->attention.table == nullptr);
+  // (FP16 keeps 16-bit gradients: accumulate_allreduce_grads_in_fp32 is off by default.)
+  if (precision && workload.TrainingPrecision() != Precision::kFp16 &&
+      !section.Has("gradient_bytes_per_param")) {
+    config.gradient_buffer_bytes_per_param = 4;
+  }
   if (workload.device == nullptr) return;
   const Precision training = workload.TrainingPrecision();
   DeviceSpec device = *workload.device;

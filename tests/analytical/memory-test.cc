@@ -1,14 +1,18 @@
-// Per-rank memory (workloads/memory-estimate.h) against hand-worked figures, activation
-// recomputation's compute, the heads a tensor degree must divide, and the refusal of a job
-// that does not fit its NPU's memory.
+// Per-rank memory (workloads/memory-estimate.h, docs/memory.md) against hand-worked figures,
+// activation recomputation's compute, the heads a tensor degree must divide, and the refusal of
+// a job that does not fit its NPU's memory.
 //
-// GPT-2 small (12 blocks of d = 768, 12 heads, s = 1,024; 124,439,808 parameters) with data 8 x
-// tensor 4 and 8 samples per replica. Per block and sample, Korthikanti et al. 2022's
-// s h (10 + 24 / t) + 5 a s^2 / t = 16 x 786,432 + 5 x 12 x 1,048,576 / 4 = 12,582,912 +
-// 15,728,640 = 28,311,552 bytes; the embedding and final-norm rows keep their output,
-// 786,432 x 2 bytes / 4 = 393,216 each. In all 8 x (12 x 28,311,552 + 2 x 393,216) =
-// 2,724,200,448 bytes. Weights and gradients 124,439,808 / 4 x 2 bytes = 62,219,904 each, Adam
-// 12 bytes per parameter 373,319,424.
+// GPT-2 small (12 blocks of h = 768, a = 12 heads, s = 1,024, V = 50,257; 124,439,808
+// parameters) with data 8 x tensor 4 and 8 samples per replica; s h = 786,432. Per sample:
+//   each block (saved-activations-test.cc has the terms): 10 s h kept whole on every tensor
+//     rank (no sequence parallelism) = 7,864,320, 24 s h / 4 = 4,718,592, and FlashAttention's
+//     log-sum-exp 4 a s / 4 = 12,288: 12,595,200;
+//   the embedding: its token ids 8 s = 8,192 and its dropout mask s h = 786,432: 794,624;
+//   ln_f with the tied LM head: its input and the head's 4 s h = 3,145,728 whole, the loss's
+//     FP32 softmax 4 s V / 4 = 51,463,168: 54,608,896.
+// In all 8 x (12 x 12,595,200 + 794,624 + 54,608,896) = 1,652,367,360 bytes. Weights and
+// gradients 124,439,808 / 4 x 2 bytes = 62,219,904 each, Adam 12 bytes per parameter
+// 373,319,424.
 #include <gtest/gtest.h>
 
 #include "sim/analytical/analytical-engine.h"
@@ -32,18 +36,93 @@ TEST(Memory, GptSmallByHand) {
   EXPECT_DOUBLE_EQ(m.weights_bytes, 62'219'904.0);
   EXPECT_DOUBLE_EQ(m.gradients_bytes, 62'219'904.0);
   EXPECT_DOUBLE_EQ(m.optimizer_bytes, 373'319'424.0);
-  EXPECT_DOUBLE_EQ(m.activations_bytes, 2'724'200'448.0);
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 1'652'367'360.0);
   EXPECT_DOUBLE_EQ(m.buffers_bytes, 0.0);
-  // Selective recomputation keeps no attention core: 8 x (12 x 12,582,912 + 786,432).
+  // Selective recomputation drops the core's log-sum-exp: 8 x (12 x 12,582,912 + 794,624 +
+  // 54,608,896).
   Training(doc)["recompute"] = "selective";
-  EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 1'214'251'008.0);
+  EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 1'651'187'712.0);
   // Full recomputation keeps each row's input: 14 x 786,432 x 2 bytes x 8 samples.
   Training(doc)["recompute"] = "full";
   EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 176'160'768.0);
-  // Sequence parallelism splits all 34 s h: 8 x (12 x (8.5 x 786,432 + 15,728,640) + 786,432).
+  // Sequence parallelism splits the replicated part too: 8 x (12 x (34 x 786,432 / 4 + 12,288)
+  // + 794,624 / 4 + (3,145,728 + 205,852,672) / 4).
   Training(doc)["recompute"] = "none";
   Training(doc)["parallelism"]["sequence_parallel"] = true;
-  EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 8.0 * (12 * 22'413'312.0 + 786'432.0));
+  EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 1'062'494'208.0);
+}
+
+// An unfused attention core keeps Korthikanti et al.'s 5 a s^2 instead of FlashAttention's
+// 4 a s: per block (5 x 12 x 1,024^2 - 4 x 12 x 1,024) / 4 = 15,716,352 more, over 12 blocks
+// and 8 samples 1,508,769,792; the block then keeps exactly their s h (10 + 24 / t) + 5 a s^2 / t
+// = 28,311,552 (eq. 2 without sequence parallelism). Selective recomputation drops either.
+TEST(Memory, FlashAttentionRemovesExactlyTheScores) {
+  nlohmann::json doc = test::BaseTrainingScenario();
+  const double flash = MemoryOf(doc).activations_bytes;
+  Training(doc)["attention"] = "unfused";
+  const double unfused = MemoryOf(doc).activations_bytes;
+  EXPECT_DOUBLE_EQ(unfused - flash, 1'508'769'792.0);
+  EXPECT_DOUBLE_EQ(unfused, 8.0 * (12 * 28'311'552.0 + 794'624.0 + 54'608'896.0));
+  Training(doc)["recompute"] = "selective";
+  const double selective_unfused = MemoryOf(doc).activations_bytes;
+  Training(doc)["attention"] = "flash";
+  EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, selective_unfused);
+}
+
+// workload.training.precision "fp8" changes exactly (docs/memory.md §3):
+//   weights: + 2 bytes (the FP8 copy and its transpose) per parameter of the FP8 GEMMs, per
+//     block qkv 768 x 2,304, projection 768 x 768, MLP 2 x 768 x 3,072 = 7,077,888, 12 blocks
+//     over tensor 4: 21,233,664 parameters, 42,467,328 bytes;
+//   gradients: Megatron's FP32 main gradients, 4 bytes per parameter (as for "bf16" given):
+//     124,439,808 / 4 x 4 = 124,439,808;
+//   activations: per block the QKV and fc1 inputs in FP8 (-2 s h, kept whole) and, split over
+//     4, the projection's FP8 copy (+s h) and fc2's FP8 input (-4 s h): -1,572,864 - 589,824 =
+//     -2,162,688, over 12 blocks and 8 samples -207,618,048.
+TEST(Memory, Fp8ChangesExactlyTheDocumentedBytes) {
+  nlohmann::json doc = test::BaseTrainingScenario();
+  const RankMemory plain = MemoryOf(doc);
+  Training(doc)["precision"] = "bf16";
+  const RankMemory bf16 = MemoryOf(doc);
+  EXPECT_DOUBLE_EQ(bf16.weights_bytes, plain.weights_bytes);
+  EXPECT_DOUBLE_EQ(bf16.gradients_bytes, 124'439'808.0);
+  EXPECT_DOUBLE_EQ(bf16.optimizer_bytes, plain.optimizer_bytes);
+  EXPECT_DOUBLE_EQ(bf16.activations_bytes, plain.activations_bytes);
+  Training(doc)["precision"] = "fp8";
+  const RankMemory fp8 = MemoryOf(doc);
+  EXPECT_DOUBLE_EQ(fp8.weights_bytes - bf16.weights_bytes, 42'467'328.0);
+  EXPECT_DOUBLE_EQ(fp8.gradients_bytes, bf16.gradients_bytes);
+  EXPECT_DOUBLE_EQ(fp8.optimizer_bytes, bf16.optimizer_bytes);
+  EXPECT_DOUBLE_EQ(bf16.activations_bytes - fp8.activations_bytes, 207'618'048.0);
+  // An explicit gradient_bytes_per_param is the buffer the rank holds.
+  Training(doc)["gradient_bytes_per_param"] = 2;
+  EXPECT_DOUBLE_EQ(MemoryOf(doc).gradients_bytes, plain.gradients_bytes);
+}
+
+// Megatron-LM's own estimate (report_theoretical_memory in
+// megatron/training/theoretical_memory_usage.py) for a GPT with sequence parallelism, selective
+// recomputation, the distributed optimizer and BF16, pipeline 1:
+//   weights and optimizer: (6 + 12 / d) bytes per parameter of the shard (18 without the
+//     distributed optimizer; the table of Megatron-LM's docs/source/api-guide/dist_optimizer.md),
+//     (6 + 12 / 8) x 124,439,808 / 4 = 233,324,640;
+//   activations (compute_activation_memory): [s b h (18 + 4 ffn / h) L + 8 s b + s b h +
+//     4 s b h (1 + V / h)] / t with b = 8 samples, ffn = 4h, L = 12:
+//     8 x (320,864,256 + 8,192 + 786,432 + 208,998,400) / 4 = 1,061,314,560.
+// (Megatron pads the vocabulary to a multiple of 128 x t; hfsim keeps GPT-2's 50,257, so the
+// loss term here is the same formula at that V.)
+TEST(Memory, MatchesMegatronTheoreticalMemoryForGpt) {
+  nlohmann::json doc = test::BaseTrainingScenario();
+  Training(doc)["precision"] = "bf16";
+  Training(doc)["recompute"] = "selective";
+  Training(doc)["parallelism"]["sequence_parallel"] = true;
+  Training(doc)["parallelism"]["zero_stage"] = 1;
+  const RankMemory m = MemoryOf(doc);
+  EXPECT_DOUBLE_EQ(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes, 233'324'640.0);
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 1'061'314'560.0);
+  // Without the distributed optimizer, 18 bytes per parameter: 18 x 31,109,952.
+  Training(doc)["parallelism"]["zero_stage"] = 0;
+  const RankMemory plain = MemoryOf(doc);
+  EXPECT_DOUBLE_EQ(plain.weights_bytes + plain.gradients_bytes + plain.optimizer_bytes,
+                   559'979'136.0);
 }
 
 TEST(Memory, ZeroShardsOverTheReplicas) {
@@ -85,8 +164,8 @@ TEST(Memory, MicroBatchesInFlightFollowTheSchedule) {
 
 TEST(Memory, AJobThatDoesNotFitIsRefusedNamingTheRank) {
   nlohmann::json doc = test::BaseTrainingScenario();
-  doc["npu"] = {{"hbm_GiB", 2}};
-  ExpectLoadError(doc, "npu.hbm_GiB", "rank 0 (pipeline stage 0) needs 3.00 GiB");
+  doc["npu"] = {{"hbm_GiB", 1}};
+  ExpectLoadError(doc, "npu.hbm_GiB", "rank 0 (pipeline stage 0) needs 2.00 GiB");
   doc["npu"]["allow_memory_overflow"] = true;
   EXPECT_TRUE(ParseScenario(doc));
   doc["npu"] = {{"hbm_GiB", 4}};
