@@ -7,6 +7,7 @@
 
 #include "sim/analytical/analytical-engine.h"
 #include "sim/analytical/collective-pricing.h"
+#include "sim/report/report-json.h"
 #include "sim/scenario/scenario-parser.h"
 
 namespace hfsim {
@@ -50,6 +51,30 @@ void BM_Llama3405B16384(benchmark::State& state) { RunScenario(state, "llama3-40
 void BM_Llama3405B16384Context16(benchmark::State& state) {
   RunScenario(state, "validation/llama3-405b-16384-cp16-h100.json");
 }
+// Llama 3 405B as Meta ran it on 16,384 H100s (Table 4 of the Llama 3 paper; tensor 8 x
+// pipeline 16 x data 128, interleaved, sequence parallelism, ZeRO-1): the NPU is the H100-SXM
+// preset without a compute_efficiency, so every layer is priced by the kernel-level compute
+// model (workloads/kernel-pricing.h).
+constexpr const char* kLlama3405BH100 = "validation/llama3-405b-16k-16384-h100.json";
+void BM_Llama3405BH100(benchmark::State& state) { RunScenario(state, kLlama3405BH100); }
+// The same job loaded: parsed, checked, its graph generated (every layer kernel-priced) and
+// placed, its memory estimated. `hfsim run` and every parameter combination of a sweep pay it.
+void BM_LoadLlama3405BH100(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(Load(kLlama3405BH100));
+}
+// An evaluation as `hfsim run` reports it: the engine's run and the JSON report, whose compute
+// breakdown by class prices the model's layers again.
+void BM_ReportLlama3405BH100(benchmark::State& state) {
+  Scenario scenario = Load(kLlama3405BH100);
+  const AnalyticalEngine engine;
+  uint64_t i = 0;
+  size_t sink = 0;
+  for (auto _ : state) {
+    scenario.dimensions[1].bandwidth_Bpns = 40.0 + static_cast<double>(i++ % 20);
+    sink += ReportToJson(engine.Run(scenario), scenario).dump().size();
+  }
+  benchmark::DoNotOptimize(sink);
+}
 void BM_ResNet50DataParallel(benchmark::State& state) {
   RunScenario(state, "resnet50-data-parallel.json");
 }
@@ -73,6 +98,9 @@ BENCHMARK(BM_Gpt3FourDim);
 BENCHMARK(BM_Gpt3ThreeDim);
 BENCHMARK(BM_Llama3405B16384);
 BENCHMARK(BM_Llama3405B16384Context16)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Llama3405BH100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadLlama3405BH100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReportLlama3405BH100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ResNet50DataParallel);
 BENCHMARK(BM_PriceAllReduceFourDim);
 BENCHMARK(BM_LoadGpt3FourDim);

@@ -15,8 +15,8 @@ struct Loaded {
   hfsim::Scenario scenario;
 };
 
-Loaded Load() {
-  const std::string path = std::string(HFSIM_SOURCE_DIR) + "/bench/scenarios/sweep-gpt3-4d.json";
+Loaded Load(const char* name = "sweep-gpt3-4d.json") {
+  const std::string path = std::string(HFSIM_SOURCE_DIR) + "/bench/scenarios/" + name;
   Loaded loaded{hfsim::LoadScenarioDocument(path).Value(), {}};
   loaded.scenario = hfsim::ParseScenario(loaded.document).Value();
   return loaded;
@@ -34,6 +34,35 @@ void BM_EvaluatePointGpt3FourD(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EvaluatePointGpt3FourD)->Unit(benchmark::kMicrosecond);
+
+// The same sweep with the NPU as a device preset (H100-SXM, no compute_efficiency): every layer
+// kernel-priced. The first point of a combination compiles its time model; the rest only play it.
+constexpr const char* kDeviceSweep = "sweep-gpt3-4d-h100.json";
+void BM_EvaluatePointGpt3FourDH100(benchmark::State& state) {
+  const Loaded loaded = Load(kDeviceSweep);
+  const hfsim::SweepPlan plan = hfsim::SweepPlan::Build(loaded.document, loaded.scenario).Value();
+  hfsim::PointEvaluator evaluator(plan);
+  uint64_t point = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(evaluator.TimeNs(point));
+    point = point + 1 == plan.PointCount() ? 0 : point + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EvaluatePointGpt3FourDH100)->Unit(benchmark::kMicrosecond);
+
+// What one parameter combination of a sweep costs before its first point (SweepPlan::Build
+// parses each combination): the scenario parsed, its graph generated with every layer
+// kernel-priced and placed, its memory estimated; then its time model compiled.
+void BM_CombinationGpt3FourDH100(benchmark::State& state) {
+  const Loaded loaded = Load(kDeviceSweep);
+  for (auto _ : state) {
+    const hfsim::Scenario scenario = hfsim::ParseScenario(loaded.document).Value();
+    const hfsim::TimeModel model(scenario);
+    benchmark::DoNotOptimize(model.DimensionCount());
+  }
+}
+BENCHMARK(BM_CombinationGpt3FourDH100)->Unit(benchmark::kMicrosecond);
 
 void BM_CsvRowGpt3FourD(benchmark::State& state) {
   const Loaded loaded = Load();

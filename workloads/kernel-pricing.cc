@@ -168,16 +168,44 @@ std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const Co
   return t;
 }
 
+bool SameKernelPricing(const Layer& a, const Layer& b) {
+  // Every field of a Layer that PriceLayerByKernels (and DenseBlockDims) reads: keep in step.
+  return a.tensor_parallel_all_reduces == b.tensor_parallel_all_reduces &&
+         a.routed.has_value() == b.routed.has_value() && a.operations == b.operations;
+}
+
+std::optional<KernelLayerTimes> KernelLayerMemo::Price(const Layer& layer) {
+  // The entry found last first (a model's blocks come back to back), then the others.
+  const size_t count = m_entries.size();
+  for (size_t i = 0; i < count; ++i) {
+    const size_t at = (m_last + i) % count;
+    const Entry& entry = m_entries[at];
+    if (entry.layer == &layer || SameKernelPricing(*entry.layer, layer)) {
+      m_last = at;
+      return entry.times;
+    }
+  }
+  ++m_priced;
+  std::optional<KernelLayerTimes> times =
+      PriceLayerByKernels(layer, *m_model, *m_config, m_samples);
+  if (count < kMaxDistinct) {
+    m_entries.push_back({&layer, times});
+    m_last = count;
+  }
+  return times;
+}
+
 ComputeBreakdown KernelComputeBreakdown(const Model& model, const TrainingConfig& config) {
   ComputeBreakdown out;
   const TrainingIteration iteration = BuildTrainingIteration(model, config);
   const uint64_t samples = config.global_batch_samples / config.data_parallel;
+  KernelLayerMemo memo(*config.kernel_model, config, samples);
   for (size_t i = 0; i < model.layers.size(); ++i) {
     const Layer& layer = model.layers[i];
     const LayerWork& work = iteration.layers[i];
     const bool measured = layer.forward_ns || layer.input_grad_ns || layer.weight_grad_ns;
     const std::optional<KernelLayerTimes> priced =
-        measured ? std::nullopt : PriceLayerByKernels(layer, *config.kernel_model, config, samples);
+        measured ? std::nullopt : memo.Price(layer);
     if (!priced) {
       out.roofline_ns += work.forward_ns + work.input_grad_ns + work.weight_grad_ns;
       continue;

@@ -19,8 +19,10 @@
 //   unknown                 the roofline at the config's rates
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "models/compute/compute-model.h"
 #include "workloads/layer.h"
@@ -53,6 +55,44 @@ struct KernelLayerTimes {
 /// no operation of the layer has a shape (kind unknown), which the roofline prices instead.
 std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const ComputeModel& model,
                                                     const TrainingConfig& config, uint64_t samples);
+
+/// Whether PriceLayerByKernels gives `a` and `b` the same times under any one model, config and
+/// batch: the fields of a layer it reads are equal (the operations, whether experts are routed,
+/// the tensor-parallel all-reduces). Names, FLOP totals and measured times are not read by it.
+bool SameKernelPricing(const Layer& a, const Layer& b);
+
+/// PriceLayerByKernels for the layers of one model under one compute model, config and batch,
+/// each distinct layer priced once: a layer that prices the same as one already priced
+/// (SameKernelPricing) takes that layer's times, which are the same numbers to the bit (the
+/// pricing is a pure function of what SameKernelPricing compares). Llama 3 405B's 126 identical
+/// blocks are priced once per training loop instead of 126 times. Per call of the training loop
+/// and never shared between threads; holds pointers to the layers it priced, which must outlive
+/// it. At most kMaxDistinct layers are kept (a model of more distinct layers prices the rest
+/// one by one): about kMaxDistinct x 200 bytes.
+class KernelLayerMemo {
+ public:
+  static constexpr size_t kMaxDistinct = 64;
+
+  KernelLayerMemo(const ComputeModel& model, const TrainingConfig& config, uint64_t samples)
+      : m_model(&model), m_config(&config), m_samples(samples) {}
+
+  /// PriceLayerByKernels(layer, model, config, samples).
+  std::optional<KernelLayerTimes> Price(const Layer& layer);
+  /// Layers priced so far (the others were looked up).
+  size_t PricedCount() const { return m_priced; }
+
+ private:
+  struct Entry {
+    const Layer* layer;
+    std::optional<KernelLayerTimes> times;
+  };
+  const ComputeModel* m_model;
+  const TrainingConfig* m_config;
+  uint64_t m_samples;
+  std::vector<Entry> m_entries;
+  size_t m_last = 0;  ///< the entry found last: blocks repeat back to back
+  size_t m_priced = 0;
+};
 
 /// Compute time of one training iteration on one rank by class (gemm, attention, elementwise,
 /// comm_kernel_overhead) and the time of what the roofline priced (layers without shapes or

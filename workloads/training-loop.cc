@@ -78,6 +78,9 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
   TrainingIteration iteration;
   iteration.overlap = config.overlap;
   iteration.layers.reserve(model.layers.size());
+  // Identical layers (a model's blocks) are kernel-priced once (workloads/kernel-pricing.h).
+  std::optional<KernelLayerMemo> kernel_memo;
+  if (config.kernel_model) kernel_memo.emplace(*config.kernel_model, config, samples);
   // Each layer's work is written where it is kept, field by field: building a CommRequest
   // and then copying it reads back, in wide loads, fields just stored one by one, which stalls
   // (store forwarding fails) and cost more than the rest of this loop.
@@ -89,7 +92,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     const bool measured = layer.forward_ns || layer.input_grad_ns || layer.weight_grad_ns;
     std::optional<KernelLayerTimes> kernels;
     if (config.kernel_model && !measured) {
-      kernels = PriceLayerByKernels(layer, *config.kernel_model, config, samples);
+      kernels = kernel_memo->Price(layer);
     }
     if (kernels) {
       work.forward_ns = kernels->forward.TotalNs();

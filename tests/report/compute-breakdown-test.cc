@@ -11,6 +11,7 @@
 #include "sim/analytical/analytical-engine.h"
 #include "sim/report/report-json.h"
 #include "sim/scenario/scenario-parser.h"
+#include "workloads/kernel-pricing.h"
 
 namespace hfsim {
 namespace {
@@ -91,6 +92,50 @@ TEST(ComputeBreakdownTest, AbsentWithoutTheKernelModel) {
   document["npu"] = {{"device", "H100-SXM"}, {"compute_efficiency", 0.5}};
   const Scenario efficiency = Parse(document);
   EXPECT_FALSE(ReportComputeBreakdown(efficiency).has_value());
+}
+
+// Llama 3 405B on 16,384 H100s as Meta ran it (configs/validation/llama3-405b-16k-16384-h100.json:
+// tensor 8, pipeline 16, data 128, 16 micro-batches of one sample, sequence parallelism, no
+// recomputation), kernel-priced. Evaluated twice in one process (cold, then warm), the report's
+// bytes are the same; and its compute breakdown, whose training loop prices the 126 identical
+// blocks once (KernelLayerMemo), equals to the bit every layer priced on its own
+// (PriceLayerByKernels, no memo) summed in the report's order: forward + input gradients +
+// weight gradients per layer, added layer by layer, for one micro-batch (2048 / 16 / 128 = 1
+// sample), times micro-batches over stages (16 / 16 = 1).
+TEST(ComputeBreakdownTest, ReportBytesColdWarmAndPricedLayerByLayer) {
+  auto loaded = LoadScenarioFile(
+      (fs::path(HFSIM_SOURCE_DIR) / "configs/validation/llama3-405b-16k-16384-h100.json").string());
+  ASSERT_TRUE(loaded) << loaded.Error().ToString();
+  const Scenario& scenario = loaded.Value();
+  const AnalyticalEngine engine;
+  const std::string cold = ReportToJson(engine.Run(scenario), scenario).dump();
+  const std::string warm = ReportToJson(engine.Run(scenario), scenario).dump();
+  EXPECT_EQ(cold, warm);
+
+  const TrainingWorkload& t = scenario.training;
+  ASSERT_TRUE(t.config.kernel_model);
+  ASSERT_EQ(t.pipeline.micro_batches, 16u);
+  ASSERT_EQ(t.pipeline.pipeline, 16u);
+  TrainingConfig micro = t.config;
+  micro.global_batch_samples = t.config.global_batch_samples / t.pipeline.micro_batches;
+  const uint64_t samples = micro.global_batch_samples / micro.data_parallel;
+  ASSERT_EQ(samples, 1u);
+  ASSERT_EQ(micro.recompute, Recompute::kNone);
+  ComputeTally sum;
+  for (const Layer& layer : t.model.layers) {
+    const auto alone = PriceLayerByKernels(layer, *micro.kernel_model, micro, samples);
+    ASSERT_TRUE(alone.has_value()) << layer.name;
+    KernelPassTimes all = alone->forward;
+    all += alone->input_grad;
+    all += alone->weight_grad;
+    sum += all.kernels;
+  }
+  const nlohmann::json b = nlohmann::json::parse(cold)["compute_breakdown"];
+  for (const OpClass c : kAllOpClasses) {
+    // 16 / 16: the scale is exactly 1.
+    EXPECT_EQ(b[std::string(ToString(c)) + "_ns"].get<double>(), sum[c]) << ToString(c);
+  }
+  EXPECT_GT(sum[OpClass::kGemm], 0.0);
 }
 
 }  // namespace
