@@ -68,7 +68,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         p.pipeline, placed, ToString(p.schedule), p.micro_batches,
         p.virtual_stages > 1 ? fmt::format(", {} chunks per stage", p.virtual_stages)
                              : std::string(),
-        ToString(t.config.overlap));
+        OverlapSummary(t.config.overlap, t.config.overlap_options));
     if (report.graph) {
       out += fmt::format("breakdown of rank {}, the first of those whose program ends last\n",
                          report.graph->reported_rank);
@@ -80,7 +80,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         "[{}], overlap {}\n",
         t.model_name, t.model.layers.size(), t.config.global_batch_samples, t.config.data_parallel,
         fmt::join(t.data_dimensions, ","), t.config.tensor_parallel,
-        fmt::join(t.tensor_dimensions, ","), ToString(t.config.overlap));
+        fmt::join(t.tensor_dimensions, ","), OverlapSummary(t.config.overlap, t.config.overlap_options));
   } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     out += PsWorkloadLine(scenario.parameter_server);
     if (report.convergence) out += ConvergenceSummary(*report.convergence);
