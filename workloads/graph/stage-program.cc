@@ -1,5 +1,7 @@
 #include "workloads/graph/stage-program.h"
 
+#include <algorithm>
+
 #include "workloads/graph/parameter-gathers.h"
 #include "workloads/graph/program-writer.h"
 
@@ -152,6 +154,12 @@ class StageWriter {
     }
     return {first, sent};
   }
+  // The GEMMs' share of `rest_ns`, the part of a pass of `pass_ns` that runs beside no ring
+  // attention (the GEMMs are all in it).
+  static double GemmShareOf(double pass_ns, double gemm_share, double rest_ns) {
+    if (rest_ns <= 0) return 0.0;
+    return std::min(1.0, pass_ns * gemm_share / rest_ns);
+  }
   bool Chunked(const LayerWork& work, const std::optional<CommRequest>& comm, double share) const {
     return m_work.overlap_options.tensor_parallel && comm &&
            comm->group == ParallelGroup::kTensor && share > 0 && m_work.tensor_chunks > 1;
@@ -166,23 +174,25 @@ class StageWriter {
       const LayerWork& work = m_layers[i];
       const bool ring = work.context_kv_bytes > 0;
       m_gathers.Before(i);
-      const bool chunked = !ring && Chunked(work, work.forward_comm, work.forward_gemm_share);
+      // With ring attention the core runs apart, after the rest of the layer's compute.
+      const double rest_ns = work.forward_ns - (ring ? work.attention_forward_ns : 0.0);
+      const double share = GemmShareOf(work.forward_ns, work.forward_gemm_share, rest_ns);
+      const bool chunked = Chunked(work, work.forward_comm, share);
       uint32_t tensor_comm = kNoNode;
       if (chunked) {
-        const PassNodes pass = ChunkedPass(GraphPhase::kForward, i, work.forward_ns,
-                                           work.forward_gemm_share, *work.forward_comm);
+        const PassNodes pass =
+            ChunkedPass(GraphPhase::kForward, i, rest_ns, share, *work.forward_comm);
         last = pass.first;
         tensor_comm = pass.comm;
       } else {
-        last = m_out.Compute(GraphPhase::kForward, i,
-                             work.forward_ns - (ring ? work.attention_forward_ns : 0.0), false);
+        last = m_out.Compute(GraphPhase::kForward, i, rest_ns, false);
       }
       m_gathers.WaitFor(i, last);
       WaitForReceive(last);
       FirstForwardWaits(i, last);
       if (ring) {
-        last = WriteAttentionRing(m_out, m_streams, work, i, true, last, m_work.context,
-                                  m_peers.ring);
+        last = WriteAttentionRing(m_out, m_streams, work, i, true, m_out.LastMain(),
+                                  m_work.context, m_peers.ring);
       }
       if (chunked) {
         // The layer's output is whole once its last chunk's collective is done.
@@ -217,9 +227,18 @@ class StageWriter {
         WaitForReceive(start);
         const uint32_t home = WriteAttentionRing(m_out, m_streams, work, i, false, start,
                                                  m_work.context, m_peers.ring);
-        last = m_out.Compute(GraphPhase::kInputGrad, i,
-                             work.input_grad_ns - work.attention_input_grad_ns, false);
-        m_out.Wait(last, home);
+        const double rest_ns = work.input_grad_ns - work.attention_input_grad_ns;
+        const double share =
+            GemmShareOf(work.input_grad_ns, work.input_grad_gemm_share, rest_ns);
+        if (Chunked(work, work.input_grad_comm, share)) {
+          const PassNodes pass =
+              ChunkedPass(GraphPhase::kInputGrad, i, rest_ns, share, *work.input_grad_comm);
+          m_out.Wait(pass.first, home);
+          tensor_comm = pass.comm;
+        } else {
+          last = m_out.Compute(GraphPhase::kInputGrad, i, rest_ns, false);
+          m_out.Wait(last, home);
+        }
       } else if (Chunked(work, work.input_grad_comm, work.input_grad_gemm_share)) {
         const PassNodes pass = ChunkedPass(GraphPhase::kInputGrad, i, work.input_grad_ns,
                                            work.input_grad_gemm_share, *work.input_grad_comm);
