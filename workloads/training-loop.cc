@@ -55,6 +55,19 @@ double RooflineNs(const Layer& layer, double routed_flops, double share,
 
 }  // namespace
 
+std::string OverlapSummary(OverlapMode gradients, const OverlapOptions& options) {
+  if (!options.object_form) return std::string(ToString(gradients));
+  const bool on[] = {gradients == OverlapMode::kBackward, options.parameter_gather,
+                     options.tensor_parallel, options.pipeline_sends, options.expert_all_to_all};
+  std::string named;
+  for (size_t i = 0; i < kOverlapKeys.size(); ++i) {
+    if (!on[i]) continue;
+    if (!named.empty()) named += '+';
+    named += kOverlapKeys[i];
+  }
+  return named.empty() ? "none" : named;
+}
+
 double ExpertExchangeBytes(const RoutedExperts& routed, const TrainingConfig& config,
                            uint64_t samples) {
   return config.expert_load * static_cast<double>(samples * routed.tokens_per_sample) *
@@ -104,6 +117,13 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
                                     ? kernels->attention_forward_ns
                                     : 0.0;
       work.input_grad_ns += recomputed;
+      // The GEMMs' share of each pass (the recomputed forward's own GEMMs run again too).
+      const double forward_gemm = kernels->forward.kernels[OpClass::kGemm];
+      const double input_grad_gemm =
+          kernels->input_grad.kernels[OpClass::kGemm] +
+          (config.recompute == Recompute::kFull ? forward_gemm : 0.0);
+      if (work.forward_ns > 0) work.forward_gemm_share = forward_gemm / work.forward_ns;
+      if (work.input_grad_ns > 0) work.input_grad_gemm_share = input_grad_gemm / work.input_grad_ns;
       if (context > 1 && kernels->attention_forward_ns > 0) {
         work.attention_forward_ns = kernels->attention_forward_ns;
         work.attention_input_grad_ns =

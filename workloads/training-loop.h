@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -37,6 +38,36 @@ inline constexpr NameTable<OverlapMode, 2> kOverlapModeNames = {{
     {OverlapMode::kBackward, "backward"},
 }};
 inline std::string_view ToString(OverlapMode overlap) { return NameIn(kOverlapModeNames, overlap); }
+/// What else runs beside compute, besides the gradient collectives (OverlapMode). Each is graph
+/// structure the training generator writes (stage-program.h), so every engine runs it:
+///   - tensor_parallel: a layer's tensor-parallel collectives run in chunks on a stream of their
+///     own, pipelined with the layer's compute (Megatron's --tp-comm-overlap, Transformer
+///     Engine's userbuffers);
+///   - pipeline_sends: a stage's sends and receives run beside its compute, posted ahead
+///     (Megatron's overlap_p2p_comm); otherwise each receive is posted when the stage reaches its
+///     step and the stage's next compute waits for the send it just issued (Megatron's
+///     _communicate with wait_on_reqs);
+///   - parameter_gather: ZeRO-1/2's gathers of the updated parameters run in the background at
+///     the start of the next iteration, each waited for only before its layer's first forward
+///     (Megatron's distributed optimizer with overlap_param_gather);
+///   - expert_all_to_all: refused by the loader (not modelled yet).
+/// The defaults are today's meaning of the strings "none" and "backward".
+struct OverlapOptions {
+  bool tensor_parallel = false;
+  bool pipeline_sends = true;
+  bool parameter_gather = false;
+  bool expert_all_to_all = false;
+  /// The scenario gave workload.training.overlap as an object (it is echoed as one).
+  bool object_form = false;
+
+  bool operator==(const OverlapOptions&) const = default;
+};
+/// The keys of workload.training.overlap's object form.
+inline constexpr std::array<std::string_view, 5> kOverlapKeys = {
+    "gradients", "parameter_gather", "tensor_parallel", "pipeline_sends", "expert_all_to_all"};
+/// How a report names a job's overlap: the string it was given ("none", "backward"), or for the
+/// object form the switches that are on, joined by "+" ("none" when none is).
+std::string OverlapSummary(OverlapMode gradients, const OverlapOptions& options);
 /// Activation recomputation (Korthikanti et al. 2022): none; selective (the attention core is
 /// computed again in backward instead of kept); full (every layer's forward again, only its
 /// input kept).
@@ -74,7 +105,10 @@ struct TrainingConfig {
   /// the longer of its arithmetic and its memory traffic (a roofline); 0: memory traffic is
   /// free, every layer takes its FLOPs' time.
   double memory_bytes_per_ns = 0.0;
+  /// Gradient collectives beside backward compute (workload.training.overlap's "gradients").
   OverlapMode overlap = OverlapMode::kNone;
+  /// The other overlaps (workload.training.overlap's object form).
+  OverlapOptions overlap_options;
   /// Megatron's sequence parallelism: each derived tensor-parallel all-reduce of an activation
   /// runs as an all-gather and a reduce-scatter of the same buffer (CommRequest::split).
   bool sequence_parallel = false;
@@ -172,6 +206,11 @@ struct LayerWork {
   uint64_t context_kv_bytes = 0;
   double attention_forward_ns = 0.0;
   double attention_input_grad_ns = 0.0;
+  /// The share of forward_ns and of input_grad_ns spent in GEMMs: the compute a layer's
+  /// tensor-parallel collectives hide behind when they overlap (OverlapOptions). 1 (all of it)
+  /// unless the kernel-level model priced the layer: then its GEMM class's time over the pass's.
+  double forward_gemm_share = 1.0;
+  double input_grad_gemm_share = 1.0;
 };
 
 struct TrainingIteration {

@@ -73,7 +73,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         t.config.data_parallel,
         t.config.expert_parallel > 1 ? fmt::format(" (expert {})", t.config.expert_parallel)
                                      : std::string(),
-        p.pipeline, placed, steps, ToString(t.config.overlap));
+        p.pipeline, placed, steps, OverlapSummary(t.config.overlap, t.config.overlap_options));
     if (report.graph) {
       out += fmt::format("breakdown of rank {}, the first of those whose program ends last\n",
                          report.graph->reported_rank);
@@ -85,7 +85,7 @@ std::string SummaryTable(const Report& report, const Scenario& scenario) {
         "[{}], overlap {}\n",
         t.model_name, t.model.layers.size(), t.config.global_batch_samples, t.config.data_parallel,
         fmt::join(t.data_dimensions, ","), t.config.tensor_parallel,
-        fmt::join(t.tensor_dimensions, ","), ToString(t.config.overlap));
+        fmt::join(t.tensor_dimensions, ","), OverlapSummary(t.config.overlap, t.config.overlap_options));
   } else if (scenario.workload_kind == WorkloadKind::kParameterServer) {
     out += PsWorkloadLine(scenario.parameter_server);
     if (report.convergence) out += ConvergenceSummary(*report.convergence);

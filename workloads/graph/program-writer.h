@@ -46,6 +46,8 @@ struct ProgramStreams {
   uint32_t send, recv;  ///< a stage's activations and gradients to and from its neighbours
   uint32_t gradient;    ///< gradient collectives, with overlap
   uint32_t gather;      ///< ZeRO-3's prefetched parameter gathers
+  uint32_t tensor;      ///< tensor-parallel collectives' chunks, with their overlap
+  uint32_t step_gather; ///< ZeRO-1/2's gathers of the updated parameters, with their overlap
   /// Ring attention's key/value blocks and their gradients, each way: apart, so that they
   /// never queue behind a stage's messages or each other.
   uint32_t ring_send, ring_recv, ring_gradient_send, ring_gradient_recv;

@@ -1,5 +1,7 @@
 #include "workloads/graph/stage-program.h"
 
+#include <algorithm>
+
 #include "workloads/graph/parameter-gathers.h"
 #include "workloads/graph/program-writer.h"
 
@@ -8,8 +10,9 @@ namespace hfsim {
 namespace {
 
 // The streams of each form (stage-program.h). The layer loop has no sends and no ring.
-constexpr ProgramStreams kLoopStreams{kNoNode, kNoNode, 1, 2, kNoNode, kNoNode, kNoNode, kNoNode};
-constexpr ProgramStreams kMegatronStreams{1, 2, 3, 8, 4, 5, 6, 7};
+constexpr ProgramStreams kLoopStreams{kNoNode, kNoNode, 1,       2,       3,
+                                      4,       kNoNode, kNoNode, kNoNode, kNoNode};
+constexpr ProgramStreams kMegatronStreams{1, 2, 3, 8, 9, 10, 4, 5, 6, 7};
 
 class StageWriter {
  public:
@@ -23,7 +26,10 @@ class StageWriter {
         m_streams(m_loop ? kLoopStreams : kMegatronStreams),
         m_out(program, m_loop),
         m_gathers(m_layers, work.micro->prefetch_parameters, m_streams.gather, m_out),
-        m_last_weight_grad(m_layers.size(), kNoNode) {}
+        m_last_weight_grad(m_layers.size(), kNoNode),
+        m_step_gathered(m_layers.size(), kNoNode) {
+    if (work.overlap_options.parameter_gather) GatherUpdatedParameters();
+  }
 
   void Step(const StageStep& step) {
     const uint32_t k = step.chunk * m_work.pipeline + m_stage;  // the model chunk
@@ -43,6 +49,15 @@ class StageWriter {
         if (m_last_weight_grad[i] != kNoNode) ReduceGradients(i);
       }
     }
+    // A stage's last blocking send holds it until the send is done (Megatron's blocking
+    // _communicate), before it reduces its gradients.
+    if (m_pending_send != kNoNode) {
+      const uint32_t done = m_out.Compute(GraphPhase::kWeightGrad, kNoLayer, 0.0, false);
+      m_out.Wait(done, m_pending_send);
+      m_pending_send = kNoNode;
+    }
+    // With parameter_gather overlap the gathers ran at the start (GatherUpdatedParameters).
+    if (m_work.overlap_options.parameter_gather) return;
     for (uint32_t i = 0; i < m_layers.size(); ++i) {
       if (m_last_weight_grad[i] == kNoNode) continue;
       for (const auto* request : {&m_layers[i].step_gather, &m_layers[i].expert_step_gather}) {
@@ -61,11 +76,17 @@ class StageWriter {
     const uint32_t sent = m_out.PointToPoint(GraphNodeKind::kSend, peer, tag,
                                              m_work.boundary_bytes[layer], m_streams.send);
     m_out.Wait(sent, after);
+    // Without overlap the stage's next compute waits for the send (Megatron's _communicate
+    // waits on every request it issued, wait_on_reqs, unless overlap_p2p_comm).
+    if (!m_work.overlap_options.pipeline_sends) m_pending_send = sent;
     return sent;
   }
   uint32_t Receive(uint32_t peer, uint64_t tag, uint32_t layer) {
-    return m_out.PointToPoint(GraphNodeKind::kRecv, peer, tag, m_work.boundary_bytes[layer],
-                              m_streams.recv);
+    const uint32_t received = m_out.PointToPoint(GraphNodeKind::kRecv, peer, tag,
+                                                 m_work.boundary_bytes[layer], m_streams.recv);
+    // Without overlap a receive is posted when the stage reaches its step, not ahead.
+    if (!m_work.overlap_options.pipeline_sends) m_out.Wait(received, m_out.LastMain());
+    return received;
   }
   // The stage before chunk k's and the one after (activations into chunk k travel with tag 2k,
   // gradients out of chunk k with 2k + 1).
@@ -77,6 +98,71 @@ class StageWriter {
   void WaitForReceive(uint32_t node) {
     m_out.Wait(node, m_received);
     m_received = kNoNode;
+    m_out.Wait(node, m_pending_send);
+    m_pending_send = kNoNode;
+  }
+
+  // Parameter-gather overlap: the gathers of the parameters the last step updated run at the
+  // start of the iteration on a stream of their own, in the order forward needs them; the first
+  // forward of each layer waits for its own (FirstForwardWaits). Megatron's distributed
+  // optimizer with overlap_param_gather launches them after the step and waits for each bucket
+  // in the forward pre-hook of its first use (megatron/core/distributed/
+  // distributed_data_parallel.py, _make_forward_pre_hook; param_and_grad_buffer.py,
+  // start_param_sync / finish_param_sync).
+  void GatherUpdatedParameters() {
+    for (uint32_t k = m_stage; k < Chunks(); k += m_work.pipeline) {
+      for (uint32_t i = m_work.boundary[k]; i < m_work.boundary[k + 1]; ++i) {
+        for (const auto* request : {&m_layers[i].step_gather, &m_layers[i].expert_step_gather}) {
+          if (!*request) continue;
+          m_step_gathered[i] = m_out.Collective(GraphPhase::kWeightGrad, i, **request,
+                                                m_streams.step_gather, false);
+        }
+      }
+    }
+  }
+  void FirstForwardWaits(uint32_t i, uint32_t node) {
+    m_out.Wait(node, m_step_gathered[i]);
+    m_step_gathered[i] = kNoNode;
+  }
+
+  // Layer i's pass as compute and its tensor-parallel collective `comm`: blocking, or with
+  // tensor-parallel overlap pipelined in chunks (Megatron's --tp-comm-overlap, Transformer
+  // Engine's userbuffers): the pass's non-GEMM share first, then its GEMM share in
+  // tensor_chunks chunks on the main stream, chunk j's collective (1 / chunks of the buffer) on
+  // the tensor stream once chunk j is computed. Returns the pass's first compute node and its
+  // last tensor collective (kNoNode when blocking).
+  struct PassNodes {
+    uint32_t first, comm;
+  };
+  PassNodes ChunkedPass(GraphPhase phase, uint32_t i, double compute_ns, double gemm_share,
+                        const CommRequest& comm) {
+    const uint32_t chunks = m_work.tensor_chunks;
+    const double gemm_ns = compute_ns * gemm_share;
+    uint32_t first = kNoNode;
+    if (compute_ns - gemm_ns > 0) first = m_out.Compute(phase, i, compute_ns - gemm_ns, false);
+    CommRequest part = comm;
+    part.size_bytes = (comm.size_bytes + chunks - 1) / chunks;
+    const uint32_t split = SplitKinds(part).size();
+    uint32_t sent = kNoNode;
+    for (uint32_t j = 0; j < chunks; ++j) {
+      const uint32_t gemm = m_out.Compute(phase, i, gemm_ns / chunks, false);
+      if (first == kNoNode) first = gemm;
+      sent = m_out.Collective(phase, i, part, m_streams.tensor, false);
+      // The chunk's first collective (of a split pair, the all-gather) waits for the chunk's
+      // compute; the layer loop's writer already chains it there.
+      if (!m_out.Chained()) m_out.Wait(sent + 1 - split, gemm);
+    }
+    return {first, sent};
+  }
+  // The GEMMs' share of `rest_ns`, the part of a pass of `pass_ns` that runs beside no ring
+  // attention (the GEMMs are all in it).
+  static double GemmShareOf(double pass_ns, double gemm_share, double rest_ns) {
+    if (rest_ns <= 0) return 0.0;
+    return std::min(1.0, pass_ns * gemm_share / rest_ns);
+  }
+  bool Chunked(const LayerWork& work, const std::optional<CommRequest>& comm, double share) const {
+    return m_work.overlap_options.tensor_parallel && comm &&
+           comm->group == ParallelGroup::kTensor && share > 0 && m_work.tensor_chunks > 1;
   }
 
   void Forward(uint32_t k) {
@@ -88,15 +174,31 @@ class StageWriter {
       const LayerWork& work = m_layers[i];
       const bool ring = work.context_kv_bytes > 0;
       m_gathers.Before(i);
-      last = m_out.Compute(GraphPhase::kForward, i,
-                           work.forward_ns - (ring ? work.attention_forward_ns : 0.0), false);
+      // With ring attention the core runs apart, after the rest of the layer's compute.
+      const double rest_ns = work.forward_ns - (ring ? work.attention_forward_ns : 0.0);
+      const double share = GemmShareOf(work.forward_ns, work.forward_gemm_share, rest_ns);
+      const bool chunked = Chunked(work, work.forward_comm, share);
+      uint32_t tensor_comm = kNoNode;
+      if (chunked) {
+        const PassNodes pass =
+            ChunkedPass(GraphPhase::kForward, i, rest_ns, share, *work.forward_comm);
+        last = pass.first;
+        tensor_comm = pass.comm;
+      } else {
+        last = m_out.Compute(GraphPhase::kForward, i, rest_ns, false);
+      }
       m_gathers.WaitFor(i, last);
       WaitForReceive(last);
+      FirstForwardWaits(i, last);
       if (ring) {
-        last = WriteAttentionRing(m_out, m_streams, work, i, true, last, m_work.context,
-                                  m_peers.ring);
+        last = WriteAttentionRing(m_out, m_streams, work, i, true, m_out.LastMain(),
+                                  m_work.context, m_peers.ring);
       }
-      if (work.forward_comm) {
+      if (chunked) {
+        // The layer's output is whole once its last chunk's collective is done.
+        last = m_out.Compute(GraphPhase::kForward, i, 0.0, false);
+        m_out.Wait(last, tensor_comm);
+      } else if (work.forward_comm) {
         last = m_out.Collective(GraphPhase::kForward, i, *work.forward_comm, kMainStream, !ring);
       }
       if (work.forward_expert) {
@@ -116,6 +218,7 @@ class StageWriter {
       const bool ring = work.context_kv_bytes > 0;
       m_gathers.Before(i);
       bool continues = false;
+      uint32_t tensor_comm = kNoNode;
       if (ring) {
         // The attention core's blocks first, then the rest once the key/value gradients are
         // home.
@@ -124,16 +227,40 @@ class StageWriter {
         WaitForReceive(start);
         const uint32_t home = WriteAttentionRing(m_out, m_streams, work, i, false, start,
                                                  m_work.context, m_peers.ring);
-        last = m_out.Compute(GraphPhase::kInputGrad, i,
-                             work.input_grad_ns - work.attention_input_grad_ns, false);
-        m_out.Wait(last, home);
+        const double rest_ns = work.input_grad_ns - work.attention_input_grad_ns;
+        const double share =
+            GemmShareOf(work.input_grad_ns, work.input_grad_gemm_share, rest_ns);
+        if (Chunked(work, work.input_grad_comm, share)) {
+          const PassNodes pass =
+              ChunkedPass(GraphPhase::kInputGrad, i, rest_ns, share, *work.input_grad_comm);
+          m_out.Wait(pass.first, home);
+          tensor_comm = pass.comm;
+        } else {
+          last = m_out.Compute(GraphPhase::kInputGrad, i, rest_ns, false);
+          m_out.Wait(last, home);
+        }
+      } else if (Chunked(work, work.input_grad_comm, work.input_grad_gemm_share)) {
+        const PassNodes pass = ChunkedPass(GraphPhase::kInputGrad, i, work.input_grad_ns,
+                                           work.input_grad_gemm_share, *work.input_grad_comm);
+        m_gathers.WaitFor(i, pass.first);
+        WaitForReceive(pass.first);
+        tensor_comm = pass.comm;
       } else {
         last = m_out.Compute(GraphPhase::kInputGrad, i, work.input_grad_ns, false);
         m_gathers.WaitFor(i, last);
         WaitForReceive(last);
         continues = true;
       }
-      if (work.input_grad_comm) {
+      if (tensor_comm != kNoNode) {
+        // Chunked: the weight gradients compute while the last chunks' collectives run (as
+        // Transformer Engine's bulk overlaps run them beside wgrad); the expert exchange and
+        // the layer below wait for the collectives.
+        if (work.input_grad_expert) {
+          const uint32_t ready = m_out.Compute(GraphPhase::kInputGrad, i, 0.0, false);
+          m_out.Wait(ready, tensor_comm);
+          tensor_comm = kNoNode;
+        }
+      } else if (work.input_grad_comm) {
         last = m_out.Collective(GraphPhase::kInputGrad, i, *work.input_grad_comm, kMainStream,
                                 continues);
       }
@@ -144,6 +271,10 @@ class StageWriter {
       last = m_out.Compute(GraphPhase::kWeightGrad, i, work.weight_grad_ns, continues);
       m_last_weight_grad[i] = last;
       if (m_loop) ReduceGradients(i);
+      if (tensor_comm != kNoNode) {
+        last = m_out.Compute(GraphPhase::kInputGrad, i, 0.0, false);
+        m_out.Wait(last, tensor_comm);
+      }
     }
     if (k > 0) Send(PreviousRank(k), 2 * uint64_t{k} + 1, lo - 1, last);
   }
@@ -172,6 +303,8 @@ class StageWriter {
   std::vector<uint32_t> m_last_weight_grad;  ///< per layer of this stage: its last one
   uint32_t m_received = kNoNode;             ///< what the current step received, until used
   uint32_t m_last_gradient = kNoNode;        ///< the last gradient collective written
+  std::vector<uint32_t> m_step_gathered;     ///< per layer: its overlapped step gather, until used
+  uint32_t m_pending_send = kNoNode;         ///< a blocking send the next compute waits for
 };
 
 }  // namespace

@@ -21,6 +21,10 @@
 //     overlap on stream 3, each as soon as its layer's last backward is done. The earlier
 //     micro-batches' gradients accumulate locally (DDP's no_sync), with or without a pipeline. Sends on 1,
 //     receives on 2, ring attention on 4 to 7, ZeRO-3's prefetched gathers on 8.
+// The object form of workload.training.overlap (OverlapOptions) adds edges to both forms:
+// tensor-parallel collectives cut into chunks pipelined with the layer's GEMMs (stream 9, in the
+// loop 3), ZeRO-1/2's step gathers at the start overlapping forward (stream 10, in the loop 4),
+// and blocking pipeline sends (docs/graph.md §7).
 // With one micro-batch and overlap the two forms time the same; without overlap the loop blocks
 // on each layer's gradients where Megatron's form reduces them all at the end.
 #pragma once
@@ -49,7 +53,12 @@ struct StageWork {
   std::vector<uint64_t> boundary_bytes;
   uint32_t pipeline = 1;
   uint32_t context = 1;
+  /// Gradient collectives beside backward compute (OverlapMode::kBackward).
   bool overlap = false;
+  /// The other overlaps (OverlapOptions); `tensor_chunks`: how many chunks a layer's
+  /// tensor-parallel collectives and compute are cut into when they overlap.
+  OverlapOptions overlap_options;
+  uint32_t tensor_chunks = 1;
   ProgramForm form = ProgramForm::kLayerLoop;
 };
 

@@ -186,6 +186,10 @@ std::variant<ExecutionGraph, std::string> TrainingGraph(const Model& model,
   work.pipeline = layout.pipeline;
   work.context = config.context_parallel;
   work.overlap = config.overlap == OverlapMode::kBackward;
+  work.overlap_options = config.overlap_options;
+  // Transformer Engine's ring-exchange overlap cuts a GEMM and its collective into one chunk
+  // per tensor-parallel rank (userbuffers' UbufP2PCommOverlap, tp_size chunks).
+  work.tensor_chunks = config.tensor_parallel;
   work.form = along_dimensions ? ProgramForm::kLayerLoop : ProgramForm::kMegatron;
 
   ExecutionGraph graph;
