@@ -14,7 +14,7 @@ void RunGossipAnalytical(const Scenario& scenario, Report& report) {
 
   std::vector<double> step_end_ns(g.spec.steps, 0.0);
   const std::vector<size_t> starts = StepMessageStarts(trace, g.spec.steps);
-  std::vector<Transfer> phase;
+  std::vector<PhaseTransfer> phase;
   double now = 0.0;
   for (uint32_t step = 0; step < g.spec.steps; ++step) {
     phase.clear();

@@ -9,14 +9,14 @@ namespace hfsim {
 
 double PsPricer::PhaseNs(const ParameterServerWorkload& workload, const PsIterationTraffic& traffic,
                          bool to_servers) const {
-  std::vector<Transfer> transfers;
+  std::vector<PhaseTransfer> transfers;
   for (uint32_t w = 0; w < traffic.workers; ++w) {
     for (uint32_t m = 0; m < traffic.shards; ++m) {
       const auto worker = static_cast<VertexId>(workload.worker_npus[w]);
       const auto server = static_cast<VertexId>(workload.server_npus[m]);
       const auto bytes = static_cast<double>(to_servers ? traffic.SliceBytes(w, m)
                                                         : traffic.PullSliceBytes(w, m));
-      transfers.push_back(to_servers ? Transfer{worker, server, bytes} : Transfer{server, worker, bytes});
+      transfers.push_back(to_servers ? PhaseTransfer{worker, server, bytes} : PhaseTransfer{server, worker, bytes});
     }
   }
   return ConcurrentTransfersNs(m_graph, transfers);

@@ -5,10 +5,10 @@
 
 namespace hfsim {
 
-double ConcurrentTransfersNs(const FabricGraph& graph, std::span<const Transfer> transfers) {
+double ConcurrentTransfersNs(const FabricGraph& graph, std::span<const PhaseTransfer> transfers) {
   std::vector<double> load(graph.LinkCount(), 0.0);
   double latency_ns = 0.0;
-  for (const Transfer& t : transfers) {
+  for (const PhaseTransfer& t : transfers) {
     if (t.bytes == 0.0 || t.source == t.destination) continue;
     graph.ForEachLinkOnRoute(t.source, t.destination, [&](LinkId link) { load[link] += t.bytes; });
     latency_ns = std::max(latency_ns, graph.RouteLatency_ns(t.source, t.destination));

@@ -11,13 +11,17 @@
 
 namespace hfsim {
 
-struct Transfer {
+// Named apart from models/schedule.h's Transfer (a schedule's block transfer): two different
+// structs of one name in one namespace break the one-definition rule, and the linker then keeps
+// one copy of each inline function of std::vector<Transfer> for both layouts (a heap overflow
+// under clang's AddressSanitizer in every collective the executor ran).
+struct PhaseTransfer {
   VertexId source = 0;
   VertexId destination = 0;
   double bytes = 0.0;
 };
 
 /// Messages from an NPU to itself cost nothing; an empty phase costs 0.
-double ConcurrentTransfersNs(const FabricGraph& graph, std::span<const Transfer> transfers);
+double ConcurrentTransfersNs(const FabricGraph& graph, std::span<const PhaseTransfer> transfers);
 
 }  // namespace hfsim
