@@ -105,7 +105,7 @@ TEST(FlowEngine, IncastSharesTheReceiversLink) {
     return nlohmann::json{{"id", id},    {"type", "recv"},       {"peer", peer},
                           {"tag", peer}, {"size_bytes", 100000}, {"stream", id}};
   };
-  const nlohmann::json doc = {{"topology", {{"dimensions", {Dim("Switch", 3, 50, 500)}}}},
+  const nlohmann::json doc = {{"topology", {{"dimensions", nlohmann::json::array({Dim("Switch", 3, 50, 500)})}}},
                               {"workload",
                                {{"graph",
                                  {{"communicators", nlohmann::json::array()},

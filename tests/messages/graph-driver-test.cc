@@ -147,10 +147,10 @@ TEST(GraphDriver, PartialAndMultiDimensionGroupsMatchTheAnalyticalEngine) {
   for (const char* kind : {"all_reduce", "reduce_scatter", "all_gather", "all_to_all"}) {
     SCOPED_TRACE(kind);
     ExpectEnginesAgree(ProgramsScenario(
-        {Dim("FullyConnected", 8, 140, 50)}, {{"g", {{0, 1, 2, 3}, {4, 5, 6, 7}}}},
+        nlohmann::json::array({Dim("FullyConnected", 8, 140, 50)}), {{"g", {{0, 1, 2, 3}, {4, 5, 6, 7}}}},
         {{{"ranks", {0, 1, 2, 3, 4, 5, 6, 7}}, {"nodes", {Collective(1, kind, "g")}}}}));
     ExpectEnginesAgree(ProgramsScenario(
-        {Dim("FullyConnected", 8, 140, 50)}, {{"g", {{0, 2, 4, 6}}}},
+        nlohmann::json::array({Dim("FullyConnected", 8, 140, 50)}), {{"g", {{0, 2, 4, 6}}}},
         {{{"ranks", {0, 2, 4, 6}}, {"nodes", {Collective(1, kind, "g")}}},
          {{"ranks", {1, 3, 5, 7}}, {"nodes", {ComputeFor(1, 10)}}}}));
     ExpectEnginesAgree(ProgramsScenario(
@@ -168,14 +168,14 @@ TEST(GraphDriver, GroupsOfDifferentShapesAndRanksWaitingApartMatch) {
       {{{"ranks", {0, 1, 2, 3, 4, 5, 6, 7}}, {"nodes", {Collective(1, "all_reduce", "g")}}}}));
   // Ranks 0 and 3 share a program but wait on different ranks.
   ExpectEnginesAgree(ProgramsScenario(
-      {Dim("FullyConnected", 6, 100, 50)}, {{"A", {{0, 2}, {1, 5}, {3, 4}}}},
+      nlohmann::json::array({Dim("FullyConnected", 6, 100, 50)}), {{"A", {{0, 2}, {1, 5}, {3, 4}}}},
       {{{"ranks", {0, 3}}, {"nodes", {Collective(1, "all_reduce", "A"), ComputeFor(2, 5000, {1})}}},
        {{"ranks", {1, 4}}, {"nodes", {ComputeFor(1, 1000), Collective(2, "all_reduce", "A", {1})}}},
        {{"ranks", {2}}, {"nodes", {Collective(1, "all_reduce", "A")}}},
        {{"ranks", {5}}, {"nodes", {Collective(1, "all_reduce", "A")}}}}));
   // Collectives in different orders on different groups: A(0,1), B(0,2), A(2,3), B(1,3).
   ExpectEnginesAgree(ProgramsScenario(
-      {Dim("FullyConnected", 4, 100, 50)}, {{"A", {{0, 1}, {2, 3}}}, {"B", {{0, 2}, {1, 3}}}},
+      nlohmann::json::array({Dim("FullyConnected", 4, 100, 50)}), {{"A", {{0, 1}, {2, 3}}}, {"B", {{0, 2}, {1, 3}}}},
       {{{"ranks", {0, 3}}, {"nodes", {Collective(1, "all_reduce", "A"), Collective(2, "all_reduce", "B", {1})}}},
        {{"ranks", {1}}, {"nodes", {Collective(1, "all_reduce", "A"), Collective(2, "all_reduce", "B", {1})}}},
        {{"ranks", {2}}, {"nodes", {Collective(1, "all_reduce", "B"), Collective(2, "all_reduce", "A", {1})}}}}));
@@ -186,7 +186,7 @@ TEST(GraphDriver, SendsTakeTheirRouteAndAPipelineItsBubble) {
   // bytes over the link, by hand; the receive ends at delivery.
   nlohmann::json send = {{"id", 1}, {"type", "send"}, {"peer", 1}, {"tag", 7}, {"size_bytes", 300000}};
   nlohmann::json recv = {{"id", 1}, {"type", "recv"}, {"peer", 0}, {"tag", 7}, {"size_bytes", 300000}};
-  nlohmann::json doc = ProgramsScenario({Dim("FullyConnected", 4, 100, 50)}, nlohmann::json::object(),
+  nlohmann::json doc = ProgramsScenario(nlohmann::json::array({Dim("FullyConnected", 4, 100, 50)}), nlohmann::json::object(),
                                         {{{"ranks", {0}}, {"nodes", {send}}},
                                          {{"ranks", {1}}, {"nodes", {recv}}},
                                          {{"ranks", {2, 3}}, {"nodes", {ComputeFor(1, 1)}}}});
@@ -208,7 +208,7 @@ TEST(GraphDriver, SendsTakeTheirRouteAndAPipelineItsBubble) {
                       {"size_bytes", 1 << 20}, {"deps", m == 0 ? std::vector<int>{} : std::vector<int>{2 * m}}});
     stage1.push_back(ComputeFor(2 * m + 2, 2000, {2 * m + 1}));
   }
-  ExpectEnginesAgree(ProgramsScenario({Dim("Switch", 2, 50, 200)}, nlohmann::json::object(),
+  ExpectEnginesAgree(ProgramsScenario(nlohmann::json::array({Dim("Switch", 2, 50, 200)}), nlohmann::json::object(),
                                       {{{"ranks", {0}}, {"nodes", stage0}},
                                        {{"ranks", {1}}, {"nodes", stage1}}}));
 }
@@ -219,7 +219,7 @@ TEST(GraphDriver, AMillionRepetitionsInGroupsOfOneRunWithoutRecursion) {
   nlohmann::json node = Collective(1, "all_reduce", "solo");
   node["count"] = 1 << 20;
   const Scenario scenario = ParseOrDie(ProgramsScenario(
-      {Dim("Switch", 2, 50, 500)}, {{"solo", {{0}, {1}}}},
+      nlohmann::json::array({Dim("Switch", 2, 50, 500)}), {{"solo", {{0}, {1}}}},
       {{{"ranks", {0, 1}}, {"nodes", {node, ComputeFor(2, 700, {1})}}}}));
   const FakeRun run = RunOnFakeNetwork(scenario);
   EXPECT_EQ(run.total_ns, 700.0);

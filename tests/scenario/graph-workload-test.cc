@@ -97,7 +97,7 @@ TEST(GraphWorkload, WholeDimensionGroupsMatchTheCollectiveWorkloadToTheBit) {
 // it and computes 2 us. The send: 2 hops x 300 ns + 1e6 B / 50 GB/s = 20.6 us, from t = 1 us.
 TEST(GraphWorkload, SendIsPricedByItsRoute) {
   const nlohmann::json doc = {
-      {"topology", {{"dimensions", {Dim("Switch", 2, 50, 300)}}}},
+      {"topology", {{"dimensions", nlohmann::json::array({Dim("Switch", 2, 50, 300)})}}},
       {"workload", {{"graph", {{"programs", {
           {{"ranks", {0}}, {"nodes", {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1000}},
                                       {{"id", 2}, {"type", "send"}, {"peer", 1}, {"size_bytes", 1000000},
@@ -121,7 +121,7 @@ TEST(GraphWorkload, SendIsPricedByItsRoute) {
 TEST(GraphWorkload, ProgramsOfSeveralRanksSendPositionByPosition) {
   auto doc = [](int ring, nlohmann::json senders, nlohmann::json receivers) {
     return nlohmann::json{
-        {"topology", {{"dimensions", {Dim("Ring", ring, 50, 300)}}}},
+        {"topology", {{"dimensions", nlohmann::json::array({Dim("Ring", ring, 50, 300)})}}},
         {"workload", {{"graph", {{"programs", {
             {{"ranks", senders},
              {"nodes", {{{"id", 1}, {"type", "compute"}, {"duration_ns", 1000}},
@@ -221,7 +221,7 @@ nlohmann::json ComputeFor(int id, double ns, std::vector<int> deps = {}) {
 // "ComposeStages: no dimensions" (exit 1) while it looked for algorithms that fit.
 TEST(GraphWorkload, AGroupOfOneRankCostsNothing) {
   const nlohmann::json doc = ProgramsScenario(
-      {Dim("Switch", 2, 50, 500)}, {{"solo", {{0}, {1}}}},
+      nlohmann::json::array({Dim("Switch", 2, 50, 500)}), {{"solo", {{0}, {1}}}},
       {{{"ranks", {0, 1}}, {"nodes", {AllReduceOn(1, "solo"), ComputeFor(2, 700, {1})}}}});
   const Report report = AnalyticalEngine().Run(ParseOrDie(doc));
   EXPECT_EQ(report.iteration.total_ns, 700.0);
@@ -307,19 +307,19 @@ TEST(GraphWorkload, ComputeOnABackgroundStreamIsHostWorkBesideTheAccelerator) {
   nlohmann::json host = ComputeFor(2, 500);
   host["stream"] = 2;
   const nlohmann::json doc = ProgramsScenario(
-      {Dim("Ring", 2, 100, 10)}, nlohmann::json::object(),
+      nlohmann::json::array({Dim("Ring", 2, 100, 10)}), nlohmann::json::object(),
       {{{"ranks", {0, 1}}, {"nodes", {ComputeFor(1, 300), host}}}});
   const Report report = AnalyticalEngine().Run(ParseOrDie(doc));
   EXPECT_EQ(report.iteration.total_ns, 500.0);
   EXPECT_EQ(report.iteration.step_compute_ns, 300.0);
   host["phase"] = "forward";
-  ExpectLoadError(ProgramsScenario({Dim("Ring", 2, 100, 10)}, nlohmann::json::object(),
+  ExpectLoadError(ProgramsScenario(nlohmann::json::array({Dim("Ring", 2, 100, 10)}), nlohmann::json::object(),
                                    {{{"ranks", {0, 1}}, {"nodes", {host}}}}),
                   "workload.graph.programs[0].nodes[0].phase", "host work");
 }
 
 nlohmann::json TwoRankGraph(nlohmann::json rank0, nlohmann::json rank1) {
-  return {{"topology", {{"dimensions", {Dim("Ring", 2, 100, 10)}}}},
+  return {{"topology", {{"dimensions", nlohmann::json::array({Dim("Ring", 2, 100, 10)})}}},
           {"workload", {{"graph", {{"programs", {{{"ranks", {0}}, {"nodes", rank0}},
                                                  {{"ranks", {1}}, {"nodes", rank1}}}}}}}}};
 }
@@ -371,7 +371,7 @@ TEST(GraphWorkload, GroupThatIsNotAProductOfCoordinatesIsRefused) {
 
 TEST(GraphWorkload, AlgorithmThatCannotRunOnThePartialGroupIsRefused) {
   // Halving-doubling needs a power of two: fine on the whole Ring of 4, not on 3 of its NPUs.
-  nlohmann::json doc = GroupScenario({Dim("Ring", 4, 200, 20)}, {{0, 1, 2}}, 4);
+  nlohmann::json doc = GroupScenario(nlohmann::json::array({Dim("Ring", 4, 200, 20)}), {{0, 1, 2}}, 4);
   doc["communication"] = {{"algorithms", {{"all_reduce", "halving_doubling"}}}};
   auto result = ParseScenario(doc);
   ASSERT_FALSE(result);
