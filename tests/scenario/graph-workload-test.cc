@@ -251,7 +251,7 @@ TEST(GraphWorkload, OneProgramInGroupsOfDifferentShapesIsTimedPerShape) {
 // Ranks 0 and 3 share a program but wait on different ranks: 3's all-reduce starts only when
 // rank 4 has computed for 1 us, so 3 ends at 1 us + a + 5 us.
 TEST(GraphWorkload, RanksOfOneProgramWaitingOnDifferentRanksAreTimedApart) {
-  const nlohmann::json dims = {Dim("FullyConnected", 6, 100, 50)};
+  const nlohmann::json dims = nlohmann::json::array({Dim("FullyConnected", 6, 100, 50)});
   const nlohmann::json comms = {{"A", {{0, 2}, {1, 5}, {3, 4}}}};
   const double a = Time(ProgramsScenario(dims, comms,
                                          {{{"ranks", {0, 1, 2, 3, 4, 5}}, {"nodes", {AllReduceOn(1, "A")}}}}));
@@ -267,7 +267,7 @@ TEST(GraphWorkload, RanksOfOneProgramWaitingOnDifferentRanksAreTimedApart) {
 // then A. It runs (no rank waits on itself): A(0,1), then B(0,2), A(2,3), B(1,3) one after
 // another, 4 all-reduces of the same price in all.
 TEST(GraphWorkload, CollectivesInDifferentOrdersOnDifferentGroupsRun) {
-  const nlohmann::json dims = {Dim("FullyConnected", 4, 100, 50)};
+  const nlohmann::json dims = nlohmann::json::array({Dim("FullyConnected", 4, 100, 50)});
   const nlohmann::json comms = {{"A", {{0, 1}, {2, 3}}}, {"B", {{0, 2}, {1, 3}}}};
   const double a = Time(ProgramsScenario(dims, comms,
                                          {{{"ranks", {0, 1, 2, 3}}, {"nodes", {AllReduceOn(1, "A")}}}}));

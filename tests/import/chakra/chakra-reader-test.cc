@@ -23,7 +23,7 @@ using test::PointToPoint;
 using test::TraceDir;
 using test::WriteBytes;
 
-const nlohmann::json kSwitch2 = {Dimension("Switch", 2, 50, 500)};
+const nlohmann::json kSwitch2 = nlohmann::json::array({Dimension("Switch", 2, 50, 500)});
 
 // Rank 0 computes 3 us, then sends 1 MB to rank 1 (tag 7); rank 1 receives it, then computes
 // 2 us. The send takes the Switch's 2 hops (2 x 500 ns) plus 10^6 B / 50 GB/s = 20,000 ns, so
