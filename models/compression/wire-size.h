@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "base/name-table.h"
-#include "models/compression/thc.h"
+#include "models/compression/thc-config.h"
 
 namespace hfsim {
 
