@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/hfsim-cli.h"
+#include "tests/scratch-directory.h"
 
 namespace {
 
@@ -22,16 +23,9 @@ using hfsim::test::Slurp;
 
 Result Hfsim(const std::string& arguments) { return hfsim::test::RunHfsim(HFSIM_BINARY, arguments); }
 
-class CliTest : public ::testing::Test {
+class CliTest : public hfsim::test::ScratchDirectoryTest {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("hfsim-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-  fs::path m_dir;
+  CliTest() : ScratchDirectoryTest("hfsim-cli-") {}
 };
 
 const std::string kQuickstart = HFSIM_SOURCE_DIR "/configs/quickstart.json";

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/hfsim-cli.h"
+#include "tests/scratch-directory.h"
 
 namespace {
 
@@ -36,18 +37,12 @@ Result Hfsim(const std::string& arguments) {
 const std::string kQuickstart = HFSIM_SOURCE_DIR "/configs/quickstart.json";
 const std::string kAllReduce = HFSIM_SOURCE_DIR "/configs/allreduce-4d-64MiB.json";
 
-class CliTrust : public ::testing::Test {
+class CliTrust : public hfsim::test::ScratchDirectoryTest {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("hfsim-trust-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-             "-" + std::to_string(getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
+  CliTrust() : ScratchDirectoryTest("hfsim-trust-") {}
   void TearDown() override {
     if (m_mounted) umount2(m_mounted->c_str(), MNT_DETACH);
-    fs::remove_all(m_dir);
+    ScratchDirectoryTest::TearDown();
   }
   // A tmpfs of `size` mounted at m_dir/name (the full-disk cases need root; CI runs as root).
   std::optional<fs::path> SmallDisk(const std::string& name, const std::string& size) {
@@ -58,11 +53,6 @@ class CliTrust : public ::testing::Test {
     return point;
   }
   std::optional<fs::path> m_mounted;
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::ofstream(m_dir / name, std::ios::binary) << text;
-    return (m_dir / name).string();
-  }
-  fs::path m_dir;
 };
 
 // Every file the manifest lists is there with its size, and every file there is listed.

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/hfsim-cli.h"
+#include "tests/scratch-directory.h"
 
 namespace {
 
@@ -45,28 +46,15 @@ mode_t KindOf(const fs::path& path) {
   return ::lstat(path.c_str(), &info) == 0 ? (info.st_mode & S_IFMT) : 0;
 }
 
-class OutputPaths : public ::testing::Test {
+class OutputPaths : public hfsim::test::ScratchDirectoryTest {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("hfsim-output-paths-" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-             std::to_string(getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::ofstream(m_dir / name, std::ios::binary) << text;
-    return (m_dir / name).string();
-  }
+  OutputPaths() : ScratchDirectoryTest("hfsim-output-paths-") {}
   // A private character device with /dev/null's (minor 3) or /dev/full's (minor 7) driver.
   std::optional<fs::path> Device(const std::string& name, unsigned minor) const {
     const fs::path path = m_dir / name;
     if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) != 0) return std::nullopt;
     return path;
   }
-  fs::path m_dir;
 };
 
 TEST_F(OutputPaths, ATraceToACharacterDeviceLeavesItADevice) {

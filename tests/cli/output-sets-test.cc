@@ -16,6 +16,7 @@
 
 #include "sim/cli/output-set.h"
 #include "tests/hfsim-cli.h"
+#include "tests/scratch-directory.h"
 
 namespace {
 
@@ -65,22 +66,9 @@ std::string Collective(int npus) {
       .dump();
 }
 
-class OutputSets : public ::testing::Test {
+class OutputSets : public hfsim::test::ScratchDirectoryTest {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("hfsim-output-sets-" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-             std::to_string(getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::ofstream(m_dir / name, std::ios::binary) << text;
-    return (m_dir / name).string();
-  }
-  fs::path m_dir;
+  OutputSets() : ScratchDirectoryTest("hfsim-output-sets-") {}
 };
 
 TEST_F(OutputSets, AFinishedRunKeepsNoFileOfTheEarlierRun) {

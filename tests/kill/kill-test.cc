@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/kill/output-set-check.h"
+#include "tests/scratch-directory.h"
 
 namespace {
 
@@ -152,26 +153,18 @@ struct Case {
   Args resume_args;   ///< for a sweep: finishes the killed one
 };
 
-class KillTest : public ::testing::Test {
+class KillTest : public hfsim::test::ScratchDirectoryTest {
  protected:
-  void SetUp() override {
-    m_root = fs::temp_directory_path() /
-             ("hfsim-kill-" +
-              std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-              std::to_string(getpid()));
-    fs::remove_all(m_root);
-    fs::create_directories(m_root);
-  }
-  void TearDown() override { fs::remove_all(m_root); }
+  KillTest() : ScratchDirectoryTest("hfsim-kill-") {}
 
   fs::path Write(const std::string& name, const nlohmann::json& document) {
-    std::ofstream(m_root / name) << document.dump(2);
-    return m_root / name;
+    std::ofstream(m_dir / name) << document.dump(2);
+    return m_dir / name;
   }
 
   // The complete set `args` writes (into a scratch directory), and how long it took.
   FileSet Reference(const Args& args, const std::string& name, double* seconds = nullptr) {
-    const fs::path out = m_root / ("reference-" + name);
+    const fs::path out = m_dir / ("reference-" + name);
     fs::remove_all(out);
     const auto start = Clock::now();
     EXPECT_EQ(RunToEnd(With(args, out)), 0) << name;
@@ -189,8 +182,8 @@ class KillTest : public ::testing::Test {
     ASSERT_FALSE(old_set.empty());
     ASSERT_FALSE(new_set.empty());
     ASSERT_NE(old_set, new_set);
-    const fs::path old_dir = m_root / ("reference-" + c.name + "-old");
-    const fs::path out = m_root / (c.name + "-out");
+    const fs::path old_dir = m_dir / ("reference-" + c.name + "-old");
+    const fs::path out = m_dir / (c.name + "-out");
     std::mt19937 random(7);
     std::uniform_real_distribution<double> jitter(0.85, 1.15);
     const int points = KillPoints();
@@ -234,8 +227,6 @@ class KillTest : public ::testing::Test {
     std::cout << "[ kill test ] " << c.name << ": " << points << " kills over " << seconds
               << " s: " << summary << "\n";
   }
-
-  fs::path m_root;
 };
 
 // Collectives of `npus` NPUs on one Switch: `convert --to chakra` writes one file per rank.
@@ -321,7 +312,7 @@ TEST_F(KillTest, TwoWritersAtOnce) {
     double seconds = 0.0;
     const FileSet first_set = Reference(first, "first-" + std::to_string(p), &seconds);
     const FileSet second_set = Reference(second, "second-" + std::to_string(p));
-    const fs::path out = m_root / ("together-" + std::to_string(p));
+    const fs::path out = m_dir / ("together-" + std::to_string(p));
     for (int round = 0; round < rounds; ++round) {
       fs::remove_all(out);
       const pid_t a = Start(With(first, out));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/hfsim-cli.h"
+#include "tests/scratch-directory.h"
 
 namespace {
 
@@ -28,16 +29,9 @@ const std::vector<std::string> kFiles = {
     "resources.txt",      "resources.json",        "vectors.json",
     "vectors-input.pcap", "vectors-expected.pcap", "ptf/test_aggregation.py"};
 
-class P4Cli : public ::testing::Test {
+class P4Cli : public hfsim::test::ScratchDirectoryTest {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("hfsim-p4-cli-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
+  P4Cli() : ScratchDirectoryTest("hfsim-p4-cli-") {}
 
   // A scenario file in the test directory: the Tofino-1 example with `edit` applied.
   fs::path Scenario(const std::function<void(nlohmann::json&)>& edit) {
@@ -47,8 +41,6 @@ class P4Cli : public ::testing::Test {
     std::ofstream(path) << json.dump(2);
     return path;
   }
-
-  fs::path m_dir;
 };
 
 TEST_F(P4Cli, WritesProgramControlPlaneReportVectorsAndPtfTest) {

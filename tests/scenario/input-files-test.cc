@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/hfsim-cli.h"
+#include "tests/scratch-directory.h"
 
 namespace {
 
@@ -30,24 +31,14 @@ const std::string kQuickstart = HFSIM_SOURCE_DIR "/configs/quickstart.json";
 const std::string kAstraNetwork = HFSIM_SOURCE_DIR "/configs/astra-sim/ring-fc-switch.yml";
 const std::string kAstraSystem = HFSIM_SOURCE_DIR "/configs/astra-sim/system.json";
 
-class InputFiles : public ::testing::Test {
+class InputFiles : public hfsim::test::ScratchDirectoryTest {
  protected:
+  InputFiles() : ScratchDirectoryTest("hfsim-input-files-") {}
   void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("hfsim-input-files-" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-             std::to_string(getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
+    ScratchDirectoryTest::SetUp();
     ASSERT_EQ(::mkfifo(Fifo().c_str(), 0600), 0);
   }
-  void TearDown() override { fs::remove_all(m_dir); }
   std::string Fifo() const { return (m_dir / "fifo").string(); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::ofstream(m_dir / name, std::ios::binary) << text;
-    return (m_dir / name).string();
-  }
-  fs::path m_dir;
 };
 
 void ExpectRefusedAsAFifo(const Result& result, const std::string& command) {
