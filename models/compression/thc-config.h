@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace hfsim {
@@ -34,5 +36,10 @@ std::vector<uint32_t> UnpackIndices(const std::vector<uint8_t>& bytes, uint32_t 
 /// Index k of the table level v rounds to: between table[k] <= v <= table[k+1], the upper one with
 /// probability (v - table[k]) / (table[k+1] - table[k]) (u uniform in [0, 1)), so E[table[k]] = v.
 uint32_t StochasticTableIndex(double v, const std::vector<uint32_t>& table, double u);
+
+/// The largest n with n * g <= 255: workers whose table sums fit one 8-bit switch lane.
+uint32_t MaxThcLaneWorkers(uint32_t granularity);
+/// Why `workers` cannot aggregate in 8-bit lanes, or nullopt when they can.
+std::optional<std::string> ThcLaneProblem(uint32_t workers, uint32_t granularity);
 
 }  // namespace hfsim

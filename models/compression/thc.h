@@ -26,11 +26,6 @@
 
 namespace hfsim {
 
-/// The largest n with n * g <= 255: workers whose table sums fit one 8-bit switch lane.
-uint32_t MaxThcLaneWorkers(uint32_t granularity);
-/// Why `workers` cannot aggregate in 8-bit lanes, or nullopt when they can.
-std::optional<std::string> ThcLaneProblem(uint32_t workers, uint32_t granularity);
-
 class ThcWorker {
  public:
   /// `dimension`: the gradient's length; `rounding_seed`: this worker's own stochastic rounding.
