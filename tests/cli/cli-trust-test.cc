@@ -22,6 +22,7 @@
 
 #include "tests/hfsim-cli.h"
 #include "tests/scratch-directory.h"
+#include "tests/address-sanitizer.h"
 
 namespace {
 
@@ -318,7 +319,7 @@ TEST_F(CliTrust, RunningOutOfMemoryIsNamedWithExitOne) {
           "size": 4096, "bandwidth_GBps": 100, "latency_ns": 500}]},
           "workload": {"collective": {"kind": "all_reduce", "size_bytes": 1048576}},
           "packet": {"max_memory_GiB": 100}})");
-#if defined(__SANITIZE_ADDRESS__)
+#if HFSIM_TEST_ADDRESS_SANITIZER
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v under it";
 #endif
   const int code = std::system(("ulimit -v 600000; " + std::string(HFSIM_BINARY) + " run " +

@@ -17,6 +17,7 @@
 #include "sim/cli/output-set.h"
 #include "tests/hfsim-cli.h"
 #include "tests/scratch-directory.h"
+#include "tests/address-sanitizer.h"
 
 namespace {
 
@@ -186,7 +187,7 @@ TEST_F(OutputSets, AStartedSweepLeavesNothingOfTheEarlierSweep) {
   // A sweep that starts over an earlier complete one and stops before it ends (here it cannot
   // start its 1000 threads under a 2 GB address-space limit) holds its own sweep.json and the
   // resumable sweep.csv.part; the earlier sweep.csv and pictures used to stay beside them.
-#if defined(__SANITIZE_ADDRESS__)
+#if HFSIM_TEST_ADDRESS_SANITIZER
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v under it";
 #endif
   const fs::path out = m_dir / "sweep";

@@ -19,6 +19,7 @@
 
 #include "sim/sweep/point-evaluator.h"
 #include "tests/sweep/sweep-test-util.h"
+#include "tests/address-sanitizer.h"
 
 namespace hfsim {
 namespace {
@@ -246,7 +247,7 @@ TEST(SweepRunner, AThreadThatCannotStartIsAnErrorNotAnAbort) {
   // stop starting after about 60 (8 MiB stacks). The vector of started threads used to be
   // destroyed unjoined by the std::system_error: std::terminate, SIGABRT. In a child process,
   // which alone takes the limit.
-#if defined(__SANITIZE_ADDRESS__)
+#if HFSIM_TEST_ADDRESS_SANITIZER
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it";
 #endif
   const auto plan = test::PlanOrFail(GridSweep(40, 30, "analytical"));
