@@ -22,8 +22,8 @@ Loaded Load(const char* name = "sweep-gpt3-4d.json") {
   return loaded;
 }
 
-void BM_EvaluatePointGpt3FourD(benchmark::State& state) {
-  const Loaded loaded = Load();
+// Steps through the sweep's points, one evaluation per iteration.
+void EvaluatePoints(benchmark::State& state, const Loaded& loaded) {
   const hfsim::SweepPlan plan = hfsim::SweepPlan::Build(loaded.document, loaded.scenario).Value();
   hfsim::PointEvaluator evaluator(plan);
   uint64_t point = 0;
@@ -33,21 +33,15 @@ void BM_EvaluatePointGpt3FourD(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
+
+void BM_EvaluatePointGpt3FourD(benchmark::State& state) { EvaluatePoints(state, Load()); }
 BENCHMARK(BM_EvaluatePointGpt3FourD)->Unit(benchmark::kMicrosecond);
 
 // The same sweep with the NPU as a device preset (H100-SXM, no compute_efficiency): every layer
 // kernel-priced. The first point of a combination compiles its time model; the rest only play it.
 constexpr const char* kDeviceSweep = "sweep-gpt3-4d-h100.json";
 void BM_EvaluatePointGpt3FourDH100(benchmark::State& state) {
-  const Loaded loaded = Load(kDeviceSweep);
-  const hfsim::SweepPlan plan = hfsim::SweepPlan::Build(loaded.document, loaded.scenario).Value();
-  hfsim::PointEvaluator evaluator(plan);
-  uint64_t point = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(evaluator.TimeNs(point));
-    point = point + 1 == plan.PointCount() ? 0 : point + 1;
-  }
-  state.SetItemsProcessed(state.iterations());
+  EvaluatePoints(state, Load(kDeviceSweep));
 }
 BENCHMARK(BM_EvaluatePointGpt3FourDH100)->Unit(benchmark::kMicrosecond);
 
