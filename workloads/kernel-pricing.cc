@@ -214,7 +214,7 @@ ComputeBreakdown KernelComputeBreakdown(const Model& model, const TrainingConfig
     all += priced->input_grad;
     all += priced->weight_grad;
     if (config.recompute == Recompute::kFull) {
-      all += priced->forward;
+      if (layer.checkpointed) all += priced->forward;
     } else if (config.recompute == Recompute::kSelective) {
       all.kernels.Add(OpClass::kAttention, priced->attention_forward_ns);
     }

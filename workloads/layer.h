@@ -105,6 +105,13 @@ struct Layer {
   /// forward pass (2 per transformer block: attention and MLP; 1 for a vocab-parallel
   /// embedding; 0 for layers that are replicated). The backward pass needs as many.
   uint32_t tensor_parallel_all_reduces = 0;
+  /// Whether full recomputation runs this layer's forward again in its backward, tensor-parallel
+  /// collectives included. Megatron-LM checkpoints the transformer layers only
+  /// (megatron/core/transformer/transformer_block.py, TransformerBlock._checkpointed_forward,
+  /// and MultiTokenPredictionLayer._checkpointed_forward for MTP modules): the embedding, the
+  /// final norm and the output layer keep their activations and run once. A custom layer is
+  /// recomputed unless it says otherwise.
+  bool checkpointed = true;
   /// Measured compute times for one NPU's share of one iteration (ns), when the user gives them
   /// instead of FLOPs (custom models, imported traces). When set they override the FLOP model.
   std::optional<double> forward_ns;

@@ -18,7 +18,7 @@ double ActivationBytes(const Layer& layer, const TrainingConfig& config) {
   const double t = config.tensor_parallel;
   const double output =
       static_cast<double>(layer.output_elements_per_sample) * config.activation_bytes_per_element;
-  if (config.recompute == Recompute::kFull) {
+  if (config.recompute == Recompute::kFull && layer.checkpointed) {
     return config.sequence_parallel ? output / t : output;  // the layer's input only
   }
   if (layer.saved) {

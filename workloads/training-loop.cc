@@ -103,6 +103,8 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     // The kernel-level compute model prices a layer with shaped operations (and no measured
     // times) operation by operation; every other layer takes the roofline below.
     const bool measured = layer.forward_ns || layer.input_grad_ns || layer.weight_grad_ns;
+    // Full recomputation reruns the forward of the layers Megatron checkpoints.
+    const bool full_recompute = config.recompute == Recompute::kFull && layer.checkpointed;
     std::optional<KernelLayerTimes> kernels;
     if (config.kernel_model && !measured) {
       kernels = kernel_memo->Price(layer);
@@ -112,7 +114,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
       work.input_grad_ns = kernels->input_grad.TotalNs();
       work.weight_grad_ns = kernels->weight_grad.TotalNs();
       // Recomputation as below: the whole forward again, or the attention core's forward.
-      const double recomputed = config.recompute == Recompute::kFull ? work.forward_ns
+      const double recomputed = full_recompute ? work.forward_ns
                                 : config.recompute == Recompute::kSelective
                                     ? kernels->attention_forward_ns
                                     : 0.0;
@@ -121,7 +123,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
       const double forward_gemm = kernels->forward.kernels[OpClass::kGemm];
       const double input_grad_gemm =
           kernels->input_grad.kernels[OpClass::kGemm] +
-          (config.recompute == Recompute::kFull ? forward_gemm : 0.0);
+          (full_recompute ? forward_gemm : 0.0);
       if (work.forward_ns > 0) work.forward_gemm_share = forward_gemm / work.forward_ns;
       if (work.input_grad_ns > 0) work.input_grad_gemm_share = input_grad_gemm / work.input_grad_ns;
       if (context > 1 && kernels->attention_forward_ns > 0) {
@@ -159,7 +161,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
               : 0.0;
       // Recomputation runs before the input gradients: the whole forward again, or its attention
       // core's share of it.
-      if (config.recompute == Recompute::kFull) {
+      if (full_recompute) {
         work.input_grad_ns += work.forward_ns;
       } else if (config.recompute == Recompute::kSelective && attention_share > 0) {
         work.input_grad_ns += work.forward_ns * attention_share;
@@ -198,18 +200,21 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     const uint64_t activation_bytes =
         context == 1 ? whole_activation : CeilDiv(whole_activation, context);
     const bool derived_activation = tensor_split && layer.tensor_parallel_all_reduces > 0;
-    // Forward and input gradients exchange the same activation over the tensor group.
+    // Forward and input gradients exchange the same activation over the tensor group; a
+    // recomputed forward runs its collectives again before the input gradients' own (Megatron's
+    // checkpoint reruns the layer's forward, its tensor-parallel all-reduces or all-gathers and
+    // reduce-scatters included).
     auto tensor_phase = [&](std::optional<CommRequest>& slot,
-                            const std::optional<LayerComm>& given) {
+                            const std::optional<LayerComm>& given, uint32_t passes) {
       if (given) {
         if (tensor_split) request(slot, given->kind, ParallelGroup::kTensor, given->size_bytes, 1);
       } else if (derived_activation) {
         request(slot, CollectiveKind::kAllReduce, ParallelGroup::kTensor, activation_bytes,
-                layer.tensor_parallel_all_reduces, config.sequence_parallel);
+                layer.tensor_parallel_all_reduces * passes, config.sequence_parallel);
       }
     };
-    tensor_phase(work.forward_comm, layer.forward_comm);
-    tensor_phase(work.input_grad_comm, layer.input_grad_comm);
+    tensor_phase(work.forward_comm, layer.forward_comm, 1);
+    tensor_phase(work.input_grad_comm, layer.input_grad_comm, full_recompute ? 2 : 1);
     // Gradients of `total` parameters over `group` (of `replicas` ranks): all-reduced, or with
     // ZeRO reduce-scattered and the parameters gathered (before use, or after the step). The
     // replica's share of the layer (its tensor slice), whole: collective-kind.h sizes a

@@ -20,6 +20,8 @@ Layer Row(std::string name, uint64_t params, double flops, uint64_t output_eleme
   row.forward_flops_per_sample = flops;
   row.output_elements_per_sample = output_elements;
   row.roofline_as_one = true;
+  // Not a transformer layer, so full recomputation leaves it alone (Layer::checkpointed).
+  row.checkpointed = false;
   return row;
 }
 

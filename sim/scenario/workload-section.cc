@@ -135,7 +135,8 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
   entry.ExpectObject({"name", "params", "forward_flops_per_sample", "output_elements_per_sample",
                       "tensor_parallel_all_reduces", "forward_ns", "input_grad_ns",
                       "weight_grad_ns", "forward_comm", "input_grad_comm", "weight_grad_comm",
-                      "routed", "attention_flops_per_sample", "kv_elements_per_sample"});
+                      "routed", "attention_flops_per_sample", "kv_elements_per_sample",
+                      "checkpointed"});
   Layer layer;
   layer.name = entry.At("name", "a string").String();
   layer.params =
@@ -159,6 +160,7 @@ Layer ReadCustomLayer(const JsonCursor& entry) {
   if (auto elements = entry.Find("kv_elements_per_sample")) {
     layer.kv_elements_per_sample = elements->Integer(0, uint64_t{1} << 40);
   }
+  if (auto checkpointed = entry.Find("checkpointed")) layer.checkpointed = checkpointed->Bool();
   return layer;
 }
 
@@ -768,6 +770,7 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
       if (layer.kv_elements_per_sample > 0) {
         entry["kv_elements_per_sample"] = layer.kv_elements_per_sample;
       }
+      if (!layer.checkpointed) entry["checkpointed"] = false;
       if (layer.routed) {
         const RoutedExperts& r = *layer.routed;
         entry["routed"] = {{"experts", r.experts},

@@ -42,9 +42,11 @@ TEST(Memory, GptSmallByHand) {
   // 54,608,896).
   Training(doc)["recompute"] = "selective";
   EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 1'651'187'712.0);
-  // Full recomputation keeps each row's input: 14 x 786,432 x 2 bytes x 8 samples.
+  // Full recomputation keeps each block's input, 12 x 786,432 x 2 bytes, and the rows it does
+  // not recompute (the embedding and ln_f with the head, as Megatron-LM checkpoints transformer
+  // layers only) what they keep without it: 8 x (18,874,368 + 794,624 + 54,608,896).
   Training(doc)["recompute"] = "full";
-  EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 176'160'768.0);
+  EXPECT_DOUBLE_EQ(MemoryOf(doc).activations_bytes, 594'223'104.0);
   // Sequence parallelism splits the replicated part too: 8 x (12 x (34 x 786,432 / 4 + 12,288)
   // + 794,624 / 4 + (3,145,728 + 205,852,672) / 4).
   Training(doc)["recompute"] = "none";
@@ -187,32 +189,35 @@ TEST(Memory, HbmBandwidthTurnsOnTheRoofline) {
   ExpectLoadError(doc, "npu.hbm_bandwidth_GBps", "0.5");
 }
 
-// Full recomputation runs every forward again before its input gradients; selective only the
-// attention core (4 s^2 d of a block's FLOPs).
+// Full recomputation runs every block's forward again before its input gradients (not the
+// embedding's or the LM head's: Megatron-LM checkpoints transformer layers only); selective
+// only the attention core (4 s^2 d of a block's FLOPs).
 TEST(Memory, RecomputationAddsItsForwardWork) {
   nlohmann::json doc = test::BaseTrainingScenario();
   const Report none = AnalyticalEngine().Run(ParseOrDie(doc));
   Training(doc)["recompute"] = "full";
   const Report full = AnalyticalEngine().Run(ParseOrDie(doc));
   EXPECT_DOUBLE_EQ(full.iteration.forward_compute_ns, none.iteration.forward_compute_ns);
-  EXPECT_NEAR(full.iteration.input_grad_compute_ns,
-              none.iteration.input_grad_compute_ns + none.iteration.forward_compute_ns,
-              1e-9 * none.iteration.forward_compute_ns);
+  const Model gpt = *BuildZooModel("gpt2_small");
+  const double flops_per_ns = none.iteration.forward_compute_ns > 0
+                                  ? gpt.TotalForwardFlopsPerSample() / none.iteration.forward_compute_ns
+                                  : 0.0;
+  // 12 blocks of 17,716,740,096 FLOPs each; ln_f's LM head (2 x 1,024 x 768 x 50,257 FLOPs)
+  // runs once.
+  EXPECT_NEAR(full.iteration.input_grad_compute_ns - none.iteration.input_grad_compute_ns,
+              12 * 17'716'740'096.0 / flops_per_ns, 1e-9 * none.iteration.forward_compute_ns);
   Training(doc)["recompute"] = "selective";
   const Report selective = AnalyticalEngine().Run(ParseOrDie(doc));
   // Per block at s = 1,024: attention is 4 x 1,024^2 x 768 of its 17,716,740,096 FLOPs, run
   // again at the rate the forward pass ran.
   const double attention_share = 4.0 * 1024 * 1024 * 768;
-  const Model gpt = *BuildZooModel("gpt2_small");
   double added = 0.0;
   for (const Layer& layer : gpt.layers) {
     if (layer.attention_flops_per_sample == 0.0) continue;
     EXPECT_EQ(layer.attention_flops_per_sample, attention_share);
+    EXPECT_EQ(layer.forward_flops_per_sample, 17'716'740'096.0);
     added += layer.attention_flops_per_sample;
   }
-  const double flops_per_ns = none.iteration.forward_compute_ns > 0
-                                  ? gpt.TotalForwardFlopsPerSample() / none.iteration.forward_compute_ns
-                                  : 0.0;
   EXPECT_NEAR(selective.iteration.input_grad_compute_ns - none.iteration.input_grad_compute_ns,
               added / flops_per_ns, 1e-6 * none.iteration.forward_compute_ns);
 }

@@ -316,6 +316,27 @@ INSTANTIATE_TEST_SUITE_P(
                  "expected an object"}),
     [](const auto& info) { return info.param.name; });
 
+// A custom layer says whether full recomputation reruns it; the echo keeps it (only when false).
+TEST(ScenarioParser, CheckpointedIsReadEchoedAndChecked) {
+  nlohmann::json doc = BaseTrainingScenario();
+  doc["workload"]["training"]["model"] = nlohmann::json::parse(R"({"name": "custom", "layers": [
+    {"name": "a", "params": 10, "forward_flops_per_sample": 1e6,
+     "output_elements_per_sample": 64, "tensor_parallel_all_reduces": 2},
+    {"name": "b", "params": 10, "forward_flops_per_sample": 1e6, "checkpointed": false}]})");
+  const Scenario scenario = ParseOrDie(doc);
+  EXPECT_TRUE(scenario.training.model.layers[0].checkpointed);
+  EXPECT_FALSE(scenario.training.model.layers[1].checkpointed);
+  const nlohmann::json echo = ScenarioToJson(scenario);
+  EXPECT_EQ(ScenarioToJson(ParseOrDie(echo)), echo);
+  const nlohmann::json& layers = echo["workload"]["training"]["model"]["layers"];
+  EXPECT_FALSE(layers[0].contains("checkpointed"));
+  EXPECT_EQ(layers[1]["checkpointed"], false);
+  doc["workload"]["training"]["model"]["layers"][1]["checkpointed"] = "no";
+  auto bad = ParseScenario(doc);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.Error().where, "workload.training.model.layers[1].checkpointed");
+}
+
 TEST(ScenarioParser, StatedLayerCollectivesAreReadEchoedAndChecked) {
   nlohmann::json doc = BaseTrainingScenario();
   doc["workload"]["training"]["model"] = nlohmann::json::parse(R"({"name": "trace", "layers": [

@@ -98,6 +98,54 @@ TEST(TrainingLoop, StatedCollectivesReplaceDerivedOnesOnTheirPhasesGroup) {
   EXPECT_TRUE(alone.layers[0].weight_grad_comm.has_value());
 }
 
+// Full recomputation reruns a transformer block's forward, its two tensor-parallel all-reduces
+// included, before the block's input gradients (Megatron-LM's TransformerBlock.
+// _checkpointed_forward reruns each layer's forward in the backward); the embedding and the LM
+// head are not checkpointed and run once. GPT-2 small as above: 4 samples per replica, tensor 2.
+TEST(TrainingLoop, FullRecomputationRerunsTheBlocksForwardAndItsCollectivesOnly) {
+  const Model model = *BuildZooModel("gpt2_small");
+  TrainingConfig config = Config(16, 4, 2, OverlapMode::kNone);
+  config.recompute = Recompute::kFull;
+  const TrainingIteration it = BuildTrainingIteration(model, config);
+  const uint64_t activation = 4u * 1024 * 768 * 2;
+  // h.0: forward 2 all-reduces, input gradients 2 of the recomputed forward + 2 of its own.
+  const LayerWork& block = it.layers[1];
+  const double forward_ns = model.layers[1].forward_flops_per_sample * 4 / 2 / 50e3;
+  EXPECT_DOUBLE_EQ(block.input_grad_ns, 2 * forward_ns);
+  EXPECT_EQ(*block.forward_comm,
+            (CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kTensor, activation, 2}));
+  EXPECT_EQ(*block.input_grad_comm,
+            (CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kTensor, activation, 4}));
+  // The embedding (wte+wpe): one all-reduce each way, as without recomputation.
+  EXPECT_FALSE(model.layers.front().checkpointed);
+  EXPECT_EQ(it.layers.front().input_grad_comm->count, 1u);
+  // ln_f carries the tied LM head, 2 x 1,024 x 768 x 50,257 FLOPs per sample: its input
+  // gradients cost one forward, not two.
+  const Layer& head = model.layers.back();
+  EXPECT_FALSE(head.checkpointed);
+  EXPECT_DOUBLE_EQ(it.layers.back().input_grad_ns, head.forward_flops_per_sample * 4 / 2 / 50e3);
+  // Sequence parallelism: the same count, each an all-gather then a reduce-scatter.
+  config.sequence_parallel = true;
+  const TrainingIteration sequence = BuildTrainingIteration(model, config);
+  EXPECT_EQ(*sequence.layers[1].input_grad_comm,
+            (CommRequest{CollectiveKind::kAllReduce, ParallelGroup::kTensor, activation, 4, true}));
+  // A custom layer is checkpointed unless it says otherwise.
+  Layer custom;
+  custom.name = "custom";
+  custom.forward_flops_per_sample = 1e9;
+  custom.output_elements_per_sample = 100;
+  custom.tensor_parallel_all_reduces = 1;
+  Model two;
+  two.layers = {custom, custom};
+  two.layers[1].checkpointed = false;
+  config.sequence_parallel = false;
+  const TrainingIteration custom_it = BuildTrainingIteration(two, config);
+  EXPECT_DOUBLE_EQ(custom_it.layers[0].input_grad_ns, 2 * 1e9 * 4 / 2 / 50e3);
+  EXPECT_EQ(custom_it.layers[0].input_grad_comm->count, 2u);
+  EXPECT_DOUBLE_EQ(custom_it.layers[1].input_grad_ns, 1e9 * 4 / 2 / 50e3);
+  EXPECT_EQ(custom_it.layers[1].input_grad_comm->count, 1u);
+}
+
 LayerWork Work(double forward_ns, double input_grad_ns, double weight_grad_ns) {
   LayerWork work;
   work.name = "l";

@@ -117,8 +117,14 @@ TEST(ZooSpecIdentity, EveryRowKeepsEveryNumber) {
 TEST(ZooSpecIdentity, TheRooflinePricesEveryRowAsBefore) {
   for (const std::string& name : kTransformers) {
     const uint32_t seq = ZooDefaultSequenceLength(name);
-    const Model old_model = LegacyZooModel(name, seq);
+    Model old_model = LegacyZooModel(name, seq);
     const Model model = *BuildZooModel(name);
+    // The legacy builders predate Layer::checkpointed (full recomputation leaves the embedding,
+    // the final norm and the head alone): the rows take the new model's.
+    ASSERT_EQ(old_model.layers.size(), model.layers.size()) << name;
+    for (size_t i = 0; i < model.layers.size(); ++i) {
+      old_model.layers[i].checkpointed = model.layers[i].checkpointed;
+    }
     for (const uint32_t tensor : {1u, 4u}) {
       for (const double bandwidth : {0.0, 2039.0, 3350.0}) {
         TrainingConfig config;
