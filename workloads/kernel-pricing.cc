@@ -30,6 +30,22 @@ const Operation* Find(const Layer& layer, std::string_view name, OperationKind k
   return nullptr;
 }
 
+// Transformer Engine's userbuffers name for a block's linear layer (models/compute/
+// userbuffers.h), from the names BuildTransformerBlock gives its operations: Megatron builds the
+// attention's QKV and output projection and the MLP's fc1 and fc2 with these buffer names
+// (megatron/core/transformer/attention.py, mlp.py), and its TE wrapper switches the overlap off
+// for any other name and for experts (extensions/transformer_engine.py, TELinear). A MoE block's
+// shared experts and latent attention's other projections are left uncharged
+// (docs/compute-model.md §5.1).
+std::optional<UbLinear> UserbuffersLinearOf(const Operation& op) {
+  if (op.kind != OperationKind::kLinear) return std::nullopt;
+  if (op.name == "qkv") return UbLinear::kQkv;
+  if (op.name == "projection") return UbLinear::kProj;
+  if (op.name == "mlp_in") return UbLinear::kFc1;
+  if (op.name == "mlp_out") return UbLinear::kFc2;
+  return std::nullopt;
+}
+
 // A dense transformer block as BuildTransformerBlock lists it (qkv, attention, projection,
 // mlp_in, mlp_out, elementwise): its dimensions for BlockElementwiseBytes. Rotary positions and
 // no hidden dropout are assumed (the Llama-style blocks Megatron + TE train today); a GPT-3
@@ -75,6 +91,16 @@ std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const Co
   const double token_split = config.sequence_parallel ? tensor : 1.0;
   const double act_bytes = config.activation_bytes_per_element;
   const std::optional<BlockDims> dense = DenseBlockDims(layer);
+  // Transformer Engine's userbuffers run beside a pass's GEMMs where the training graph overlaps
+  // that pass's tensor-parallel collective (overlap.tensor_parallel with T > 1 chunks every pass
+  // that has one: the layer's own, or its derived all-reduces; stage-program.cc) and TE overlaps
+  // it at all: only with sequence parallelism (its Linear and LayerNormLinear set every ub_* flag
+  // only with sequence_parallel). docs/compute-model.md §5.1.
+  const bool userbuffers =
+      config.overlap_options.tensor_parallel && tensor > 1 && config.sequence_parallel;
+  const bool derived = layer.tensor_parallel_all_reduces > 0;
+  const bool forward_overlapped = userbuffers && (layer.forward_comm.has_value() || derived);
+  const bool backward_overlapped = userbuffers && (layer.input_grad_comm.has_value() || derived);
   KernelLayerTimes t;
   for (const Operation& op : layer.operations) {
     // Context parallelism gives each rank 1/C of every sequence's tokens.
@@ -100,6 +126,18 @@ std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const Co
         t.forward.kernels.Add(OpClass::kGemm, g.fprop.time_ns);
         t.input_grad.kernels.Add(OpClass::kGemm, g.dgrad.time_ns);
         t.weight_grad.kernels.Add(OpClass::kGemm, g.wgrad.time_ns);
+        // The GEMMs TE overlaps run on the SMs its userbuffers kernels leave: what that adds is
+        // its own class, so the GEMM class keeps the unshared time.
+        const std::optional<UbLinear> named = UserbuffersLinearOf(op);
+        if (named && (forward_overlapped || backward_overlapped)) {
+          const LinearSmsTaken taken = DefaultUserbuffersSmsTaken(
+              model.device(), *named, forward_overlapped, backward_overlapped);
+          const LinearOverheadNs extra =
+              model.LinearCommOverheadNs(ClassOf(op.kind), rows, in, out, options, taken);
+          t.forward.kernels.Add(OpClass::kCommKernelOverhead, extra.fprop);
+          t.input_grad.kernels.Add(OpClass::kCommKernelOverhead, extra.dgrad);
+          t.weight_grad.kernels.Add(OpClass::kCommKernelOverhead, extra.wgrad);
+        }
         break;
       }
       case OperationKind::kAttention: {
@@ -170,8 +208,12 @@ std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const Co
 
 bool SameKernelPricing(const Layer& a, const Layer& b) {
   // Every field of a Layer that PriceLayerByKernels (and DenseBlockDims) reads: keep in step.
+  // Of the given collectives only whether there is one (the pass's userbuffers).
   return a.tensor_parallel_all_reduces == b.tensor_parallel_all_reduces &&
-         a.routed.has_value() == b.routed.has_value() && a.operations == b.operations;
+         a.routed.has_value() == b.routed.has_value() &&
+         a.forward_comm.has_value() == b.forward_comm.has_value() &&
+         a.input_grad_comm.has_value() == b.input_grad_comm.has_value() &&
+         a.operations == b.operations;
 }
 
 std::optional<KernelLayerTimes> KernelLayerMemo::Price(const Layer& layer) {

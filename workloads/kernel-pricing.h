@@ -17,6 +17,9 @@
 //   embedding               its bytes forward; the same in weight gradients (the rows'
 //                           gradients added back), nothing in input gradients
 //   unknown                 the roofline at the config's rates
+// With tensor-parallel overlap and sequence parallelism, the GEMMs Transformer Engine's
+// userbuffers overlap (models/compute/userbuffers.h) are priced again on the SMs its kernels
+// leave, the difference under comm_kernel_overhead (docs/compute-model.md §5.1).
 #pragma once
 
 #include <cstddef>
@@ -51,14 +54,16 @@ struct KernelLayerTimes {
 };
 
 /// The layer's compute on one rank for `samples` samples per replica under `config` (tensor,
-/// context and expert parallelism, sequence parallelism, expert load), by `model`; nullopt when
-/// no operation of the layer has a shape (kind unknown), which the roofline prices instead.
+/// context and expert parallelism, sequence parallelism, expert load, tensor-parallel overlap),
+/// by `model`; nullopt when no operation of the layer has a shape (kind unknown), which the
+/// roofline prices instead.
 std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const ComputeModel& model,
                                                     const TrainingConfig& config, uint64_t samples);
 
 /// Whether PriceLayerByKernels gives `a` and `b` the same times under any one model, config and
 /// batch: the fields of a layer it reads are equal (the operations, whether experts are routed,
-/// the tensor-parallel all-reduces). Names, FLOP totals and measured times are not read by it.
+/// the tensor-parallel all-reduces, whether collectives are given for forward and for input
+/// gradients). Names, FLOP totals and measured times are not read by it.
 bool SameKernelPricing(const Layer& a, const Layer& b);
 
 /// PriceLayerByKernels for the layers of one model under one compute model, config and batch,

@@ -119,11 +119,14 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
                                     ? kernels->attention_forward_ns
                                     : 0.0;
       work.input_grad_ns += recomputed;
-      // The GEMMs' share of each pass (the recomputed forward's own GEMMs run again too).
-      const double forward_gemm = kernels->forward.kernels[OpClass::kGemm];
-      const double input_grad_gemm =
-          kernels->input_grad.kernels[OpClass::kGemm] +
-          (full_recompute ? forward_gemm : 0.0);
+      // The GEMMs' share of each pass (the recomputed forward's own GEMMs run again too), with
+      // what the userbuffers kernels beside them add: the slowed GEMMs are what the chunked
+      // collectives run beside.
+      const double forward_gemm = kernels->forward.kernels[OpClass::kGemm] +
+                                  kernels->forward.kernels[OpClass::kCommKernelOverhead];
+      const double input_grad_gemm = kernels->input_grad.kernels[OpClass::kGemm] +
+                                     kernels->input_grad.kernels[OpClass::kCommKernelOverhead] +
+                                     (full_recompute ? forward_gemm : 0.0);
       if (work.forward_ns > 0) work.forward_gemm_share = forward_gemm / work.forward_ns;
       if (work.input_grad_ns > 0) work.input_grad_gemm_share = input_grad_gemm / work.input_grad_ns;
       if (context > 1 && kernels->attention_forward_ns > 0) {

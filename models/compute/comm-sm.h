@@ -20,7 +20,9 @@ enum class CommKernel : uint8_t {
   /// Transformer Engine userbuffers, "pipeline" and "bulk" overlaps (proj/fc2 fprop GEMM+RS,
   /// the AG/RS run beside dgrad/wgrad): num_sm = 16 (TE module/base.py initialize_ub defaults).
   kUserbuffersPipelineOrBulk,
-  /// TE userbuffers "ring_exchange" (QKV/fc1 fprop AG+GEMM, proj/fc2 dgrad): num_sm = 1.
+  /// TE userbuffers "ring_exchange" (QKV/fc1 fprop AG+GEMM, proj/fc2 dgrad): num_sm = 1. Its
+  /// GEMM is not given a margin (set_sm_margin off; the chunks move on the copy engine), so
+  /// what it takes from the GEMM is 0: userbuffers.h, UbGemmSmMargin.
   kUserbuffersRingExchange,
   /// NCCL NVLink SHARP collectives: NVLS_NCHANNELS = 16 on Hopper, 24 on Blackwell within one
   /// node or NVLink domain, 32 across them (NCCL src/transport/nvls.cc, ncclNvlsInit).

@@ -75,6 +75,36 @@ double ComputeModel::GemmCommOverheadNs(GemmClass gemm_class, const GemmShape& s
   return std::max(0.0, beside - alone);
 }
 
+LinearOverheadNs ComputeModel::LinearCommOverheadNs(GemmClass gemm_class, uint64_t tokens,
+                                                    uint64_t in, uint64_t out,
+                                                    const LinearOptions& options,
+                                                    const LinearSmsTaken& taken) const {
+  LinearOverheadNs extra;
+  if (!taken.Any()) return extra;
+  const LinearGemms alone = Linear(gemm_class, tokens, in, out, options);
+  const uint32_t all = options.available_sms > 0
+                           ? std::min(options.available_sms, m_device.sm_count)
+                           : m_device.sm_count;
+  // The three GEMMs on the SMs left, estimated once per distinct count (Transformer Engine's
+  // defaults take the same 16 from every pass they charge).
+  uint32_t priced_for = 0;
+  LinearGemms beside;
+  auto more = [&](uint32_t sms, GemmEstimate LinearGemms::*pass) {
+    if (sms == 0 || all <= 1) return 0.0;
+    if (sms != priced_for) {
+      LinearOptions shared = options;
+      shared.available_sms = all - std::min(sms, all - 1);
+      beside = Linear(gemm_class, tokens, in, out, shared);
+      priced_for = sms;
+    }
+    return std::max(0.0, (beside.*pass).time_ns - (alone.*pass).time_ns);
+  };
+  extra.fprop = more(taken.fprop, &LinearGemms::fprop);
+  extra.dgrad = more(taken.dgrad, &LinearGemms::dgrad);
+  extra.wgrad = more(taken.wgrad, &LinearGemms::wgrad);
+  return extra;
+}
+
 double ComputeModel::CommOverheadNs(double compute_ns, uint32_t sms_taken) const {
   return compute_ns * (OverlappedComputeSlowdown(m_device, sms_taken) - 1.0);
 }

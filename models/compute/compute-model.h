@@ -23,6 +23,7 @@
 #include "models/compute/elementwise.h"
 #include "models/compute/gemm-time.h"
 #include "models/compute/precision.h"
+#include "models/compute/userbuffers.h"
 
 namespace hfsim {
 
@@ -44,6 +45,13 @@ inline constexpr std::array<OpClass, kOpClassCount> kAllOpClasses = {
     OpClass::kGemm, OpClass::kAttention, OpClass::kElementwise, OpClass::kCommKernelOverhead};
 /// "gemm", "attention", "elementwise", "comm_kernel_overhead".
 std::string_view ToString(OpClass op_class);
+
+/// What communication kernels add to each of a linear layer's three GEMMs, ns.
+struct LinearOverheadNs {
+  double fprop = 0.0;
+  double dgrad = 0.0;
+  double wgrad = 0.0;
+};
 
 /// Time summed per class, ns.
 struct ComputeTally {
@@ -82,6 +90,11 @@ class ComputeModel {
   /// What a communication kernel holding `sms_taken` SMs adds to a GEMM beside it: the GEMM
   /// re-quantized on the remaining SMs minus the GEMM alone, ns (>= 0).
   double GemmCommOverheadNs(GemmClass gemm_class, const GemmShape& shape, uint32_t sms_taken) const;
+  /// GemmCommOverheadNs for a linear layer's three GEMMs (Linear with the same options), each
+  /// re-quantized on the SMs left by `taken`'s count for its pass (0: nothing added).
+  LinearOverheadNs LinearCommOverheadNs(GemmClass gemm_class, uint64_t tokens, uint64_t in,
+                                        uint64_t out, const LinearOptions& options,
+                                        const LinearSmsTaken& taken) const;
   /// What it adds to `compute_ns` of other (not re-quantized) work: compute_ns x (slowdown - 1).
   double CommOverheadNs(double compute_ns, uint32_t sms_taken) const;
 

@@ -83,6 +83,49 @@ TEST(ComputeBreakdownTest, MicroBatchesWithoutAPipelineAddUpToTheIterationsCompu
   EXPECT_NEAR(b->TotalNs(), compute, 1e-9 * compute);
 }
 
+// Transformer Engine's userbuffers take SMs from the GEMMs they overlap only where the graph
+// overlaps a tensor-parallel collective with sequence parallelism on (docs/compute-model.md §5):
+// then the report's comm_kernel_overhead_ns is positive, and the classes still add up to the
+// compute the engine ran (the slowed GEMMs are what it ran). Without tensor-parallel overlap,
+// or without sequence parallelism (no userbuffers in TE), it is 0.
+TEST(ComputeBreakdownTest, CommKernelOverheadExactlyWithUserbuffers) {
+  nlohmann::json document = Quickstart();
+  document["npu"] = {{"device", "H100-SXM"}};
+  nlohmann::json& training = document["workload"]["training"];
+  training["parallelism"]["sequence_parallel"] = true;
+  training["overlap"] = {{"gradients", true}, {"tensor_parallel", true}};
+  auto overhead = [](const Scenario& scenario, const Report& report) {
+    const nlohmann::json json = ReportToJson(report, scenario);
+    const nlohmann::json& b = json["compute_breakdown"];
+    const IterationTimeline& it = report.iteration;
+    const double compute =
+        it.forward_compute_ns + it.input_grad_compute_ns + it.weight_grad_compute_ns;
+    EXPECT_NEAR(b["total_ns"].get<double>(), compute, 1e-9 * compute);
+    return b["comm_kernel_overhead_ns"].get<double>();
+  };
+  const Scenario overlapped = Parse(document);
+  const Report with = AnalyticalEngine().Run(overlapped);
+  const double charged = overhead(overlapped, with);
+  EXPECT_GT(charged, 0.0);
+
+  nlohmann::json blocking = document;
+  blocking["workload"]["training"]["overlap"]["tensor_parallel"] = false;
+  const Scenario plain = Parse(blocking);
+  const Report without = AnalyticalEngine().Run(plain);
+  EXPECT_EQ(overhead(plain, without), 0.0);
+  // The same GEMMs otherwise: the overhead is all the compute adds.
+  const auto a = ReportComputeBreakdown(overlapped);
+  const auto b = ReportComputeBreakdown(plain);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->kernels[OpClass::kGemm], b->kernels[OpClass::kGemm]);
+  EXPECT_NEAR(a->TotalNs() - b->TotalNs(), charged, 1e-9 * a->TotalNs());
+
+  nlohmann::json no_sequence = document;
+  no_sequence["workload"]["training"]["parallelism"].erase("sequence_parallel");
+  const Scenario chunked_all_reduces = Parse(no_sequence);
+  EXPECT_EQ(overhead(chunked_all_reduces, AnalyticalEngine().Run(chunked_all_reduces)), 0.0);
+}
+
 // Without the kernel-level model (no device, or a device with compute_efficiency) there is no
 // section, so shipped reports are unchanged.
 TEST(ComputeBreakdownTest, AbsentWithoutTheKernelModel) {

@@ -173,6 +173,13 @@ TEST(KernelLayerMemo, KeyDistinguishesEveryPricedField) {
   Layer routed = blocky;
   routed.routed = RoutedExperts{};
   expect_new(routed, "routed experts");
+  // Whether a pass has a given collective decides where Transformer Engine's userbuffers run.
+  Layer forward_given = base;
+  forward_given.forward_comm = LayerComm{CollectiveKind::kAllReduce, 1024};
+  expect_new(forward_given, "forward collective given");
+  Layer backward_given = base;
+  backward_given.input_grad_comm = LayerComm{CollectiveKind::kAllReduce, 1024};
+  expect_new(backward_given, "input-gradient collective given");
   Layer attention = base;
   Operation core;
   core.name = "attention";

@@ -113,6 +113,91 @@ TEST(KernelPricing, OneLayerByHand) {
               gemm + attention_backward + 38.4 + work.forward_ns, 1e-6);
 }
 
+// A block's four linear layers beside Transformer Engine's userbuffers (models/compute/
+// userbuffers.h) on the round-number device given 20 SMs (so that 16 taken leave 4), tensor 2
+// with sequence parallelism, one sample of 2560 tokens. Every GEMM of the block is
+// 2560 x 2560 x 2560 on its rank (qkv 2560 -> 2 x 2560 and fc1 2560 -> 2 x 2560 split by
+// column, proj and fc2 2 x 2560 -> 2560 by row):
+//   alone   128 x 256 tiles: 20 x 10 = 200 tiles, 10 full waves of 20: efficiency 1,
+//           2 x 2560^3 = 33,554,432,000 FLOPs / 50,000 FLOP/ns = 671,088.64 ns (memory at most
+//           (2 + 2 + 8) x 2560^2 B = 78,643.2 ns: compute-bound);
+//   beside  on 4 SMs: 50 waves of 4, efficiency 200 / (50 x 20) = 0.2 (128 x 160 and 128 x 128
+//           tie at 0.2 and the larger tile is kept), 5 times as long: 4 x 671,088.64 =
+//           2,684,354.56 ns more.
+// TE overlaps with 16 SMs proj and fc2 fprop (pipeline), qkv and fc1 dgrad and wgrad (bulk): six
+// GEMMs, two per pass. Its ring exchanges (qkv/fc1 fprop, proj/fc2 dgrad) take none, proj and
+// fc2 wgrad overlap nothing, and a linear layer TE has no userbuffers name for is not charged.
+TEST(KernelPricing, UserbuffersSlowTheGemmsTheyOverlap) {
+  DeviceSpec device = RoundNumberDevice();
+  device.sm_count = 20;
+  auto linear = [](const char* name, uint64_t in, uint64_t out, TensorSplit split) {
+    Operation op = Linear(2560, in, out);
+    op.name = name;
+    op.gemm.split = split;
+    return op;
+  };
+  Layer block;
+  block.name = "block";
+  block.tensor_parallel_all_reduces = 2;
+  block.operations = {linear("qkv", 2560, 5120, TensorSplit::kColumn),
+                      linear("projection", 5120, 2560, TensorSplit::kRow),
+                      linear("mlp_in", 2560, 5120, TensorSplit::kColumn),
+                      linear("mlp_out", 5120, 2560, TensorSplit::kRow),
+                      linear("other", 2560, 5120, TensorSplit::kColumn)};
+  TrainingConfig config = OneRank(Make(device, Precision::kBf16));
+  config.tensor_parallel = 2;
+  config.sequence_parallel = true;
+  const auto plain = PriceLayerByKernels(block, *config.kernel_model, config, 1);
+  TrainingConfig overlapped = config;
+  overlapped.overlap_options.tensor_parallel = true;
+  const auto beside = PriceLayerByKernels(block, *config.kernel_model, overlapped, 1);
+  ASSERT_TRUE(plain && beside);
+  const double gemm = 671'088.64;
+  const double two_more = 2 * 4 * gemm;
+  for (const auto pass : {&KernelLayerTimes::forward, &KernelLayerTimes::input_grad,
+                          &KernelLayerTimes::weight_grad}) {
+    // Five GEMMs per pass either way; the overhead is its own class.
+    EXPECT_NEAR(((*plain).*pass).kernels[OpClass::kGemm], 5 * gemm, 1e-6);
+    EXPECT_EQ(((*beside).*pass).kernels[OpClass::kGemm], ((*plain).*pass).kernels[OpClass::kGemm]);
+    EXPECT_EQ(((*plain).*pass).kernels[OpClass::kCommKernelOverhead], 0.0);
+    EXPECT_NEAR(((*beside).*pass).kernels[OpClass::kCommKernelOverhead], two_more, 1e-6);
+    EXPECT_NEAR(((*beside).*pass).TotalNs() - ((*plain).*pass).TotalNs(), two_more, 1e-6);
+  }
+  // The training loop's passes carry it, and the GEMMs' share that the chunked collectives hide
+  // behind counts the slowed GEMMs whole.
+  Model model;
+  model.layers.push_back(block);
+  const LayerWork work = BuildTrainingIteration(model, overlapped).layers[0];
+  EXPECT_NEAR(work.forward_ns, 5 * gemm + two_more, 1e-6);
+  EXPECT_NEAR(work.input_grad_ns, 5 * gemm + two_more, 1e-6);
+  EXPECT_NEAR(work.weight_grad_ns, 5 * gemm + two_more, 1e-6);
+  EXPECT_DOUBLE_EQ(work.forward_gemm_share, 1.0);
+  // No charge where TE runs no userbuffers or the graph overlaps nothing: without sequence
+  // parallelism (TE's ub_* flags need it), at tensor 1, or on a layer without tensor-parallel
+  // collectives.
+  auto overhead = [&](const Layer& layer, const TrainingConfig& c) {
+    const auto t = PriceLayerByKernels(layer, *c.kernel_model, c, 1);
+    EXPECT_TRUE(t.has_value());
+    return t->forward.kernels[OpClass::kCommKernelOverhead] +
+           t->input_grad.kernels[OpClass::kCommKernelOverhead] +
+           t->weight_grad.kernels[OpClass::kCommKernelOverhead];
+  };
+  TrainingConfig no_sp = overlapped;
+  no_sp.sequence_parallel = false;
+  EXPECT_EQ(overhead(block, no_sp), 0.0);
+  TrainingConfig one = overlapped;
+  one.tensor_parallel = 1;
+  one.sequence_parallel = false;
+  EXPECT_EQ(overhead(block, one), 0.0);
+  Layer silent = block;
+  silent.tensor_parallel_all_reduces = 0;
+  EXPECT_EQ(overhead(silent, overlapped), 0.0);
+  // A given collective in one pass overlaps that pass only: forward (proj and fc2 fprop).
+  Layer forward_only = silent;
+  forward_only.forward_comm = LayerComm{CollectiveKind::kAllReduce, 1 << 20};
+  EXPECT_NEAR(overhead(forward_only, overlapped), two_more, 1e-6);
+}
+
 // Llama 3 70B's block, norm and LM head at tensor 8 with sequence parallelism, sequence 8192,
 // one sample: on an H100 whose FP8 matmul ceiling is set to its BF16 one and whose FP8 peak to
 // exactly twice its BF16 one (1978 rather than the data sheet's 1979 TFLOP/s), so that FP8's
