@@ -76,13 +76,19 @@ KernelPassTimes& KernelPassTimes::operator+=(const KernelPassTimes& other) {
   return *this;
 }
 
-std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const ComputeModel& model,
+std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer,
+                                                    const ComputeModel& job_model,
                                                     const TrainingConfig& config,
                                                     uint64_t samples) {
   const bool shaped =
       std::any_of(layer.operations.begin(), layer.operations.end(),
                   [](const Operation& op) { return op.kind != OperationKind::kUnknown; });
   if (!shaped) return std::nullopt;
+  // A layer kept in BF16 in an FP8 job (Layer::high_precision) is priced as the job would be
+  // in BF16.
+  std::optional<ComputeModel> bf16;
+  const ComputeModel& model =
+      layer.high_precision ? bf16.emplace(job_model.InHighPrecision()) : job_model;
   const uint32_t tensor = config.tensor_parallel;
   const uint32_t context = config.context_parallel;
   const auto batch = static_cast<double>(samples);
@@ -210,7 +216,7 @@ bool SameKernelPricing(const Layer& a, const Layer& b) {
   // Every field of a Layer that PriceLayerByKernels (and DenseBlockDims) reads: keep in step.
   // Of the given collectives only whether there is one (the pass's userbuffers).
   return a.tensor_parallel_all_reduces == b.tensor_parallel_all_reduces &&
-         a.routed.has_value() == b.routed.has_value() &&
+         a.high_precision == b.high_precision && a.routed.has_value() == b.routed.has_value() &&
          a.forward_comm.has_value() == b.forward_comm.has_value() &&
          a.input_grad_comm.has_value() == b.input_grad_comm.has_value() &&
          a.operations == b.operations;

@@ -63,7 +63,7 @@ std::optional<KernelLayerTimes> PriceLayerByKernels(const Layer& layer, const Co
 /// Whether PriceLayerByKernels gives `a` and `b` the same times under any one model, config and
 /// batch: the fields of a layer it reads are equal (the operations, whether experts are routed,
 /// the tensor-parallel all-reduces, whether collectives are given for forward and for input
-/// gradients). Names, FLOP totals and measured times are not read by it.
+/// gradients, whether the layer stays in high precision). Names, FLOP totals and measured times are not read by it.
 bool SameKernelPricing(const Layer& a, const Layer& b);
 
 /// PriceLayerByKernels for the layers of one model under one compute model, config and batch,

@@ -112,6 +112,11 @@ struct Layer {
   /// final norm and the output layer keep their activations and run once. A custom layer is
   /// recomputed unless it says otherwise.
   bool checkpointed = true;
+  /// Whether the layer's linear GEMMs stay in high precision (BF16) when the job trains in FP8:
+  /// Megatron-LM's first_last_layers_bf16 keeps the first and last transformer layers in BF16
+  /// (megatron/core/fp8_utils.py, is_first_last_bf16_layer). Such a layer holds no FP8 weight
+  /// copies and saves its inputs in 16 bits.
+  bool high_precision = false;
   /// Measured compute times for one NPU's share of one iteration (ns), when the user gives them
   /// instead of FLOPs (custom models, imported traces). When set they override the FLOP model.
   std::optional<double> forward_ns;

@@ -23,7 +23,8 @@ double ActivationBytes(const Layer& layer, const TrainingConfig& config) {
   }
   if (layer.saved) {
     const SavedActivations& a =
-        config.fp8_linear_layers && layer.saved_fp8 ? *layer.saved_fp8 : *layer.saved;
+        config.fp8_linear_layers && !layer.high_precision && layer.saved_fp8 ? *layer.saved_fp8
+                                                                             : *layer.saved;
     const double replicated = config.sequence_parallel ? a.replicated / t : a.replicated;
     double bytes = replicated + a.split / t + a.routed * config.expert_load / t;
     if (config.recompute != Recompute::kSelective) {
@@ -51,6 +52,7 @@ struct Fp8Params {
 };
 Fp8Params Fp8GemmParams(const Layer& layer) {
   Fp8Params p;
+  if (layer.high_precision) return p;  // kept in BF16: no FP8 copies
   for (const Operation& op : layer.operations) {
     if (!RunsInFp8UnderTransformerEngine(op.kind)) continue;
     (op.kind == OperationKind::kExpertLinear ? p.routed : p.own) += static_cast<double>(op.params);

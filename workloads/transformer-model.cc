@@ -212,6 +212,13 @@ Model BuildTransformer(const TransformerSpec& spec, uint32_t sequence_length) {
   return model;
 }
 
+void KeepEndLayersInHighPrecision(const TransformerSpec& spec, uint32_t first, uint32_t last,
+                                  Model& model) {
+  for (uint32_t i = 0; i < spec.layers; ++i) {
+    if (i < first || i + last >= spec.layers) model.layers[1 + i].high_precision = true;
+  }
+}
+
 uint64_t ActiveParams(const Model& model) {
   uint64_t active = 0;
   for (const Layer& layer : model.layers) {

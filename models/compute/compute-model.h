@@ -76,6 +76,12 @@ class ComputeModel {
   Precision training_precision() const { return m_training; }
   AttentionImpl attention_impl() const { return m_attention; }
   Precision PrecisionOf(GemmClass gemm_class) const;
+  /// The same model training in HighPrecisionFor(training): BF16 under FP8, itself otherwise.
+  /// Prices a layer Megatron keeps in BF16 in an FP8 job (first_last_layers_bf16): its linear
+  /// GEMMs in BF16 and its elementwise passes without the FP8 casts.
+  ComputeModel InHighPrecision() const {
+    return ComputeModel(m_device, HighPrecisionFor(m_training), m_attention);
+  }
 
   GemmEstimate Gemm(GemmClass gemm_class, const GemmShape& shape,
                     const GemmOptions& options = {}) const;

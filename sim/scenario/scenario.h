@@ -101,6 +101,14 @@ struct TrainingWorkload {
   /// implementation (fused by default).
   std::optional<Precision> precision;
   std::optional<AttentionImpl> attention;
+  /// workload.training.bf16_layers when given: how many transformer layers at the start and at
+  /// the end of the model stay in BF16 under FP8 (Megatron-LM's first_last_layers_bf16 with
+  /// num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16). Marked on the model's layers
+  /// (Layer::high_precision).
+  struct Bf16Layers {
+    uint32_t first = 0, last = 0;
+  };
+  std::optional<Bf16Layers> bf16_layers;
   Precision TrainingPrecision() const { return precision.value_or(Precision::kBf16); }
 
   /// Ranks composed from the parallel axes in Megatron's order (or parallelism.order and

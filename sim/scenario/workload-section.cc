@@ -551,12 +551,53 @@ void ReadOverlap(const JsonCursor& section, TrainingWorkload& workload) {
   }
 }
 
+// workload.training.bf16_layers: Megatron-LM's first_last_layers_bf16 (transformer_config.py:
+// num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16, each at most the layers of one
+// pipeline stage), for an FP8 job of a transformer whose layers hfsim builds.
+void ReadBf16Layers(const JsonCursor& section, TrainingWorkload& workload) {
+  const auto given = section.Find("bf16_layers");
+  if (!given) return;
+  if (workload.TrainingPrecision() != Precision::kFp8) {
+    given->Fail(fmt::format("keeps layers in BF16 under FP8, but the job trains in {}; accepted: "
+                            "only with \"precision\": \"fp8\"",
+                            ToString(workload.TrainingPrecision())));
+  }
+  std::optional<TransformerSpec> spec = workload.transformer;
+  if (!spec && !workload.custom_model) spec = ZooTransformerSpec(workload.model_name);
+  if (!spec) {
+    given->Fail(fmt::format("model \"{}\" is not a transformer hfsim builds; accepted: only for "
+                            "a zoo transformer, {{\"transformer\": ...}} or {{\"hf_config\": ...}}",
+                            workload.model_name));
+  }
+  given->ExpectObject({"first", "last"});
+  const uint32_t stages = workload.pipeline.pipeline;
+  const uint32_t most = spec->layers / stages;
+  const std::string limit =
+      stages > 1 ? fmt::format("0 to {} (the {} layers over {} pipeline stages, as Megatron-LM "
+                               "allows at most one stage's layers)",
+                               most, spec->layers, stages)
+                 : fmt::format("0 to {} (the model's layers)", most);
+  TrainingWorkload::Bf16Layers layers;
+  for (const auto& [key, slot] : {std::pair{"first", &layers.first}, {"last", &layers.last}}) {
+    if (const auto count = given->Find(key)) {
+      const uint64_t n = count->Integer(0, uint64_t{1} << 20);
+      if (n > most) count->Fail(fmt::format("got {}; accepted: {}", n, limit));
+      *slot = static_cast<uint32_t>(n);
+    } else {
+      *slot = 1;  // Megatron's default for either count
+    }
+  }
+  KeepEndLayersInHighPrecision(*spec, layers.first, layers.last, workload.model);
+  workload.bf16_layers = layers;
+}
+
 TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenario,
                               TrainingWorkload workload) {
   section.ExpectObject({"model", "sequence_length_tokens", "global_batch_samples", "parallelism",
                         "gradient_bytes_per_param", "parameter_bytes_per_param",
                         "optimizer_bytes_per_param", "activation_bytes_per_element", "overlap",
-                        "routing", "recompute", "flop_convention", "precision", "attention"});
+                        "routing", "recompute", "flop_convention", "precision", "attention",
+                        "bf16_layers"});
   ReadModel(section, workload);
   ReadParallelism(section, scenario.dimensions, workload);
   TrainingConfig& config = workload.config;
@@ -600,6 +641,7 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
         std::vector<std::string_view>(kFlopConventionNames.begin(), kFlopConventionNames.end())));
   }
   ReadPrecision(section, workload);
+  ReadBf16Layers(section, workload);
   CheckHeads(section, workload);
   CheckDerivedSizes(batch, workload);
   workload.memory = EstimateMemory(workload.model, config, workload.pipeline);
@@ -830,6 +872,9 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   if (t.precision) training["precision"] = ToString(*t.precision);
   if (t.attention)
     training["attention"] = *t.attention == AttentionImpl::kFused ? "flash" : "unfused";
+  if (t.bf16_layers) {
+    training["bf16_layers"] = {{"first", t.bf16_layers->first}, {"last", t.bf16_layers->last}};
+  }
   return {{"training", training}};
 }
 
