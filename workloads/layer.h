@@ -174,6 +174,13 @@ struct Model {
   /// them, so its degree must divide both. 0 when the model has no attention (or does not say).
   uint32_t attention_heads = 0;
   uint32_t kv_heads = 0;
+  /// The transformer blocks are rows [first_block, first_block + blocks): what Megatron's
+  /// pipeline split divides (workloads/graph/pipeline-split.h), the rows before them (the
+  /// embedding) going with the first chunk and those after (final norm, head, multi-token
+  /// prediction) with the last. 0 blocks: the model does not say (a layer list, a CNN), and
+  /// the split counts every row as one.
+  uint32_t first_block = 0;
+  uint32_t blocks = 0;
 
   uint64_t TotalParams() const;
   double TotalForwardFlopsPerSample() const;

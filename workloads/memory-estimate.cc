@@ -65,10 +65,8 @@ Fp8Params Fp8GemmParams(const Layer& layer) {
 RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
                           const PipelineLayout& layout) {
   const uint32_t p = layout.pipeline, v = layout.virtual_stages, m = layout.micro_batches;
-  const auto layers = static_cast<uint32_t>(model.layers.size());
-  const uint32_t chunks = p * v;
-  const std::vector<uint32_t> boundary =
-      layers >= chunks ? PipelineChunks(model, config, chunks) : std::vector<uint32_t>{};
+  // Each stage's layers as the generator cuts them (the split included).
+  const std::vector<uint32_t> boundary = PipelineChunks(model, config, layout);
   if (boundary.empty()) return RankMemory{};  // the loader refuses such a pipeline
   auto first_layer = [&](uint32_t k) { return boundary[k]; };
   const double t = config.tensor_parallel, d = config.data_parallel;

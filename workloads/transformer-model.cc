@@ -193,6 +193,8 @@ Model BuildTransformer(const TransformerSpec& spec, uint32_t sequence_length) {
   model.kv_heads = spec.mla ? spec.heads : spec.KvHeads();
   model.layers.reserve(spec.layers + 3 + 2 * spec.mtp_layers);
   model.layers.push_back(EmbeddingRow(spec, seq));
+  model.first_block = 1;
+  model.blocks = spec.layers;
   const std::string prefix = kBlockPrefix[static_cast<int>(spec.rows)];
   for (uint32_t i = 0; i < spec.layers; ++i) {
     model.layers.push_back(BuildTransformerBlock(spec, i, seq, prefix + std::to_string(i)));

@@ -12,7 +12,7 @@ namespace hfsim {
 /// CheckTransformerSpec and the length CheckSequenceLength. Rows, in order:
 ///   the embedding (token table, learned position and token-type tables, embedding norm; 0 FLOPs,
 ///     one all-reduce under tensor parallelism, as a vocab-parallel table needs);
-///   the blocks (transformer-block.h; 2 all-reduces each);
+///   the blocks (transformer-block.h; 2 all-reduces each; Model::first_block and blocks mark them);
 ///   llama: "norm" and "output" (the LM head: vocab x hidden parameters unless tied, 2 s d vocab
 ///     FLOPs, no all-reduce: a vocab-parallel cross-entropy exchanges per-token scalars only);
 ///   gpt2: "ln_f" (the final norm, with the tied LM head's FLOPs);

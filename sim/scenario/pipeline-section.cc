@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "workloads/graph/pipeline-rules.h"
+#include "workloads/graph/pipeline-split.h"
 
 namespace hfsim {
 
@@ -108,6 +109,67 @@ void ReadPlacement(const JsonCursor& placement, uint64_t npus, TrainingWorkload&
   }
 }
 
+// The keys of parallelism.pipeline_split's object form (Megatron's options).
+constexpr std::array<std::string_view, 5> kSplitKeys = {
+    "rule", "account_for_embedding", "account_for_loss", "first_stage_blocks",
+    "last_stage_blocks"};
+
+// parallelism.pipeline_split: "balanced" (the default), "megatron", Megatron's rule with its
+// options as an object, or the blocks of each chunk as a list (workloads/graph/pipeline-split.h).
+// Read once the stages, the virtual stages and the model are known; each rule's problem is
+// named at the key that breaks it.
+void ReadPipelineSplit(const JsonCursor& given, TrainingWorkload& workload) {
+  PipelineSplit& split = workload.pipeline.split;
+  const uint32_t blocks = SplitBlocks(workload.model);
+  std::vector<JsonCursor> entries;
+  if (given.Node().is_array()) {
+    split.rule = PipelineSplitRule::kExplicit;
+    entries = given.Elements(1, 1 << 20);
+    for (const JsonCursor& entry : entries) {
+      split.blocks_per_chunk.push_back(static_cast<uint32_t>(entry.Integer(0, blocks)));
+    }
+  } else if (given.Node().is_object()) {
+    given.ExpectObject(kSplitKeys);
+    given.At("rule", "\"megatron\" (the rule the options apply to)")
+        .Choice(std::vector<std::string_view>{"megatron"});
+    split.rule = PipelineSplitRule::kMegatron;
+    if (const auto e = given.Find("account_for_embedding")) split.account_for_embedding = e->Bool();
+    if (const auto l = given.Find("account_for_loss")) split.account_for_loss = l->Bool();
+    if (const auto first = given.Find("first_stage_blocks")) {
+      split.first_stage_blocks = static_cast<uint32_t>(first->Integer(0, blocks));
+    }
+    if (const auto last = given.Find("last_stage_blocks")) {
+      split.last_stage_blocks = static_cast<uint32_t>(last->Integer(0, blocks));
+    }
+  } else if (given.Node().is_string()) {
+    split.rule = given.Choice(kPipelineSplitRuleNames);
+  } else {
+    given.Fail(fmt::format(
+        "got {}; accepted: \"balanced\", \"megatron\", an object with \"rule\": \"megatron\" "
+        "and its options (account_for_embedding, account_for_loss, first_stage_blocks, "
+        "last_stage_blocks), or a list of transformer blocks per chunk",
+        given.Shown()));
+  }
+  if (split.rule == PipelineSplitRule::kBalanced) return;
+  auto problem = BlocksPerChunk(workload.model, workload.pipeline);
+  const auto* found = std::get_if<SplitProblem>(&problem);
+  if (!found) return;
+  switch (found->key) {
+    case SplitKey::kSplit:
+      given.Fail(found->message);
+    case SplitKey::kEmbedding:
+      given.Child("account_for_embedding").Fail(found->message);
+    case SplitKey::kLoss:
+      given.Child("account_for_loss").Fail(found->message);
+    case SplitKey::kFirstStage:
+      given.Child("first_stage_blocks").Fail(found->message);
+    case SplitKey::kLastStage:
+      given.Child("last_stage_blocks").Fail(found->message);
+    case SplitKey::kEntry:
+      entries.at(found->chunk).Fail(found->message);
+  }
+}
+
 }  // namespace
 
 bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Dimension>& dims,
@@ -120,8 +182,9 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   const auto order = parallelism.Find("order");
   const auto context = parallelism.Find("context");
   const auto placement = parallelism.Find("placement");
+  const auto split = parallelism.Find("pipeline_split");
   if (!pipeline && !micro_batches && !schedule && !virtual_stages && !expert && !order &&
-      !context && !placement) {
+      !context && !placement && !split) {
     return false;
   }
   uint64_t npus = 1;
@@ -137,7 +200,8 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
       : expert        ? *expert
       : context       ? *context
       : order         ? *order
-                      : *placement;  // stands in, never read, without stages
+      : placement     ? *placement
+                      : *split;  // stands in, never read, without stages
   PipelineLayout& layout = workload.pipeline;
   layout.pipeline = staged ? static_cast<uint32_t>(depth.Integer(1, npus)) : 1;
   for (const std::string_view key :
@@ -176,7 +240,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
       micro_batches || layout.pipeline > 1 ? static_cast<uint32_t>(count.Integer(1, 1 << 20)) : 1;
   // One stage runs each micro-batch's forward and then its backward, in turn: no schedule to
   // choose and no chunks to interleave.
-  for (const auto& key : {schedule, virtual_stages}) {
+  for (const auto& key : {schedule, virtual_stages, split}) {
     if (key && layout.pipeline == 1) {
       key->Fail("applies to a pipeline; with one stage each micro-batch runs forward then "
                 "backward in turn; accepted: this key with \"pipeline\" of 2 or more");
@@ -189,6 +253,7 @@ bool ReadPipelineParallelism(const JsonCursor& parallelism, const std::vector<Di
   }
   if (auto reason = InterleavedMicroBatchesRefusal(layout)) count.Fail(*reason);
   if (auto reason = ChunksRefusal(workload.model.layers.size(), layout)) depth.Fail(*reason);
+  if (split) ReadPipelineSplit(*split, workload);
   workload.config.tensor_parallel = static_cast<uint32_t>(tensor_degree);
   workload.config.data_parallel = static_cast<uint32_t>(data_degree);
   if (expert) ReadExpertDegree(*expert, workload);
@@ -228,6 +293,19 @@ void PipelineToJson(const TrainingWorkload& workload, nlohmann::json& parallelis
     parallelism["pipeline"] = layout.pipeline;
     parallelism["pipeline_schedule"] = ToString(layout.schedule);
     parallelism["virtual_stages"] = layout.virtual_stages;
+    // Written only when not the default, so that balanced scenarios echo as before.
+    const PipelineSplit& split = layout.split;
+    if (split.rule == PipelineSplitRule::kExplicit) {
+      parallelism["pipeline_split"] = split.blocks_per_chunk;
+    } else if (split.rule == PipelineSplitRule::kMegatron) {
+      nlohmann::json megatron = {{"rule", std::string(ToString(split.rule))}};
+      if (split.account_for_embedding) megatron["account_for_embedding"] = true;
+      if (split.account_for_loss) megatron["account_for_loss"] = true;
+      if (split.first_stage_blocks) megatron["first_stage_blocks"] = *split.first_stage_blocks;
+      if (split.last_stage_blocks) megatron["last_stage_blocks"] = *split.last_stage_blocks;
+      parallelism["pipeline_split"] =
+          megatron.size() == 1 ? nlohmann::json(std::string(ToString(split.rule))) : megatron;
+    }
   }
   if (layout.pipeline > 1 || layout.micro_batches > 1) {
     parallelism["micro_batches"] = layout.micro_batches;

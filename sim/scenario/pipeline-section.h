@@ -1,6 +1,6 @@
 // Pipeline parallelism in "workload.training.parallelism" (docs/scenario.md §3.2): the keys
 // "pipeline", "micro_batches" (alone, or with "pipeline": 1: one stage, gradient accumulation),
-// "pipeline_schedule" and "virtual_stages", read into the workload's PipelineLayout
+// "pipeline_schedule", "virtual_stages" and "pipeline_split", read into the workload's PipelineLayout
 // (workloads/graph/parallel-layout.h), each checked by its rule (workloads/graph/pipeline-rules.h)
 // at the key that breaks it. Internal to the loader (throws JsonPathError).
 #pragma once

@@ -275,7 +275,8 @@ void ReadParallelism(const JsonCursor& training, const std::vector<Dimension>& d
     section->ExpectObject({"data", "tensor", "data_dimensions", "tensor_dimensions",
                            "tensor_per_dimension", "sequence_parallel", "pipeline", "micro_batches",
                            "pipeline_schedule", "virtual_stages", "zero_stage", "bucket_MiB",
-                           "prefetch", "expert", "order", "context", "placement"});
+                           "prefetch", "expert", "order", "context", "placement",
+                           "pipeline_split"});
     if (ReadPipelineParallelism(*section, dims, workload)) return;
   }
   auto find = [&](std::string_view key) {

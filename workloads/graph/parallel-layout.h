@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,39 @@ inline constexpr std::array<ParallelAxis, kParallelAxes> kMegatronOrder = {
     ParallelAxis::kTensor, ParallelAxis::kContext, ParallelAxis::kExpert, ParallelAxis::kData,
     ParallelAxis::kPipeline};
 
+/// How the model is cut into the pipeline's chunks (workload.training.parallelism.pipeline_split):
+///   - kBalanced: hfsim's own cut, the costliest chunk as cheap as it can be (BalancedChunks in
+///     pipeline-schedule.h);
+///   - kMegatron: Megatron-Core's, every stage the same number of transformer blocks, with its
+///     options below (pipeline-split.h has the rules and their sources);
+///   - kExplicit: `blocks_per_chunk`, the blocks of each chunk in forward order.
+/// The embedding goes with the first chunk and the final norm and head with the last.
+enum class PipelineSplitRule : uint8_t { kBalanced, kMegatron, kExplicit };
+/// The split's names in scenarios (the explicit one is written as its list).
+inline constexpr NameTable<PipelineSplitRule, 2> kPipelineSplitRuleNames = {{
+    {PipelineSplitRule::kBalanced, "balanced"},
+    {PipelineSplitRule::kMegatron, "megatron"},
+}};
+/// The name of a split given by name (kBalanced, kMegatron).
+inline std::string_view ToString(PipelineSplitRule rule) {
+  return NameIn(kPipelineSplitRuleNames, rule);
+}
+struct PipelineSplit {
+  PipelineSplitRule rule = PipelineSplitRule::kBalanced;
+  /// kMegatron: Megatron's account_for_embedding_in_pipeline_split and
+  /// account_for_loss_in_pipeline_split (the embedding, the loss counted as one layer each).
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+  /// kMegatron: num_layers_in_first_pipeline_stage and num_layers_in_last_pipeline_stage
+  /// (--decoder-first/last-pipeline-num-layers), blocks of the whole stage.
+  std::optional<uint32_t> first_stage_blocks;
+  std::optional<uint32_t> last_stage_blocks;
+  /// kExplicit: transformer blocks of chunk k = c x pipeline + s (stage s's chunk c).
+  std::vector<uint32_t> blocks_per_chunk;
+
+  bool operator==(const PipelineSplit&) const = default;
+};
+
 struct PipelineLayout {
   uint32_t pipeline = 1;
   uint32_t micro_batches = 1;
@@ -56,6 +90,8 @@ struct PipelineLayout {
   /// Explicit placement: rank id r (as `order` composes it) runs on NPU placement[r], a
   /// permutation of the NPUs; empty: on NPU r. Any grouping of ranks can be given this way.
   std::vector<uint32_t> placement;
+  /// How the model is cut into the pipeline x virtual_stages chunks.
+  PipelineSplit split;
 };
 
 /// The degree of each parallel axis (indexed by ParallelAxis): tensor, context, expert, the

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/graph/pipeline-split.h"
+
 namespace hfsim {
 
 std::optional<std::string> DegreesRefusal(uint64_t tensor, uint64_t context,
@@ -102,6 +104,15 @@ std::optional<std::string> ChunksRefusal(size_t layers, const PipelineLayout& la
       layers, chunks, layout.pipeline, layout.virtual_stages, layers);
 }
 
+std::optional<std::string> PipelineSplitRefusal(const Model& model, const PipelineLayout& layout) {
+  if (layout.split.rule == PipelineSplitRule::kBalanced) return std::nullopt;
+  auto blocks = BlocksPerChunk(model, layout);
+  if (auto* problem = std::get_if<SplitProblem>(&blocks)) {
+    return "the pipeline split: " + problem->message;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> BatchSplitRefusal(uint64_t batch, uint32_t data,
                                              const PipelineLayout& layout) {
   const uint64_t split = uint64_t{data} * layout.micro_batches;
@@ -173,6 +184,7 @@ std::optional<std::string> TrainingLayoutRefusal(const Model& model, const Train
   if (auto reason = VirtualStagesRefusal(layout)) return reason;
   if (auto reason = InterleavedMicroBatchesRefusal(layout)) return reason;
   if (auto reason = ChunksRefusal(model.layers.size(), layout)) return reason;
+  if (auto reason = PipelineSplitRefusal(model, layout)) return reason;
   if (auto reason = BatchSplitRefusal(config.global_batch_samples, config.data_parallel, layout)) {
     return reason;
   }

@@ -41,6 +41,9 @@ std::optional<std::string> VirtualStagesRefusal(const PipelineLayout& layout);
 std::optional<std::string> InterleavedMicroBatchesRefusal(const PipelineLayout& layout);
 /// Every chunk (pipeline x virtual stages of them) needs a layer.
 std::optional<std::string> ChunksRefusal(size_t layers, const PipelineLayout& layout);
+/// Megatron's split or an explicit one keeps its rules (BlocksPerChunk, pipeline-split.h); the
+/// balanced split always can.
+std::optional<std::string> PipelineSplitRefusal(const Model& model, const PipelineLayout& layout);
 /// The batch splits into data-parallel replicas x micro-batches.
 std::optional<std::string> BatchSplitRefusal(uint64_t batch, uint32_t data,
                                              const PipelineLayout& layout);

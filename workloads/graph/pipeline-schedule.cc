@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workloads/graph/pipeline-split.h"
+
 namespace hfsim {
 
 uint64_t WarmupSteps(const PipelineLayout& layout, uint32_t stage) {
@@ -111,9 +113,16 @@ std::vector<uint32_t> BalancedChunks(const std::vector<double>& cost, uint32_t c
 }
 
 std::vector<uint32_t> PipelineChunks(const Model& model, const TrainingConfig& config,
-                                     uint32_t chunks) {
+                                     const PipelineLayout& layout) {
   const auto layers = static_cast<uint32_t>(model.layers.size());
+  const uint32_t chunks = layout.pipeline * layout.virtual_stages;
+  if (layers < chunks) return {};
   if (chunks == 1) return {0, layers};  // the loader's memory estimate, for every job
+  if (layout.split.rule != PipelineSplitRule::kBalanced) {
+    auto blocks = BlocksPerChunk(model, layout);
+    if (std::holds_alternative<SplitProblem>(blocks)) return {};
+    return SplitBoundaries(model, std::get<std::vector<uint32_t>>(blocks));
+  }
   const TrainingIteration iteration = BuildTrainingIteration(model, config);
   std::vector<double> cost;
   cost.reserve(iteration.layers.size());

@@ -46,11 +46,16 @@ std::vector<StageStep> StageSchedule(const PipelineLayout& layout, uint32_t stag
 /// embedding, a norm) join their neighbours; with every cost 0, layers are counted instead.
 std::vector<uint32_t> BalancedChunks(const std::vector<double>& cost, uint32_t chunks);
 
-/// The chunks of a pipeline over `model`: balanced by each layer's forward and backward compute
-/// as the training loop prices it (BuildTrainingIteration), so GPT-3's 96 blocks split 4 per
-/// chunk over 24 chunks with the embedding on the first and the LM head on the last, as
-/// Megatron places them. Needs at least `chunks` layers. Chunk k runs on stage k mod p.
+/// The chunks of `layout`'s pipeline (pipeline x virtual_stages of them) over `model`, as
+/// BalancedChunks returns them, cut as `layout.split` says. Balanced (the default): by each
+/// layer's forward and backward compute as the training loop prices it
+/// (BuildTrainingIteration), so GPT-3's 96 blocks split 4 per chunk over 24 chunks with the
+/// embedding on the first and the LM head on the last, as Megatron places them. Megatron's or an
+/// explicit split: the blocks of each chunk (BlocksPerChunk, pipeline-split.h), the rows before
+/// the blocks joining the first chunk and those after them the last. Chunk k runs on stage
+/// k mod p. Empty when the layout cannot be cut (fewer layers than chunks, a split that breaks
+/// its rules: TrainingLayoutRefusal says why).
 std::vector<uint32_t> PipelineChunks(const Model& model, const TrainingConfig& config,
-                                     uint32_t chunks);
+                                     const PipelineLayout& layout);
 
 }  // namespace hfsim

@@ -177,7 +177,7 @@ std::variant<ExecutionGraph, std::string> TrainingGraph(const Model& model,
   TrainingIteration micro = MicroBatchWork(model, config, layout.micro_batches);
   StageWork work;
   work.micro = &micro;
-  work.boundary = PipelineChunks(model, config, chunks);
+  work.boundary = PipelineChunks(model, config, layout);
   // Buckets never span two chunks: each chunk's gradients are ready at a different time.
   for (uint32_t k = 0; k < chunks; ++k) {
     BucketGradients(micro.layers, work.boundary[k], work.boundary[k + 1], config.bucket_bytes);
