@@ -167,10 +167,15 @@ TEST(ExpertOverlapScenario, OneMoreWarmUpForwardAndPairedSteadySteps) {
   EXPECT_TRUE(!accumulate[5].forward && accumulate[5].micro_batch == 2);
 }
 
-TEST(ExpertOverlapScenario, TheOverlapIsEchoedAndNamed) {
+TEST(ExpertOverlapScenario, TheOverlapIsEchoedAndHoldsOneMoreMicroBatch) {
   nlohmann::json doc = OneStageJob(100000);
+  const double alone = ParseOrDie(doc).training.memory.activations_bytes;
   doc["workload"]["training"]["overlap"] = {{"expert_all_to_all", true}};
   const Scenario scenario = ParseOrDie(doc);
+  // Without a pipeline, micro-batch 1's forward runs before micro-batch 0's backward: two
+  // micro-batches' activations are held, not one.
+  EXPECT_GT(alone, 0.0);
+  EXPECT_DOUBLE_EQ(scenario.training.memory.activations_bytes, 2 * alone);
   EXPECT_TRUE(scenario.training.config.overlap_options.expert_all_to_all);
   EXPECT_EQ(ScenarioToJson(scenario)["workload"]["training"]["overlap"]["expert_all_to_all"],
             true);
