@@ -101,9 +101,11 @@ RankMemory EstimateMemory(const Model& model, const TrainingConfig& config,
     }
     // Micro-batches (model chunks, when interleaved) whose activations a stage holds at once:
     // its warm-up steps (pipeline-schedule.h) and the first forward after them, each holding
-    // one chunk (GPipe: all m; 1F1B: p - s), at most every step it runs forward.
+    // one chunk (GPipe: all m; 1F1B: p - s; one more with combined 1F1B's extra warm-up), at
+    // most every step it runs forward.
+    const uint64_t warmup = WarmupSteps(layout, s, config.overlap_options.expert_all_to_all);
     const double in_flight =
-        static_cast<double>(std::min<uint64_t>(uint64_t{m} * v, WarmupSteps(layout, s) + 1)) / v;
+        static_cast<double>(std::min<uint64_t>(uint64_t{m} * v, warmup + 1)) / v;
     // ZeRO shards over the replicas holding the same parameters: the data and context ranks
     // for a layer's own, the expert-data group for routed experts.
     const double expert_copies = d / experts_per_rank;

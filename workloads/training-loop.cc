@@ -109,9 +109,12 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
     if (config.kernel_model && !measured) {
       kernels = kernel_memo->Price(layer);
     }
+    // The input-gradient pass before recomputation adds to it.
+    double input_grad_alone_ns = 0.0;
     if (kernels) {
       work.forward_ns = kernels->forward.TotalNs();
       work.input_grad_ns = kernels->input_grad.TotalNs();
+      input_grad_alone_ns = work.input_grad_ns;
       work.weight_grad_ns = kernels->weight_grad.TotalNs();
       // Recomputation as below: the whole forward again, or the attention core's forward.
       const double recomputed = full_recompute ? work.forward_ns
@@ -154,6 +157,7 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
               : ComputeNs(forward_flops, config);
       work.forward_ns = layer.forward_ns.value_or(forward_ns);
       work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
+      input_grad_alone_ns = work.input_grad_ns;
       // The attention core's share of the layer's arithmetic: what selective recomputation runs
       // again, and what ring attention runs block by block. Divided out only when one of them
       // needs it: every sweep point builds this loop.
@@ -249,6 +253,20 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
           static_cast<uint64_t>(std::ceil(ExpertExchangeBytes(*layer.routed, config, samples)));
       request(work.forward_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
       request(work.input_grad_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
+      if (config.overlap_options.expert_all_to_all) {
+        // The routed experts' share of the layer's FLOPs (every token's top-k experts on the
+        // busiest rank, as priced above) splits each pass into Megatron's pre-dispatch and
+        // expert (mlp) nodes; recomputation belongs to the pre-dispatch part (attention).
+        const RoutedExperts& routed = *layer.routed;
+        const double routed_flops = config.expert_load * routed.top_k *
+                                    routed.forward_flops_per_token *
+                                    static_cast<double>(routed.tokens_per_sample);
+        const double total = layer.forward_flops_per_sample + routed_flops;
+        const double share = total > 0 ? routed_flops / total : 0.0;
+        work.expert_forward_ns = work.forward_ns * share;
+        work.expert_input_grad_ns = input_grad_alone_ns * share;
+        work.expert_weight_grad_ns = work.weight_grad_ns * share;
+      }
       std::optional<CommRequest> unused;
       gradients(expert_params, ParallelGroup::kExpertData, config.data_parallel / expert,
                 work.expert_grad_comm, work.expert_step_gather, &unused);

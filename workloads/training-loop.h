@@ -50,7 +50,10 @@ inline std::string_view ToString(OverlapMode overlap) { return NameIn(kOverlapMo
 ///   - parameter_gather: ZeRO-1/2's gathers of the updated parameters run in the background at
 ///     the start of the next iteration, each waited for only before its layer's first forward
 ///     (Megatron's distributed optimizer with overlap_param_gather);
-///   - expert_all_to_all: refused by the loader (not modelled yet).
+///   - expert_all_to_all: in the steady 1F1B steps a forward step and the backward step after it
+///     run merged, layer by layer, so that each micro-batch's expert dispatch and combine
+///     all-to-alls run on a stream of their own beside the other's compute (Megatron's
+///     overlap_moe_expert_parallel_comm, combined 1F1B), with one more warm-up forward.
 /// The defaults are today's meaning of the strings "none" and "backward".
 struct OverlapOptions {
   bool tensor_parallel = false;
@@ -211,6 +214,14 @@ struct LayerWork {
   /// unless the kernel-level model priced the layer: then its GEMM class's time over the pass's.
   double forward_gemm_share = 1.0;
   double input_grad_gemm_share = 1.0;
+  /// Of the compute above, the routed experts' share of each pass: what Megatron's combined
+  /// 1F1B runs as the layer's `mlp` node, between the dispatch and the combine (the rest, with
+  /// the shared experts, is its `pre_dispatch_computation`). Set only for layers with an expert
+  /// exchange and only with OverlapOptions::expert_all_to_all; by the routed experts' share of
+  /// the layer's forward FLOPs.
+  double expert_forward_ns = 0.0;
+  double expert_input_grad_ns = 0.0;
+  double expert_weight_grad_ns = 0.0;
 };
 
 struct TrainingIteration {

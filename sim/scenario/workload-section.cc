@@ -22,6 +22,7 @@
 #include "sim/scenario/sharding-section.h"
 #include "sim/scenario/transformer-section.h"
 #include "topologies/dimension-kinds.h"
+#include "workloads/graph/pipeline-rules.h"
 #include "workloads/model-zoo.h"
 #include "workloads/transformer-model.h"
 
@@ -544,12 +545,6 @@ void ReadOverlap(const JsonCursor& section, TrainingWorkload& workload) {
   options.pipeline_sends =
       flag("pipeline_sends", workload.pipeline.schedule == PipelineSchedule::kInterleaved);
   options.expert_all_to_all = flag("expert_all_to_all", false);
-  if (options.expert_all_to_all) {
-    overlap->Child("expert_all_to_all")
-        .Fail("got true, but overlapping the expert all-to-alls with another micro-batch's "
-              "compute (Megatron's overlap_moe_expert_parallel_comm, DeepSeek's DualPipe) is not "
-              "modelled yet; accepted: false (the all-to-alls block)");
-  }
 }
 
 // workload.training.bf16_layers: Megatron-LM's first_last_layers_bf16 (transformer_config.py:
@@ -643,6 +638,10 @@ TrainingWorkload ReadTraining(const JsonCursor& section, const Scenario& scenari
   }
   ReadPrecision(section, workload);
   ReadBf16Layers(section, workload);
+  // Combined 1F1B's requirements, once the layout, experts and recomputation are known.
+  if (auto reason = ExpertOverlapRefusal(config, workload.pipeline)) {
+    throw JsonPathError(section.Path() + ".overlap.expert_all_to_all", *reason);
+  }
   CheckHeads(section, workload);
   CheckDerivedSizes(batch, workload);
   workload.memory = EstimateMemory(workload.model, config, workload.pipeline);

@@ -156,6 +156,36 @@ TEST(GraphPacket, PipelineWithExpertParallelismAgrees) {
   EXPECT_NEAR(PacketOverAnalytical(doc), 1.0, 0.05);
 }
 
+TEST(GraphPacket, ExpertAllToAllOverlapAgrees) {
+  // The same job interleaved (2 chunks per stage) with Megatron's combined 1F1B
+  // (overlap.expert_all_to_all): the steady steps' all-to-alls run on their own stream beside
+  // the other micro-batch's compute, half of each pass being the routed experts' (2,048 FLOPs
+  // per sample besides 2 x 1,024 routed). The packet engine runs the same merged steps.
+  nlohmann::json layers = nlohmann::json::array();
+  for (int i = 0; i < 4; ++i) {
+    layers.push_back({{"name", "moe" + std::to_string(i)}, {"params", (1 << 20) + 4 * (1 << 18)},
+                      {"forward_flops_per_sample", 2048},
+                      {"output_elements_per_sample", 1 << 20}, {"tensor_parallel_all_reduces", 2},
+                      {"forward_ns", 40000}, {"input_grad_ns", 40000}, {"weight_grad_ns", 40000},
+                      {"routed", {{"experts", 4}, {"top_k", 2}, {"params_per_expert", 1 << 18},
+                                  {"forward_flops_per_token", 1}, {"tokens_per_sample", 1024},
+                                  {"token_elements", 1024}}}});
+  }
+  nlohmann::json doc = {
+      {"topology", {{"dimensions", {Dim("FullyConnected", 2, 300, 100),
+                                    Dim("FullyConnected", 4, 50, 500),
+                                    Dim("Switch", 2, 25, 1000)}}}},
+      {"workload",
+       {{"training",
+         {{"model", {{"name", "experts"}, {"layers", layers}}},
+          {"global_batch_samples", 16},
+          {"parallelism", {{"tensor", 2}, {"data", 4}, {"expert", 2}, {"pipeline", 2},
+                           {"micro_batches", 4}, {"pipeline_schedule", "interleaved"},
+                           {"virtual_stages", 2}}},
+          {"overlap", {{"expert_all_to_all", true}}}}}}}};
+  EXPECT_NEAR(PacketOverAnalytical(doc), 1.0, 0.05);
+}
+
 TEST(GraphPacket, PipelineWithContextParallelismAgrees) {
   // Tensor 2 (FullyConnected) x context 2 (FullyConnected) x pipeline 2 (Switch) on 8 NPUs,
   // 1F1B over 4 micro-batches of one sample. Per layer and micro-batch a context pair passes

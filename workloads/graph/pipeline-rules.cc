@@ -141,6 +141,41 @@ std::optional<std::string> GradientShardingRefusal(uint32_t zero_stage,
       zero_stage);
 }
 
+std::optional<std::string> ExpertOverlapRefusal(const TrainingConfig& config,
+                                                const PipelineLayout& layout) {
+  if (!config.overlap_options.expert_all_to_all) return std::nullopt;
+  if (config.expert_parallel <= 1) {
+    return fmt::format(
+        "got true with expert {}: Megatron overlaps expert all-to-alls only under expert "
+        "parallelism (megatron/core/transformer/transformer_config.py: \"only supported with "
+        "expert model parallelism\"); accepted: true with parallelism.expert above 1, or false",
+        config.expert_parallel);
+  }
+  if (layout.pipeline > 1 &&
+      (layout.schedule != PipelineSchedule::kInterleaved || layout.virtual_stages < 2)) {
+    return fmt::format(
+        "got true with pipeline {} under the \"{}\" schedule with {} virtual stage(s): Megatron "
+        "merges forward and backward steps only without a pipeline or under the interleaved "
+        "schedule (transformer_config.py: \"virtual_pipeline_model_parallel_size must be "
+        "specified when pipeline_model_parallel_size > 1\", and a virtual size of 1 is none); "
+        "accepted: true with pipeline 1, or with \"pipeline_schedule\": \"interleaved\" and "
+        "virtual_stages of 2 or more; or false",
+        layout.pipeline, ToString(layout.schedule), layout.virtual_stages);
+  }
+  if (config.recompute == Recompute::kFull) {
+    return std::string(
+        "got true with recompute \"full\": Megatron refuses full recomputation with it "
+        "(transformer_config.py: \"disable full recomputation\"); accepted: true with recompute "
+        "\"none\" or \"selective\", or false");
+  }
+  if (config.overlap_options.tensor_parallel) {
+    return std::string(
+        "got true with tensor_parallel true: the tensor-parallel chunks are not modelled inside "
+        "merged forward and backward steps; accepted: one of the two");
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> GraphSizeRefusal(const Model& model, const TrainingConfig& config,
                                             const PipelineLayout& layout, uint64_t max_nodes) {
   // Per micro-batch and chunk, a receive, a send and up to three nodes per layer each way, with
@@ -148,7 +183,9 @@ std::optional<std::string> GraphSizeRefusal(const Model& model, const TrainingCo
   // generator refuses, in the same terms, a layout whose ranks need more programs.
   const uint64_t layers = model.layers.size();
   const uint64_t context = config.context_parallel;
-  const uint64_t per_layer = 5 + (context > 1 ? 6 * context : 0);
+  // Merged steps (expert_all_to_all) cut a layer's passes and exchanges into up to 4 more.
+  const uint64_t per_layer = 5 + (context > 1 ? 6 * context : 0) +
+                             (config.overlap_options.expert_all_to_all ? 4 : 0);
   const uint64_t per_stage =
       uint64_t{layout.micro_batches} *
           (4 * uint64_t{layout.virtual_stages} + per_layer * layers / layout.pipeline + 5) +
@@ -188,7 +225,8 @@ std::optional<std::string> TrainingLayoutRefusal(const Model& model, const Train
   if (auto reason = BatchSplitRefusal(config.global_batch_samples, config.data_parallel, layout)) {
     return reason;
   }
-  return GradientShardingRefusal(config.zero_stage, layout);
+  if (auto reason = GradientShardingRefusal(config.zero_stage, layout)) return reason;
+  return ExpertOverlapRefusal(config, layout);
 }
 
 }  // namespace hfsim

@@ -51,6 +51,14 @@ std::optional<std::string> BatchSplitRefusal(uint64_t batch, uint32_t data,
 /// with one stage and one micro-batch (DeepSpeed refuses them with a pipeline).
 std::optional<std::string> GradientShardingRefusal(uint32_t zero_stage,
                                                    const PipelineLayout& layout);
+/// Overlapping the expert all-to-alls with another micro-batch's compute (combined 1F1B,
+/// OverlapOptions::expert_all_to_all) keeps Megatron-Core's requirements (TransformerConfig's
+/// __post_init__): expert parallelism above 1; with a pipeline, the interleaved schedule with
+/// at least 2 virtual stages (Megatron drops a virtual size of 1); no full recomputation. And
+/// hfsim's own: not together with tensor-parallel overlap (the chunked passes are not written
+/// into the merged steps).
+std::optional<std::string> ExpertOverlapRefusal(const TrainingConfig& config,
+                                                const PipelineLayout& layout);
 /// A layout composed from the parallel axes keeps its graph within `max_nodes`: every stage runs
 /// one program per context rank, of a size estimated before it is written.
 std::optional<std::string> GraphSizeRefusal(const Model& model, const TrainingConfig& config,

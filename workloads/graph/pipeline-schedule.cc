@@ -6,36 +6,39 @@
 
 namespace hfsim {
 
-uint64_t WarmupSteps(const PipelineLayout& layout, uint32_t stage) {
+uint64_t WarmupSteps(const PipelineLayout& layout, uint32_t stage, bool combined) {
   const uint64_t p = layout.pipeline, m = layout.micro_batches, v = layout.virtual_stages;
+  const uint64_t extra = combined ? 1 : 0;
   switch (layout.schedule) {
     case PipelineSchedule::kGPipe:
       return m;
     case PipelineSchedule::kOneFOneB:
-      return p - stage - 1;
+      return p - stage - 1 + extra;
     case PipelineSchedule::kInterleaved:
-      return (p - stage - 1) * 2 + (v - 1) * p;
+      return (p - stage - 1) * 2 + (v - 1) * p + extra;
   }
   return 0;
 }
 
-std::vector<StageStep> StageSchedule(const PipelineLayout& layout, uint32_t stage) {
+std::vector<StageStep> StageSchedule(const PipelineLayout& layout, uint32_t stage,
+                                     bool combined) {
   const uint32_t p = layout.pipeline, m = layout.micro_batches, v = layout.virtual_stages;
   std::vector<StageStep> steps;
   steps.reserve(2 * m * v);
   switch (layout.schedule) {
     case PipelineSchedule::kGPipe:
-      for (uint32_t j = 0; j < m; ++j) steps.push_back({true, j, 0});
-      for (uint32_t j = 0; j < m; ++j) steps.push_back({false, j, 0});
+      for (uint32_t j = 0; j < m; ++j) steps.push_back({true, j, 0, false});
+      for (uint32_t j = 0; j < m; ++j) steps.push_back({false, j, 0, false});
       break;
     case PipelineSchedule::kOneFOneB: {
-      const auto warmup = static_cast<uint32_t>(std::min<uint64_t>(WarmupSteps(layout, stage), m));
-      for (uint32_t j = 0; j < warmup; ++j) steps.push_back({true, j, 0});
+      const auto warmup =
+          static_cast<uint32_t>(std::min<uint64_t>(WarmupSteps(layout, stage, combined), m));
+      for (uint32_t j = 0; j < warmup; ++j) steps.push_back({true, j, 0, false});
       for (uint32_t i = 0; i + warmup < m; ++i) {
-        steps.push_back({true, warmup + i, 0});
-        steps.push_back({false, i, 0});
+        steps.push_back({true, warmup + i, 0, combined});
+        steps.push_back({false, i, 0, false});
       }
-      for (uint32_t j = m - warmup; j < m; ++j) steps.push_back({false, j, 0});
+      for (uint32_t j = m - warmup; j < m; ++j) steps.push_back({false, j, 0, false});
       break;
     }
     case PipelineSchedule::kInterleaved: {
@@ -47,15 +50,17 @@ std::vector<StageStep> StageSchedule(const PipelineLayout& layout, uint32_t stag
       };
       auto micro_of = [&](uint32_t k) { return k / (p * v) * p + k % p; };
       const auto warmup =
-          static_cast<uint32_t>(std::min<uint64_t>(WarmupSteps(layout, stage), total));
-      for (uint32_t k = 0; k < warmup; ++k) steps.push_back({true, micro_of(k), chunk_of(k, true)});
+          static_cast<uint32_t>(std::min<uint64_t>(WarmupSteps(layout, stage, combined), total));
+      for (uint32_t k = 0; k < warmup; ++k) {
+        steps.push_back({true, micro_of(k), chunk_of(k, true), false});
+      }
       for (uint32_t i = 0; i + warmup < total; ++i) {
         const uint32_t k = warmup + i;
-        steps.push_back({true, micro_of(k), chunk_of(k, true)});
-        steps.push_back({false, micro_of(i), chunk_of(i, false)});
+        steps.push_back({true, micro_of(k), chunk_of(k, true), combined});
+        steps.push_back({false, micro_of(i), chunk_of(i, false), false});
       }
       for (uint32_t k = total - warmup; k < total; ++k) {
-        steps.push_back({false, micro_of(k), chunk_of(k, false)});
+        steps.push_back({false, micro_of(k), chunk_of(k, false), false});
       }
       break;
     }

@@ -13,6 +13,13 @@
 // A job without a pipeline is the pipeline of one stage: 1F1B with no warm-up, so each
 // micro-batch's forward step is followed by its backward step, through one chunk holding every
 // layer (Megatron-LM's forward_backward_no_pipelining; gradient accumulation with m above 1).
+// Combined 1F1B (Megatron's overlap_moe_expert_parallel_comm, workload.training.overlap's
+// expert_all_to_all): one more warm-up forward, and each steady forward step is merged with the
+// backward step after it (megatron/core/pipeline_parallel/schedules.py, get_pp_rank_microbatches
+// adds the step "to ensure the forward and backward computations are independent";
+// combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining runs micro-batch 0's forward alone,
+// then micro-batch i + 1's forward with i's backward). Only for one stage or the interleaved
+// schedule, as Megatron requires (pipeline-rules.h, ExpertOverlapRefusal).
 #pragma once
 
 #include <cstdint>
@@ -30,15 +37,20 @@ struct StageStep {
   bool forward;
   uint32_t micro_batch;
   uint32_t chunk;
+  /// A forward step run merged with the backward step after it (combined 1F1B).
+  bool paired = false;
 };
 
 /// Forward steps stage `stage` runs before its first backward, as the schedule counts them
 /// (Megatron's num_warmup_microbatches before it is capped by the steps there are): GPipe all
-/// m of them, 1F1B p - s - 1, interleaved (p - s - 1) x 2 + (v - 1) x p.
-uint64_t WarmupSteps(const PipelineLayout& layout, uint32_t stage);
+/// m of them, 1F1B p - s - 1, interleaved (p - s - 1) x 2 + (v - 1) x p; one more for 1F1B
+/// and interleaved when `combined` (combined 1F1B).
+uint64_t WarmupSteps(const PipelineLayout& layout, uint32_t stage, bool combined = false);
 
 /// The forward and backward steps of stage `stage`, in the order it runs them (2 m v steps).
-std::vector<StageStep> StageSchedule(const PipelineLayout& layout, uint32_t stage);
+/// `combined`: combined 1F1B, every steady forward step marked `paired`.
+std::vector<StageStep> StageSchedule(const PipelineLayout& layout, uint32_t stage,
+                                     bool combined = false);
 
 /// Cuts `cost.size()` layers into `chunks` contiguous, non-empty chunks so that the costliest
 /// chunk costs as little as possible (a pipeline runs at the pace of its slowest stage).

@@ -51,6 +51,7 @@ struct ProgramStreams {
   /// Ring attention's key/value blocks and their gradients, each way: apart, so that they
   /// never queue behind a stage's messages or each other.
   uint32_t ring_send, ring_recv, ring_gradient_send, ring_gradient_recv;
+  uint32_t expert;  ///< expert all-to-alls in merged forward and backward steps (combined 1F1B)
 };
 
 class ProgramWriter {

@@ -10,9 +10,9 @@ namespace hfsim {
 namespace {
 
 // The streams of each form (stage-program.h). The layer loop has no sends and no ring.
-constexpr ProgramStreams kLoopStreams{kNoNode, kNoNode, 1,       2,       3,
-                                      4,       kNoNode, kNoNode, kNoNode, kNoNode};
-constexpr ProgramStreams kMegatronStreams{1, 2, 3, 8, 9, 10, 4, 5, 6, 7};
+constexpr ProgramStreams kLoopStreams{kNoNode, kNoNode, 1,       2,       3,      4,
+                                      kNoNode, kNoNode, kNoNode, kNoNode, kNoNode};
+constexpr ProgramStreams kMegatronStreams{1, 2, 3, 8, 9, 10, 4, 5, 6, 7, 11};
 
 class StageWriter {
  public:
@@ -38,6 +38,52 @@ class StageWriter {
     } else {
       Backward(k);
     }
+  }
+
+  // Combined 1F1B (OverlapOptions::expert_all_to_all, Megatron's
+  // overlap_moe_expert_parallel_comm): forward step `fs` and the backward step `bs` after it run
+  // merged, layer by layer, as megatron/core/models/common/model_chunk_schedule_plan.py runs
+  // them (TransformerModelChunkSchedulePlan.run: the forward chunk's layer j with the backward
+  // chunk's j-th from the end, then the backward's remaining layers, then the forward's).
+  // Megatron's form only (the layer loop has one micro-batch, so nothing to merge), without
+  // ZeRO-3 or ring attention (neither runs with micro-batches and experts).
+  void Merged(const StageStep& fs, const StageStep& bs) {
+    const uint32_t kf = fs.chunk * m_work.pipeline + m_stage;
+    const uint32_t kb = bs.chunk * m_work.pipeline + m_stage;
+    const uint32_t flo = m_work.boundary[kf], fhi = m_work.boundary[kf + 1];
+    const uint32_t blo = m_work.boundary[kb], bhi = m_work.boundary[kb + 1];
+    const uint32_t f_received =
+        kf > 0 ? Receive(PreviousRank(kf), 2 * uint64_t{kf}, flo - 1) : kNoNode;
+    const uint32_t b_received =
+        kb + 1 < Chunks() ? Receive(NextRank(kb), 2 * (uint64_t{kb} + 1) + 1, bhi - 1) : kNoNode;
+    // The step starts once both messages are in and the stage's earlier work is done (run's
+    // phase 0 waits for both receives; each plan records the compute stream before its first
+    // node, record_current_stream), on either stream.
+    const uint32_t start = m_out.Compute(GraphPhase::kForward, kNoLayer, 0.0, false);
+    m_out.Wait(start, f_received);
+    m_out.Wait(start, b_received);
+    m_out.Wait(start, m_pending_send);
+    m_pending_send = kNoNode;
+    Chain f{start, kMainStream}, b{start, kMainStream};
+    const uint32_t nf = fhi - flo, nb = bhi - blo, both = std::min(nf, nb);
+    for (uint32_t j = 0; j < both; ++j) MergedLayers(flo + j, bhi - 1 - j, f, b);
+    for (uint32_t j = both; j < nb; ++j) MergedLayers(kNoLayer, bhi - 1 - j, f, b);
+    for (uint32_t j = both; j < nf; ++j) MergedLayers(flo + j, kNoLayer, f, b);
+    // The step ends when both micro-batches are done (the chunk plan's run ends with the
+    // compute stream waiting on both plans' events, wait_current_stream).
+    const uint32_t end = m_out.Compute(GraphPhase::kForward, kNoLayer, 0.0, false);
+    if (f.stream != kMainStream) m_out.Wait(end, f.last);
+    if (b.stream != kMainStream) m_out.Wait(end, b.last);
+    if (kf + 1 < Chunks()) {
+      Send(NextRank(kf), 2 * (uint64_t{kf} + 1), fhi - 1, f.last);
+      // Blocking sends: the stage waits for this one before it posts the next.
+      if (m_pending_send != kNoNode) {
+        const uint32_t done = m_out.Compute(GraphPhase::kForward, kNoLayer, 0.0, false);
+        m_out.Wait(done, m_pending_send);
+        m_pending_send = kNoNode;
+      }
+    }
+    if (kb > 0) Send(PreviousRank(kb), 2 * uint64_t{kb} + 1, blo - 1, b.last);
   }
 
   // After the last step: Megatron's form reduces every layer's gradients here, last layer first
@@ -279,6 +325,77 @@ class StageWriter {
     if (k > 0) Send(PreviousRank(k), 2 * uint64_t{k} + 1, lo - 1, last);
   }
 
+  // A micro-batch's last node in a merged step, and its stream: the next node of the same
+  // micro-batch on another stream waits for it (Megatron's ScheduleNode waits on and records one
+  // CUDA event per micro-batch and chunk, megatron/core/pipeline_parallel/utils.py,
+  // stream_acquire_context, so each micro-batch's nodes run in the order they are issued).
+  struct Chain {
+    uint32_t last;
+    uint32_t stream;
+  };
+  void Follow(Chain& chain, uint32_t node, uint32_t stream) {
+    if (chain.stream != stream) m_out.Wait(node, chain.last);
+    chain = {node, stream};
+  }
+  uint32_t MergedCompute(Chain& chain, GraphPhase phase, uint32_t layer, double ns) {
+    const uint32_t at = m_out.Compute(phase, layer, ns, false);
+    m_out.Wait(at, m_pending_send);
+    m_pending_send = kNoNode;
+    Follow(chain, at, kMainStream);
+    return at;
+  }
+  // One of the two all-to-alls (dispatch or combine) of `request`, on the expert stream.
+  void MergedExchange(Chain& chain, GraphPhase phase, uint32_t layer,
+                      const CommRequest& request) {
+    CommRequest one = request;
+    one.count = 1;
+    Follow(chain, m_out.Collective(phase, layer, one, m_streams.expert, false), m_streams.expert);
+  }
+  void MergedBlocking(Chain& chain, GraphPhase phase, uint32_t layer,
+                      const std::optional<CommRequest>& comm) {
+    if (comm) Follow(chain, m_out.Collective(phase, layer, *comm, kMainStream, false), kMainStream);
+  }
+  // Forward layer fi beside backward layer bi (either kNoLayer), in the order of
+  // TransformerLayerSchedulePlan.run (model_chunk_schedule_plan.py):
+  //   expert stream: combine's gradient (b) | dispatch (f) | dispatch's gradient (b) | combine (f)
+  //   main stream:   pre-dispatch (f) | experts' backward (b) | experts (f) | pre-dispatch's
+  //                  backward (b)
+  // The pre-dispatch part is everything but the routed experts (attention, router, shared
+  // experts: fine_grained_callables.py, submodule_pre_dispatch_forward), with the layer's
+  // blocking tensor-parallel collectives. Weight gradients follow their input gradients inside
+  // each backward part, as Megatron runs them without delay_wgrad_compute (its default): the
+  // dispatch's gradient waits for the experts' weight gradients, the next layer's combine
+  // gradient for the pre-dispatch ones. A layer without an expert exchange is its pre-dispatch
+  // part alone.
+  void MergedLayers(uint32_t fi, uint32_t bi, Chain& f, Chain& b) {
+    const LayerWork* fw = fi != kNoLayer ? &m_layers[fi] : nullptr;
+    const LayerWork* bw = bi != kNoLayer ? &m_layers[bi] : nullptr;
+    const bool f_exchange = fw && fw->forward_expert, b_exchange = bw && bw->input_grad_expert;
+    if (b_exchange) MergedExchange(b, GraphPhase::kInputGrad, bi, *bw->input_grad_expert);
+    if (fw) {
+      const uint32_t pre = MergedCompute(f, GraphPhase::kForward, fi,
+                                         fw->forward_ns - fw->expert_forward_ns);
+      FirstForwardWaits(fi, pre);
+      MergedBlocking(f, GraphPhase::kForward, fi, fw->forward_comm);
+    }
+    if (b_exchange) {
+      MergedCompute(b, GraphPhase::kInputGrad, bi, bw->expert_input_grad_ns);
+      MergedCompute(b, GraphPhase::kWeightGrad, bi, bw->expert_weight_grad_ns);
+    }
+    if (f_exchange) MergedExchange(f, GraphPhase::kForward, fi, *fw->forward_expert);
+    if (b_exchange) MergedExchange(b, GraphPhase::kInputGrad, bi, *bw->input_grad_expert);
+    if (f_exchange) {
+      MergedCompute(f, GraphPhase::kForward, fi, fw->expert_forward_ns);
+      MergedExchange(f, GraphPhase::kForward, fi, *fw->forward_expert);
+    }
+    if (bw) {
+      MergedCompute(b, GraphPhase::kInputGrad, bi, bw->input_grad_ns - bw->expert_input_grad_ns);
+      MergedBlocking(b, GraphPhase::kInputGrad, bi, bw->input_grad_comm);
+      m_last_weight_grad[bi] = MergedCompute(b, GraphPhase::kWeightGrad, bi,
+                                             bw->weight_grad_ns - bw->expert_weight_grad_ns);
+    }
+  }
+
   // Layer i's gradients: its own over the data group, its routed experts' over the expert-data
   // group. On a background stream they wait for the layer's last weight-gradient compute.
   void ReduceGradients(uint32_t i) {
@@ -325,7 +442,14 @@ uint64_t LayerLoopNodeCount(const TrainingIteration& work) {
 void WriteStageProgram(const StageWork& work, uint32_t stage, const std::vector<StageStep>& steps,
                        const StagePeers& peers, std::vector<GraphNode>& program) {
   StageWriter writer(work, stage, peers, program);
-  for (const StageStep& step : steps) writer.Step(step);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].paired && i + 1 < steps.size()) {
+      writer.Merged(steps[i], steps[i + 1]);
+      ++i;
+    } else {
+      writer.Step(steps[i]);
+    }
+  }
   writer.Finish();
 }
 

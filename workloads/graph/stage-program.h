@@ -24,7 +24,8 @@
 // The object form of workload.training.overlap (OverlapOptions) adds edges to both forms:
 // tensor-parallel collectives cut into chunks pipelined with the layer's GEMMs (stream 9, in the
 // loop 3), ZeRO-1/2's step gathers at the start overlapping forward (stream 10, in the loop 4),
-// and blocking pipeline sends (docs/graph.md §7).
+// blocking pipeline sends, and merged forward and backward steps whose expert all-to-alls run on
+// stream 11 beside the other micro-batch's compute (combined 1F1B; docs/graph.md §7).
 // With one micro-batch and overlap the two forms time the same; without overlap the loop blocks
 // on each layer's gradients where Megatron's form reduces them all at the end.
 #pragma once

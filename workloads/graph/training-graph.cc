@@ -29,9 +29,19 @@ TrainingIteration MicroBatchWork(const Model& model, const TrainingConfig& confi
   for (uint32_t i = 0; i < model.layers.size(); ++i) {
     const Layer& layer = model.layers[i];
     LayerWork& work = micro.layers[i];
-    if (layer.forward_ns) work.forward_ns = *layer.forward_ns / m;
-    if (layer.input_grad_ns) work.input_grad_ns = *layer.input_grad_ns / m;
-    if (layer.weight_grad_ns) work.weight_grad_ns = *layer.weight_grad_ns / m;
+    // The routed experts' shares of measured passes were taken of the whole iteration's.
+    if (layer.forward_ns) {
+      work.forward_ns = *layer.forward_ns / m;
+      work.expert_forward_ns /= m;
+    }
+    if (layer.input_grad_ns) {
+      work.input_grad_ns = *layer.input_grad_ns / m;
+      work.expert_input_grad_ns /= m;
+    }
+    if (layer.weight_grad_ns) {
+      work.weight_grad_ns = *layer.weight_grad_ns / m;
+      work.expert_weight_grad_ns /= m;
+    }
     if (layer.forward_comm && work.forward_comm) {
       work.forward_comm->size_bytes = (layer.forward_comm->size_bytes + m - 1) / m;
     }
@@ -106,7 +116,8 @@ std::variant<ExecutionGraph, std::string> ComposedGraph(
     }
   }
   for (uint32_t s = 0; s < p; ++s) {
-    const std::vector<StageStep> steps = StageSchedule(layout, s);
+    const std::vector<StageStep> steps =
+        StageSchedule(layout, s, config.overlap_options.expert_all_to_all);
     for (uint32_t c = 0; c < context; ++c) {
       const auto& ranks = class_members[uint64_t{s} * context + c];
       // The ranks a program is written for: the class's first, or each one.
