@@ -97,6 +97,11 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
   // Each layer's work is written where it is kept, field by field: building a CommRequest
   // and then copying it reads back, in wide loads, fields just stored one by one, which stalls
   // (store forwarding fails) and cost more than the rest of this loop.
+  // A measured time is the whole iteration's: one micro-batch's pass takes its share.
+  const auto divisor = static_cast<double>(config.measured_time_divisor);
+  auto measured_or = [divisor](const std::optional<double>& measured, double modelled) {
+    return measured ? *measured / divisor : modelled;
+  };
   for (const Layer& layer : model.layers) {
     LayerWork& work = iteration.layers.emplace_back();
     work.name = layer.name;
@@ -155,8 +160,8 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
           config.memory_bytes_per_ns > 0
               ? RooflineNs(layer, routed_flops, static_cast<double>(samples) / split, config)
               : ComputeNs(forward_flops, config);
-      work.forward_ns = layer.forward_ns.value_or(forward_ns);
-      work.input_grad_ns = layer.input_grad_ns.value_or(forward_ns);
+      work.forward_ns = measured_or(layer.forward_ns, forward_ns);
+      work.input_grad_ns = measured_or(layer.input_grad_ns, forward_ns);
       input_grad_alone_ns = work.input_grad_ns;
       // The attention core's share of the layer's arithmetic: what selective recomputation runs
       // again, and what ring attention runs block by block. Divided out only when one of them
@@ -180,10 +185,10 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
         const double recomputed =
             config.recompute == Recompute::kNone ? 0.0 : work.attention_forward_ns;
         work.attention_input_grad_ns =
-            layer.input_grad_ns.value_or(forward_ns) * attention_share + recomputed;
+            measured_or(layer.input_grad_ns, forward_ns) * attention_share + recomputed;
       }
-      work.weight_grad_ns = layer.params == 0 ? layer.weight_grad_ns.value_or(0.0)
-                                              : layer.weight_grad_ns.value_or(forward_ns);
+      work.weight_grad_ns = layer.params == 0 ? measured_or(layer.weight_grad_ns, 0.0)
+                                              : measured_or(layer.weight_grad_ns, forward_ns);
     }
     if (context > 1 && layer.kv_elements_per_sample > 0) {
       work.context_kv_bytes =
@@ -252,7 +257,10 @@ TrainingIteration BuildTrainingIteration(const Model& model, const TrainingConfi
       const auto bytes =
           static_cast<uint64_t>(std::ceil(ExpertExchangeBytes(*layer.routed, config, samples)));
       request(work.forward_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
-      request(work.input_grad_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes, 2);
+      // A recomputed forward dispatches and combines its tokens again (Megatron's checkpoint
+      // wraps the whole transformer layer, its token dispatcher included).
+      request(work.input_grad_expert, CollectiveKind::kAllToAll, ParallelGroup::kExpert, bytes,
+              full_recompute ? 4 : 2);
       if (config.overlap_options.expert_all_to_all) {
         // The routed experts' share of the layer's FLOPs (every token's top-k experts on the
         // busiest rank, as priced above) splits each pass into Megatron's pre-dispatch and

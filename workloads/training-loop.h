@@ -128,6 +128,11 @@ struct TrainingConfig {
   /// and variance, 12 bytes (ZeRO's K).
   uint32_t optimizer_bytes_per_param = 12;
   Recompute recompute = Recompute::kNone;
+  /// Measured times (Layer::forward_ns, ...) are given for the whole iteration; a pass over
+  /// one of the iteration's micro-batches takes this share of them: 1 / micro-batches when the
+  /// loop is built for one micro-batch (the training graph's MicroBatchWork), so recomputation
+  /// and the routed experts' shares are taken of the micro-batch's time.
+  uint32_t measured_time_divisor = 1;
   /// Memory as Megatron-Core + Transformer Engine keep it (workloads/memory-estimate.h,
   /// docs/memory.md). Under FP8 (workload.training.precision "fp8") the linear layers save
   /// their inputs in FP8 and hold an FP8 copy of their weights and its transpose.

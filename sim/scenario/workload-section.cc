@@ -558,6 +558,12 @@ void ReadBf16Layers(const JsonCursor& section, TrainingWorkload& workload) {
                             "only with \"precision\": \"fp8\"",
                             ToString(workload.TrainingPrecision())));
   }
+  if (!workload.config.kernel_model) {
+    given->Fail(
+        "keeps layers' GEMMs in BF16, which only the kernel-level compute model prices (the "
+        "single efficiency runs every layer at one rate); accepted: with \"npu\": {\"device\": "
+        "...} and no \"compute_efficiency\"");
+  }
   std::optional<TransformerSpec> spec = workload.transformer;
   if (!spec && !workload.custom_model) spec = ZooTransformerSpec(workload.model_name);
   if (!spec) {
@@ -580,7 +586,11 @@ void ReadBf16Layers(const JsonCursor& section, TrainingWorkload& workload) {
       if (n > most) count->Fail(fmt::format("got {}; accepted: {}", n, limit));
       *slot = static_cast<uint32_t>(n);
     } else {
-      *slot = 1;  // Megatron's default for either count
+      // Megatron's default for either count, under the same limit.
+      if (most < 1) {
+        given->Fail(fmt::format("\"{}\" defaults to 1; accepted: {}, so give it as 0", key, limit));
+      }
+      *slot = 1;
     }
   }
   KeepEndLayersInHighPrecision(*spec, layers.first, layers.last, workload.model);

@@ -122,6 +122,20 @@ TEST(Bf16Layers, RefusedWhereItMeansNothing) {
   Training(doc).erase("sequence_length_tokens");
   Training(doc)["bf16_layers"] = {{"first", 1}};
   ExpectLoadError(doc, "workload.training.bf16_layers", "not a transformer hfsim builds");
+  // The single efficiency prices every layer at one rate: nothing to keep in BF16.
+  doc = Fp8Llama();
+  doc["npu"]["compute_efficiency"] = 0.5;
+  Training(doc)["bf16_layers"] = {{"first", 1}};
+  ExpectLoadError(doc, "workload.training.bf16_layers", "kernel-level compute model");
+  // 32 blocks over 33 stages leave a stage no block: the default of 1 is over the limit too.
+  doc = Fp8Llama();
+  doc["topology"]["dimensions"][0]["size"] = 33;
+  Training(doc)["global_batch_samples"] = 33;
+  Training(doc)["parallelism"] = {{"data", 1}, {"pipeline", 33}, {"micro_batches", 33}};
+  Training(doc)["bf16_layers"] = nlohmann::json::object();
+  ExpectLoadError(doc, "workload.training.bf16_layers", "defaults to 1");
+  Training(doc)["bf16_layers"] = {{"first", 0}, {"last", 0}};
+  EXPECT_TRUE(ParseScenario(doc));
 }
 
 }  // namespace

@@ -222,6 +222,30 @@ TEST(Memory, RecomputationAddsItsForwardWork) {
               added / flops_per_ns, 1e-6 * none.iteration.forward_compute_ns);
 }
 
+// Measured times are the whole iteration's; with micro-batches each takes its share and the
+// recomputation is of the micro-batch's forward. One layer measured at 4,000 ns per pass: full
+// recomputation adds one forward, 4,000 ns per iteration, with 1 or 2 micro-batches (before the
+// fix, 2 micro-batches lost it). Only the forward measured: input gradients of 0 FLOPs cost 0,
+// plus the recomputed forward, 4,000 ns in all (before: 2 x 4,000).
+TEST(Memory, RecomputationOfMeasuredLayersPerMicroBatch) {
+  nlohmann::json doc = test::BaseTrainingScenario();
+  Training(doc)["model"] = nlohmann::json::parse(R"({"name": "measured", "layers": [
+    {"name": "a", "params": 10, "forward_ns": 4000, "input_grad_ns": 4000,
+     "weight_grad_ns": 4000}]})");
+  Training(doc)["parallelism"] = {{"data", 32}};
+  Training(doc)["recompute"] = "full";
+  for (const int m : {1, 2}) {
+    Training(doc)["parallelism"]["micro_batches"] = m;
+    const Report r = AnalyticalEngine().Run(ParseOrDie(doc));
+    EXPECT_DOUBLE_EQ(r.iteration.forward_compute_ns, 4000.0) << m;
+    EXPECT_DOUBLE_EQ(r.iteration.input_grad_compute_ns, 8000.0) << m;
+    EXPECT_DOUBLE_EQ(r.iteration.weight_grad_compute_ns, 4000.0) << m;
+  }
+  Training(doc)["model"]["layers"][0].erase("input_grad_ns");
+  const Report forward_only = AnalyticalEngine().Run(ParseOrDie(doc));
+  EXPECT_DOUBLE_EQ(forward_only.iteration.input_grad_compute_ns, 4000.0);
+}
+
 TEST(Memory, TensorMustDivideTheHeads) {
   nlohmann::json doc = test::BaseTrainingScenario();  // [Ring 4, Switch 8]
   Training(doc)["parallelism"] = {{"tensor_dimensions", {1}}, {"data_dimensions", {0}}};

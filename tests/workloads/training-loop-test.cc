@@ -146,6 +146,29 @@ TEST(TrainingLoop, FullRecomputationRerunsTheBlocksForwardAndItsCollectivesOnly)
   EXPECT_EQ(custom_it.layers[1].input_grad_comm->count, 1u);
 }
 
+// A recomputed mixture-of-experts forward dispatches and combines its tokens again: Megatron's
+// checkpoint wraps the whole layer, its token dispatcher included.
+TEST(TrainingLoop, FullRecomputationRerunsTheExpertAllToAlls) {
+  Layer moe;
+  moe.name = "moe";
+  moe.routed = RoutedExperts{4, 1, 100, 1e6, 16, 8};
+  moe.params = 4 * 100;
+  Model model;
+  model.layers = {moe};
+  TrainingConfig config = Config(4, 2, 1, OverlapMode::kNone);
+  config.expert_parallel = 2;
+  const TrainingIteration plain = BuildTrainingIteration(model, config);
+  ASSERT_TRUE(plain.layers[0].input_grad_expert.has_value());
+  EXPECT_EQ(plain.layers[0].forward_expert->count, 2u);
+  EXPECT_EQ(plain.layers[0].input_grad_expert->count, 2u);
+  config.recompute = Recompute::kFull;
+  const TrainingIteration full = BuildTrainingIteration(model, config);
+  EXPECT_EQ(full.layers[0].forward_expert->count, 2u);
+  EXPECT_EQ(full.layers[0].input_grad_expert->count, 4u);
+  EXPECT_EQ(full.layers[0].input_grad_expert->size_bytes,
+            plain.layers[0].input_grad_expert->size_bytes);
+}
+
 LayerWork Work(double forward_ns, double input_grad_ns, double weight_grad_ns) {
   LayerWork work;
   work.name = "l";

@@ -183,9 +183,10 @@ std::optional<std::string> GraphSizeRefusal(const Model& model, const TrainingCo
   // generator refuses, in the same terms, a layout whose ranks need more programs.
   const uint64_t layers = model.layers.size();
   const uint64_t context = config.context_parallel;
-  // Merged steps (expert_all_to_all) cut a layer's passes and exchanges into up to 4 more.
+  // Merged steps (expert_all_to_all) cut a layer pair's passes and exchanges into 12 nodes
+  // (stage-program.cc, MergedLayers: 5 forward, 7 backward) instead of 7: 5 more.
   const uint64_t per_layer = 5 + (context > 1 ? 6 * context : 0) +
-                             (config.overlap_options.expert_all_to_all ? 4 : 0);
+                             (config.overlap_options.expert_all_to_all ? 5 : 0);
   const uint64_t per_stage =
       uint64_t{layout.micro_batches} *
           (4 * uint64_t{layout.virtual_stages} + per_layer * layers / layout.pipeline + 5) +

@@ -20,28 +20,17 @@ std::atomic<uint64_t> g_generated{0};
 
 // One micro-batch's work per rank: the loop's formulas with the micro-batch as the batch.
 // Measured times and explicit activation collectives are given per iteration: each micro-batch
-// takes its share (explicit sizes rounded up to a byte).
+// takes its share (explicit sizes rounded up to a byte), before recomputation and the routed
+// experts' shares are derived from it.
 TrainingIteration MicroBatchWork(const Model& model, const TrainingConfig& config, uint32_t m) {
   if (m == 1) return BuildTrainingIteration(model, config);
   TrainingConfig micro_config = config;
   micro_config.global_batch_samples = config.global_batch_samples / m;
+  micro_config.measured_time_divisor = m;
   TrainingIteration micro = BuildTrainingIteration(model, micro_config);
   for (uint32_t i = 0; i < model.layers.size(); ++i) {
     const Layer& layer = model.layers[i];
     LayerWork& work = micro.layers[i];
-    // The routed experts' shares of measured passes were taken of the whole iteration's.
-    if (layer.forward_ns) {
-      work.forward_ns = *layer.forward_ns / m;
-      work.expert_forward_ns /= m;
-    }
-    if (layer.input_grad_ns) {
-      work.input_grad_ns = *layer.input_grad_ns / m;
-      work.expert_input_grad_ns /= m;
-    }
-    if (layer.weight_grad_ns) {
-      work.weight_grad_ns = *layer.weight_grad_ns / m;
-      work.expert_weight_grad_ns /= m;
-    }
     if (layer.forward_comm && work.forward_comm) {
       work.forward_comm->size_bytes = (layer.forward_comm->size_bytes + m - 1) / m;
     }
