@@ -78,11 +78,18 @@ PlotSet ValidationPlot(const std::vector<ValidationRow>& rows) {
       "plot '+' using 1:($1*0.95):($1*1.05) with filledcurves fillcolor rgb '#d9d9d9' "
       "title 'within 5 %', \\\n"
       "     x with lines dashtype 2 linecolor rgb '#404040' title 'y = x'";
+  // Each device's points take their quantity's shape (pointtype variable), which gnuplot's key
+  // cannot draw (it shows a dot): the key gets one filled circle per device instead.
   for (size_t d = 0; d < devices.size(); ++d) {
     script += fmt::format(
         ", \\\n     $device{} using 3:4:5 with points pointtype variable pointsize 1.6 "
-        "linecolor rgb '{}' title {}",
-        d, kSeriesColours[d % kSeriesColours.size()],
+        "linecolor rgb '{}' notitle",
+        d, kSeriesColours[d % kSeriesColours.size()]);
+  }
+  for (size_t d = 0; d < devices.size(); ++d) {
+    script += fmt::format(
+        ", \\\n     keyentry with points pointtype 7 pointsize 1.6 linecolor rgb '{}' title {}",
+        kSeriesColours[d % kSeriesColours.size()],
         GnuplotQuoted(devices[d].empty() ? "device not given" : devices[d]));
   }
   for (size_t q = 0; q < kValidationQuantityNames.size(); ++q) {

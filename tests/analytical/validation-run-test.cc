@@ -121,7 +121,14 @@ TEST(ValidationPlot, DevicesAsSeriesLogAxesAndGnuplotDrawsIt) {
   EXPECT_NE(script.find("set logscale y\n"), std::string::npos);
   EXPECT_NE(script.find("title 'within 5 %'"), std::string::npos);
   EXPECT_NE(script.find("title 'y = x'"), std::string::npos);
-  EXPECT_NE(script.find("title 'H100'"), std::string::npos);
+  // The key shows each device as a filled circle in its colour (the series' own points vary
+  // with the quantity, which the key cannot draw).
+  EXPECT_NE(script.find("keyentry with points pointtype 7 pointsize 1.6 linecolor rgb '#4472c4' "
+                        "title 'H100'"),
+            std::string::npos);
+  EXPECT_NE(script.find("$device0 using 3:4:5 with points pointtype variable pointsize 1.6 "
+                        "linecolor rgb '#4472c4' notitle"),
+            std::string::npos);
   // Both axes span every measured and predicted value (10 to 1,000), so y = x is the diagonal.
   const auto x = test::TickPositions(script, "x");
   ASSERT_FALSE(x.empty());
