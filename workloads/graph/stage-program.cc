@@ -62,8 +62,7 @@ class StageWriter {
     const uint32_t start = m_out.Compute(GraphPhase::kForward, kNoLayer, 0.0, false);
     m_out.Wait(start, f_received);
     m_out.Wait(start, b_received);
-    m_out.Wait(start, m_pending_send);
-    m_pending_send = kNoNode;
+    WaitForPendingSend(start);
     Chain f{start, kMainStream}, b{start, kMainStream};
     const uint32_t nf = fhi - flo, nb = bhi - blo, both = std::min(nf, nb);
     for (uint32_t j = 0; j < both; ++j) MergedLayers(flo + j, bhi - 1 - j, f, b);
@@ -77,11 +76,7 @@ class StageWriter {
     if (kf + 1 < Chunks()) {
       Send(NextRank(kf), 2 * (uint64_t{kf} + 1), fhi - 1, f.last);
       // Blocking sends: the stage waits for this one before it posts the next.
-      if (m_pending_send != kNoNode) {
-        const uint32_t done = m_out.Compute(GraphPhase::kForward, kNoLayer, 0.0, false);
-        m_out.Wait(done, m_pending_send);
-        m_pending_send = kNoNode;
-      }
+      HoldForPendingSend(GraphPhase::kForward);
     }
     if (kb > 0) Send(PreviousRank(kb), 2 * uint64_t{kb} + 1, blo - 1, b.last);
   }
@@ -97,11 +92,7 @@ class StageWriter {
     }
     // A stage's last blocking send holds it until the send is done (Megatron's blocking
     // _communicate), before it reduces its gradients.
-    if (m_pending_send != kNoNode) {
-      const uint32_t done = m_out.Compute(GraphPhase::kWeightGrad, kNoLayer, 0.0, false);
-      m_out.Wait(done, m_pending_send);
-      m_pending_send = kNoNode;
-    }
+    HoldForPendingSend(GraphPhase::kWeightGrad);
     // With parameter_gather overlap the gathers ran at the start (GatherUpdatedParameters).
     if (m_work.overlap_options.parameter_gather) return;
     for (uint32_t i = 0; i < m_layers.size(); ++i) {
@@ -144,8 +135,18 @@ class StageWriter {
   void WaitForReceive(uint32_t node) {
     m_out.Wait(node, m_received);
     m_received = kNoNode;
+    WaitForPendingSend(node);
+  }
+  // Without pipeline-send overlap, `node` (the stage's next compute) waits for the blocking
+  // send issued last, once.
+  void WaitForPendingSend(uint32_t node) {
     m_out.Wait(node, m_pending_send);
     m_pending_send = kNoNode;
+  }
+  // The same where no compute follows: a node of no time holds the stage until the send is done.
+  void HoldForPendingSend(GraphPhase phase) {
+    if (m_pending_send == kNoNode) return;
+    WaitForPendingSend(m_out.Compute(phase, kNoLayer, 0.0, false));
   }
 
   // Parameter-gather overlap: the gathers of the parameters the last step updated run at the
@@ -206,7 +207,7 @@ class StageWriter {
     if (rest_ns <= 0) return 0.0;
     return std::min(1.0, pass_ns * gemm_share / rest_ns);
   }
-  bool Chunked(const LayerWork& work, const std::optional<CommRequest>& comm, double share) const {
+  bool Chunked(const std::optional<CommRequest>& comm, double share) const {
     return m_work.overlap_options.tensor_parallel && comm &&
            comm->group == ParallelGroup::kTensor && share > 0 && m_work.tensor_chunks > 1;
   }
@@ -223,7 +224,7 @@ class StageWriter {
       // With ring attention the core runs apart, after the rest of the layer's compute.
       const double rest_ns = work.forward_ns - (ring ? work.attention_forward_ns : 0.0);
       const double share = GemmShareOf(work.forward_ns, work.forward_gemm_share, rest_ns);
-      const bool chunked = Chunked(work, work.forward_comm, share);
+      const bool chunked = Chunked(work.forward_comm, share);
       uint32_t tensor_comm = kNoNode;
       if (chunked) {
         const PassNodes pass =
@@ -276,7 +277,7 @@ class StageWriter {
         const double rest_ns = work.input_grad_ns - work.attention_input_grad_ns;
         const double share =
             GemmShareOf(work.input_grad_ns, work.input_grad_gemm_share, rest_ns);
-        if (Chunked(work, work.input_grad_comm, share)) {
+        if (Chunked(work.input_grad_comm, share)) {
           const PassNodes pass =
               ChunkedPass(GraphPhase::kInputGrad, i, rest_ns, share, *work.input_grad_comm);
           m_out.Wait(pass.first, home);
@@ -285,7 +286,7 @@ class StageWriter {
           last = m_out.Compute(GraphPhase::kInputGrad, i, rest_ns, false);
           m_out.Wait(last, home);
         }
-      } else if (Chunked(work, work.input_grad_comm, work.input_grad_gemm_share)) {
+      } else if (Chunked(work.input_grad_comm, work.input_grad_gemm_share)) {
         const PassNodes pass = ChunkedPass(GraphPhase::kInputGrad, i, work.input_grad_ns,
                                            work.input_grad_gemm_share, *work.input_grad_comm);
         m_gathers.WaitFor(i, pass.first);
@@ -339,8 +340,7 @@ class StageWriter {
   }
   uint32_t MergedCompute(Chain& chain, GraphPhase phase, uint32_t layer, double ns) {
     const uint32_t at = m_out.Compute(phase, layer, ns, false);
-    m_out.Wait(at, m_pending_send);
-    m_pending_send = kNoNode;
+    WaitForPendingSend(at);
     Follow(chain, at, kMainStream);
     return at;
   }
