@@ -74,7 +74,7 @@ TEST(PipelinePricing, SharedStageProgramsPriceAsOneProgramPerRank) {
   }
   Model model = UniformModel(8, 4000.0, 8000.0, 4096, 1'000'000);
   for (Layer& layer : model.layers) layer.tensor_parallel_all_reduces = 2;
-  for (const PipelineLayout layout :
+  for (const PipelineLayout& layout :
        {PipelineLayout{4, 8, 1, PipelineSchedule::kOneFOneB},
         PipelineLayout{4, 8, 2, PipelineSchedule::kInterleaved},
         PipelineLayout{2, 4, 1, PipelineSchedule::kGPipe}}) {

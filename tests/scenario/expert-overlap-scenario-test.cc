@@ -16,10 +16,7 @@ namespace {
 
 using test::ExpectLoadError;
 using test::ParseOrDie;
-
-nlohmann::json Ring(uint32_t size) {
-  return {{"kind", "Ring"}, {"size", size}, {"bandwidth_GBps", 100}, {"latency_ns", 0}};
-}
+using test::Ring;
 
 // A mixture-of-experts layer of measured times per micro-batch: forward 4000 ns and input
 // gradients 4000 ns, no weight gradients and no parameters (so no gradient collectives). Its

@@ -14,10 +14,7 @@ namespace {
 
 using test::ExpectLoadError;
 using test::ParseOrDie;
-
-nlohmann::json Ring(uint32_t size) {
-  return {{"kind", "Ring"}, {"size", size}, {"bandwidth_GBps", 100}, {"latency_ns", 0}};
-}
+using test::Ring;
 
 // One layer of F ns forward and nothing else, whose forward all-reduces `bytes` over a tensor
 // group of 4 (a Ring of 4 at 100 GB/s, no latency: an all-reduce of S bytes takes

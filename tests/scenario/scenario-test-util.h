@@ -1,6 +1,7 @@
 // Helpers shared by the scenario and engine tests: small scenarios written inline.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -11,6 +12,14 @@
 namespace hfsim::test {
 
 /// A valid 2-D training scenario to mutate in bad-input tests.
+/// A Ring dimension of `size` NPUs (100 GB/s and no hop latency unless given).
+inline nlohmann::json Ring(uint32_t size, double bandwidth_GBps = 100, double latency_ns = 0) {
+  return {{"kind", "Ring"},
+          {"size", size},
+          {"bandwidth_GBps", bandwidth_GBps},
+          {"latency_ns", latency_ns}};
+}
+
 inline nlohmann::json BaseTrainingScenario() {
   return nlohmann::json::parse(R"({
     "name": "base",
