@@ -55,10 +55,15 @@ double RooflineNs(const Layer& layer, double routed_flops, double share,
 
 }  // namespace
 
+std::array<bool, kOverlapKeys.size()> OverlapSwitches(OverlapMode gradients,
+                                                      const OverlapOptions& options) {
+  return {gradients == OverlapMode::kBackward, options.parameter_gather, options.tensor_parallel,
+          options.pipeline_sends, options.expert_all_to_all};
+}
+
 std::string OverlapSummary(OverlapMode gradients, const OverlapOptions& options) {
   if (!options.object_form) return std::string(ToString(gradients));
-  const bool on[] = {gradients == OverlapMode::kBackward, options.parameter_gather,
-                     options.tensor_parallel, options.pipeline_sends, options.expert_all_to_all};
+  const auto on = OverlapSwitches(gradients, options);
   std::string named;
   for (size_t i = 0; i < kOverlapKeys.size(); ++i) {
     if (!on[i]) continue;

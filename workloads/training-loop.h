@@ -68,6 +68,9 @@ struct OverlapOptions {
 /// The keys of workload.training.overlap's object form.
 inline constexpr std::array<std::string_view, 5> kOverlapKeys = {
     "gradients", "parameter_gather", "tensor_parallel", "pipeline_sends", "expert_all_to_all"};
+/// The object form's switches, in kOverlapKeys' order: what the echo writes and the summary names.
+std::array<bool, kOverlapKeys.size()> OverlapSwitches(OverlapMode gradients,
+                                                      const OverlapOptions& options);
 /// How a report names a job's overlap: the string it was given ("none", "backward"), or for the
 /// object form the switches that are on, joined by "+" ("none" when none is).
 std::string OverlapSummary(OverlapMode gradients, const OverlapOptions& options);

@@ -214,10 +214,11 @@ Model BuildTransformer(const TransformerSpec& spec, uint32_t sequence_length) {
   return model;
 }
 
-void KeepEndLayersInHighPrecision(const TransformerSpec& spec, uint32_t first, uint32_t last,
-                                  Model& model) {
-  for (uint32_t i = 0; i < spec.layers; ++i) {
-    if (i < first || i + last >= spec.layers) model.layers[1 + i].high_precision = true;
+void KeepEndLayersInHighPrecision(uint32_t first, uint32_t last, Model& model) {
+  for (uint32_t i = 0; i < model.blocks; ++i) {
+    if (i < first || i + last >= model.blocks) {
+      model.layers[model.first_block + i].high_precision = true;
+    }
   }
 }
 

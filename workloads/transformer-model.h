@@ -24,13 +24,12 @@ namespace hfsim {
 /// blocks are priced whole by the roofline (Layer::roofline_as_one).
 Model BuildTransformer(const TransformerSpec& spec, uint32_t sequence_length);
 
-/// Marks the first `first` and the last `last` of the model's spec.layers transformer layers
-/// (its rows 1 .. spec.layers, as BuildTransformer lays them out) to stay in high precision
-/// (Layer::high_precision): Megatron-LM's first_last_layers_bf16, which counts the decoder's
-/// layers only (megatron/core/fp8_utils.py, is_first_last_bf16_layer), so multi-token
-/// prediction modules are left as they are. Needs first, last <= spec.layers.
-void KeepEndLayersInHighPrecision(const TransformerSpec& spec, uint32_t first, uint32_t last,
-                                  Model& model);
+/// Marks the first `first` and the last `last` of the model's transformer blocks (the rows
+/// Model::first_block and Model::blocks mark) to stay in high precision (Layer::high_precision):
+/// Megatron-LM's first_last_layers_bf16, which counts the decoder's layers only
+/// (megatron/core/fp8_utils.py, is_first_last_bf16_layer), so multi-token prediction modules
+/// are left as they are. A model that marks no blocks is left as it is.
+void KeepEndLayersInHighPrecision(uint32_t first, uint32_t last, Model& model);
 
 /// Parameters of every row but the routed experts a token does not go to: what one token uses
 /// ("active" parameters, as mixture-of-experts papers report them).

@@ -564,20 +564,21 @@ void ReadBf16Layers(const JsonCursor& section, TrainingWorkload& workload) {
         "single efficiency runs every layer at one rate); accepted: with \"npu\": {\"device\": "
         "...} and no \"compute_efficiency\"");
   }
-  std::optional<TransformerSpec> spec = workload.transformer;
-  if (!spec && !workload.custom_model) spec = ZooTransformerSpec(workload.model_name);
-  if (!spec) {
+  // The transformers hfsim builds mark their blocks (BuildTransformer); layer lists and CNNs
+  // do not.
+  const uint32_t blocks = workload.model.blocks;
+  if (blocks == 0) {
     given->Fail(fmt::format("model \"{}\" is not a transformer hfsim builds; accepted: only for "
                             "a zoo transformer, {{\"transformer\": ...}} or {{\"hf_config\": ...}}",
                             workload.model_name));
   }
   given->ExpectObject({"first", "last"});
   const uint32_t stages = workload.pipeline.pipeline;
-  const uint32_t most = spec->layers / stages;
+  const uint32_t most = blocks / stages;
   const std::string limit =
       stages > 1 ? fmt::format("0 to {} (the {} layers over {} pipeline stages, as Megatron-LM "
                                "allows at most one stage's layers)",
-                               most, spec->layers, stages)
+                               most, blocks, stages)
                  : fmt::format("0 to {} (the model's layers)", most);
   TrainingWorkload::Bf16Layers layers;
   for (const auto& [key, slot] : {std::pair{"first", &layers.first}, {"last", &layers.last}}) {
@@ -593,7 +594,7 @@ void ReadBf16Layers(const JsonCursor& section, TrainingWorkload& workload) {
       *slot = 1;
     }
   }
-  KeepEndLayersInHighPrecision(*spec, layers.first, layers.last, workload.model);
+  KeepEndLayersInHighPrecision(layers.first, layers.last, workload.model);
   workload.bf16_layers = layers;
 }
 
@@ -859,12 +860,9 @@ nlohmann::json WorkloadSectionToJson(const Scenario& scenario) {
   training["gradient_bytes_per_param"] = t.config.gradient_bytes_per_param;
   training["activation_bytes_per_element"] = t.config.activation_bytes_per_element;
   if (t.config.overlap_options.object_form) {
-    const OverlapOptions& o = t.config.overlap_options;
-    training["overlap"] = {{"gradients", t.config.overlap == OverlapMode::kBackward},
-                           {"parameter_gather", o.parameter_gather},
-                           {"tensor_parallel", o.tensor_parallel},
-                           {"pipeline_sends", o.pipeline_sends},
-                           {"expert_all_to_all", o.expert_all_to_all}};
+    const auto on = OverlapSwitches(t.config.overlap, t.config.overlap_options);
+    nlohmann::json& overlap = training["overlap"] = nlohmann::json::object();
+    for (size_t i = 0; i < kOverlapKeys.size(); ++i) overlap[std::string(kOverlapKeys[i])] = on[i];
   } else {
     training["overlap"] = ToString(t.config.overlap);
   }
